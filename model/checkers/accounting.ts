@@ -1,0 +1,61 @@
+/**
+ * Accounting invariants, checked whenever mx is released (the protocol's state must then
+ * be consistent): ACC-INFLIGHT, ACC-BUDGET, ACC-FOOTPRINT, DEV-BUDGET.
+ */
+import type { SimTensor } from '../sim_engine/ledger.js';
+import type { Checker } from '../rt/runtime.js';
+import { Violation } from '../rt/violation.js';
+import { allocFootprintTruth } from './truth.js';
+import type { CheckContext } from './context.js';
+
+export function accountingChecker(ctx: CheckContext): Checker {
+  const { st, world } = ctx;
+  const devices = st.cfg.devices;
+  const charged = new Array<number>(devices).fill(0);
+  const denseCharge = allocFootprintTruth(st.cfg.denseBytes);
+  return {
+    onQuiescent() {
+      charged.fill(0);
+      let queued = 0;
+      for (const row of st.slots) {
+        for (const slot of row) {
+          if (slot.queued) queued++;
+          if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
+          if (slot.resident) {
+            const tensors = slot.tensors as unknown as SimTensor[] | null;
+            if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
+            let bytes = 0;
+            for (const t of tensors) bytes += t.bytes;
+            if (bytes !== st.expBytes) {
+              throw new Violation(
+                'ACC-FOOTPRINT',
+                `L${slot.layer}E${slot.eid} takes ${bytes} device bytes but the tier charges ${st.expBytes}`,
+              );
+            }
+          }
+        }
+      }
+      if (st.inflight !== queued) {
+        throw new Violation('ACC-INFLIGHT', `inflight=${st.inflight} but ${queued} experts are queued`);
+      }
+      let entries = 0;
+      for (const e of st.ring) if (e !== null) entries++;
+      if (st.qn !== entries || st.qn < 0 || st.qn > st.cfg.ringCapacity || st.qn > st.inflight) {
+        throw new Violation('ACC-INFLIGHT', `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`);
+      }
+      for (let d = 0; d < devices; d++) {
+        const used = st.used[d] ?? 0;
+        const budget = st.budget[d] ?? 0;
+        const want = (charged[d] ?? 0) * st.expBytes + (st.dense[d] !== null && st.dense[d] !== undefined ? denseCharge : 0);
+        if (used !== want) {
+          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned need ${want}`);
+        }
+        if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
+        const consumed = world.ledger.consumed[d] ?? 0;
+        if (consumed > budget && !st.shutdownDone) {
+          throw new Violation('DEV-BUDGET', `device ${d}: ${consumed} bytes consumed, budget ${budget}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,326 @@
+/**
+ * The deterministic discrete-event runtime: runs generator threads one op at a time.
+ *
+ * One step = the scheduler picks a thread whose pending op can execute, the op executes,
+ * and the thread runs on to its next op (trace marks are recorded on the way and are
+ * never choice points). Sync semantics: one mutex `mx`; Mesa condition variables (the
+ * schedule chooses which waiter a `signal` wakes; a spurious wakeup is a scheduler
+ * option while the budget lasts); `join` waits for a finished thread. Every other op is
+ * handed to the world, which charges virtual time for it.
+ *
+ * Nothing here is random: the strategy makes every choice, so the same strategy path
+ * gives the same run. Limits (steps, threads) end a run with a violation that says so.
+ */
+import type { CvName, Op, Thread } from '../../src/ops.js';
+import type { Strategy } from './strategy.js';
+import { SimThread, ThreadState } from './thread.js';
+import { Trace } from './trace.js';
+import { Violation } from './violation.js';
+
+/** What the runtime needs from the simulated world. */
+export interface SimWorld {
+  /** executes a backend or engine op for thread tid and returns its result */
+  exec(op: Op, tid: number): unknown;
+  /** virtual microseconds the op takes */
+  duration(op: Op): number;
+  /** how a trace prints the op and its result */
+  describe(op: Op, result: unknown): string;
+}
+
+/** Read-only observers; they throw a Violation to end the run. */
+export interface Checker {
+  /** a call/ret/mark op was reached (the thread holds whatever locks it holds) */
+  onMark?(rt: Runtime, th: SimThread, op: Op): void;
+  /** mx was just released: the protocol's state must be consistent */
+  onQuiescent?(rt: Runtime): void;
+  /** every thread finished */
+  atEnd?(rt: Runtime): void;
+}
+
+export interface RunLimits {
+  maxSteps: number;
+  maxThreads: number;
+  /** spurious wakeups the scheduler may inject in one run */
+  spuriousWakeups: number;
+  /** steps allowed after shutdown starts before the run counts as hung */
+  stepsAfterShutdown: number;
+}
+
+export const DEFAULT_LIMITS: RunLimits = {
+  maxSteps: 200_000,
+  maxThreads: 16,
+  spuriousWakeups: 2,
+  stepsAfterShutdown: 100_000,
+};
+
+export interface RunOutcome {
+  readonly ok: boolean;
+  readonly violation: Violation | null;
+  readonly steps: number;
+  readonly decisions: number;
+  readonly virtualUs: number;
+}
+
+export class Runtime {
+  readonly threads: SimThread[] = [];
+  mxOwner = -1;
+  steps = 0;
+  now = 0;
+  spuriousLeft: number;
+  /** step at which shutdown began (a `call shutdown` mark), -1 before */
+  shutdownStep = -1;
+  readonly trace: Trace | null;
+  private readonly waiters: Record<CvName, SimThread[]> = { cv: [], cv_take: [] };
+  private readonly candidates: SimThread[] = [];
+  private current: SimThread | null = null;
+  private decisions = 0;
+
+  constructor(
+    private readonly world: SimWorld,
+    private readonly strategy: Strategy,
+    private readonly checkers: readonly Checker[],
+    readonly limits: RunLimits = DEFAULT_LIMITS,
+    traced = false,
+  ) {
+    this.spuriousLeft = limits.spuriousWakeups;
+    this.trace = traced ? new Trace() : null;
+  }
+
+  run(main: Thread, name = 'main'): RunOutcome {
+    let violation: Violation | null = null;
+    try {
+      this.spawn(name, main);
+      this.loop();
+      for (const c of this.checkers) c.atEnd?.(this);
+    } catch (e) {
+      if (!(e instanceof Violation)) throw e;
+      violation = e;
+      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${e.message}`);
+    }
+    return {
+      ok: violation === null,
+      violation,
+      steps: this.steps,
+      decisions: this.decisions,
+      virtualUs: this.now,
+    };
+  }
+
+  private loop(): void {
+    const limits = this.limits;
+    for (;;) {
+      const th = this.choose();
+      if (th === null) return;
+      this.step(th);
+      if (++this.steps > limits.maxSteps) {
+        throw new Violation('LIVE-STEPS', `run exceeded ${limits.maxSteps} steps (livelock?): ${this.describeThreads()}`);
+      }
+      if (this.shutdownStep >= 0 && this.steps - this.shutdownStep > limits.stepsAfterShutdown) {
+        throw new Violation(
+          'LIVE-SHUTDOWN',
+          `threads still running ${limits.stepsAfterShutdown} steps after shutdown began: ${this.describeThreads()}`,
+        );
+      }
+    }
+  }
+
+  /** Picks the next thread to move, or null when every thread finished. */
+  private choose(): SimThread | null {
+    for (;;) {
+      const cand = this.candidates;
+      cand.length = 0;
+      const cur = this.current;
+      if (cur !== null && this.canMove(cur)) cand.push(cur);
+      let alive = 0;
+      for (const th of this.threads) {
+        if (th.state !== ThreadState.Done) alive++;
+        if (th !== cur && this.canMove(th)) cand.push(th);
+      }
+      const runnable = cand.length;
+      if (this.spuriousLeft > 0) {
+        for (const th of this.threads) if (th.state === ThreadState.CvWait) cand.push(th);
+      }
+      if (cand.length === 0) {
+        if (alive === 0) return null;
+        const id = this.shutdownStep >= 0 ? 'LIVE-SHUTDOWN' : 'LIVE-DEADLOCK';
+        throw new Violation(id, `deadlock: no thread can move: ${this.describeThreads()}`);
+      }
+      let i = 0;
+      if (cand.length > 1) {
+        i = this.strategy.pick(cand.length, 'thread');
+        this.decisions++;
+      }
+      const th = cand[i];
+      if (th === undefined) throw new Error(`strategy picked option ${i} of ${cand.length}`);
+      if (i < runnable) {
+        this.current = th;
+        return th;
+      }
+      // a spurious wakeup: the waiter leaves the cv and must re-take mx
+      this.spuriousLeft--;
+      this.wake(th, 'spurious');
+    }
+  }
+
+  private canMove(th: SimThread): boolean {
+    if (th.state !== ThreadState.Ready) return false;
+    if (th.reacquire) return this.mxOwner < 0;
+    const op = th.pending;
+    if (op === null) return true;
+    if (op.k === 'lock') return this.mxOwner < 0;
+    if (op.k === 'join') return this.threads[op.tid]?.state === ThreadState.Done;
+    return true;
+  }
+
+  /** Executes th's pending op, then runs th to its next op. */
+  private step(th: SimThread): void {
+    if (th.reacquire) {
+      th.reacquire = false;
+      this.mxOwner = th.tid;
+      this.record(th, 'wakes, re-takes mx');
+      this.advance(th, undefined);
+      return;
+    }
+    const op = th.pending;
+    if (op === null) {
+      this.advance(th, undefined);
+      return;
+    }
+    let result: unknown;
+    switch (op.k) {
+      case 'lock':
+        if (this.mxOwner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} locks mx it already holds`);
+        this.mxOwner = th.tid;
+        this.record(th, 'lock');
+        break;
+      case 'unlock':
+        if (this.mxOwner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} unlocks mx it does not hold`);
+        this.mxOwner = -1;
+        this.record(th, 'unlock');
+        for (const c of this.checkers) c.onQuiescent?.(this);
+        break;
+      case 'wait':
+        if (this.mxOwner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} waits on ${op.cv} without holding mx`);
+        this.mxOwner = -1;
+        th.state = ThreadState.CvWait;
+        th.waitingOn = op.cv;
+        th.pending = null;
+        this.waiters[op.cv].push(th);
+        this.record(th, `wait ${op.cv}`);
+        for (const c of this.checkers) c.onQuiescent?.(this);
+        return; // resumes only when woken
+      case 'signal': {
+        const q = this.waiters[op.cv];
+        this.record(th, `signal ${op.cv}${q.length === 0 ? ' (no waiter)' : ''}`);
+        if (q.length > 0) {
+          let i = 0;
+          if (q.length > 1) {
+            i = this.strategy.pick(q.length, 'wake');
+            this.decisions++;
+          }
+          const w = q[i];
+          if (w !== undefined) this.wake(w, `signalled by ${th.name}`);
+        }
+        break;
+      }
+      case 'broadcast': {
+        const q = this.waiters[op.cv];
+        this.record(th, `broadcast ${op.cv} (${q.length} waiting)`);
+        while (q.length > 0) {
+          const w = q[0];
+          if (w === undefined) break;
+          this.wake(w, `broadcast by ${th.name}`);
+        }
+        break;
+      }
+      case 'spawn':
+        result = this.spawn(op.name, op.body);
+        this.record(th, `spawn ${op.name} -> thread ${String(result)}`);
+        break;
+      case 'join':
+        this.record(th, `join ${this.threads[op.tid]?.name ?? op.tid}`);
+        break;
+      default:
+        result = this.world.exec(op, th.tid);
+        this.now += this.world.duration(op);
+        if (this.trace !== null) this.record(th, this.world.describe(op, result));
+    }
+    this.advance(th, result);
+  }
+
+  /** Runs th's generator with `value` until its next scheduling op (or its end). */
+  private advance(th: SimThread, value: unknown): void {
+    let res = th.gen.next(value);
+    for (;;) {
+      if (res.done === true) {
+        th.state = ThreadState.Done;
+        th.pending = null;
+        if (this.mxOwner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} ended holding mx`);
+        this.record(th, 'ends');
+        return;
+      }
+      const op = res.value;
+      if (op.k === 'call' || op.k === 'ret' || op.k === 'mark') {
+        this.onMark(th, op);
+        res = th.gen.next(undefined);
+        continue;
+      }
+      th.pending = op;
+      return;
+    }
+  }
+
+  private onMark(th: SimThread, op: Op): void {
+    if (op.k === 'call') {
+      th.api.push(op.fn);
+      if (op.fn === 'shutdown' && this.shutdownStep < 0) this.shutdownStep = this.steps;
+      this.record(th, `> ${op.fn}${op.arg !== undefined ? ' ' + op.arg : ''}`);
+    } else if (op.k === 'ret') {
+      th.api.pop();
+      this.record(th, `< ${op.fn}${op.value !== undefined ? ' = ' + op.value : ''}`);
+    } else if (op.k === 'mark') {
+      this.record(th, `# ${op.what}${op.detail !== undefined ? ' ' + op.detail : ''}`);
+    }
+    for (const c of this.checkers) c.onMark?.(this, th, op);
+  }
+
+  private wake(w: SimThread, why: string): void {
+    const cv = w.waitingOn;
+    if (cv !== null) {
+      const q = this.waiters[cv];
+      const at = q.indexOf(w);
+      if (at >= 0) q.splice(at, 1);
+    }
+    w.state = ThreadState.Ready;
+    w.waitingOn = null;
+    w.reacquire = true;
+    this.record(w, `woken (${why})`);
+  }
+
+  private spawn(name: string, body: Thread): number {
+    if (this.threads.length >= this.limits.maxThreads) {
+      throw new Violation('LIMIT-THREADS', `more than ${this.limits.maxThreads} threads (spawning ${name})`);
+    }
+    const tid = this.threads.length;
+    const th = new SimThread(tid, name, body());
+    this.threads.push(th);
+    this.trace?.nameThread(tid, name);
+    return tid;
+  }
+
+  private record(th: SimThread, text: string): void {
+    this.trace?.add(this.steps, this.now, th.tid, text);
+  }
+
+  describeThreads(): string {
+    return this.threads
+      .filter((t) => t.state !== ThreadState.Done)
+      .map((t) => t.describe())
+      .join('; ');
+  }
+
+  /** tid of the thread whose op is executing now */
+  get currentTid(): number {
+    return this.current?.tid ?? -1;
+  }
+}

@@ -1,0 +1,159 @@
+/*
+ * tierlab native engine: the versioned C ABI.
+ *
+ * Role: the boundary between the TypeScript tier (through koffi) and the backends
+ * (cpu, cuda, vulkan). Everything here is opaque handles, plain numbers and caller-owned
+ * buffers. Invariants:
+ *   - no function aborts the process: every failure is a status code plus a message
+ *     written into the caller's `err` buffer (may be NULL; always NUL-terminated);
+ *   - the dispatcher checks every argument before a backend sees it, so backends trust
+ *     their input;
+ *   - the math is pinned by native/MATH.md: expert outputs are bit-identical on every
+ *     backend.
+ * Field names cross the ABI unchanged: the binding (src/engine/native/binding.ts) and
+ * the model use the same names.
+ */
+#ifndef TIERLAB_H
+#define TIERLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bump on any change of a signature, a struct or a meaning below. */
+#define TL_ABI_VERSION 1u
+
+#if defined(_WIN32)
+#define TL_API __declspec(dllexport)
+#else
+#define TL_API __attribute__((visibility("default")))
+#endif
+
+typedef enum tl_status {
+  TL_OK = 0,
+  TL_E_ARG = 1,         /* an argument is out of range or inconsistent */
+  TL_E_OOM = 2,         /* the device (or host) is genuinely out of memory */
+  TL_E_DEVICE = 3,      /* the device reported an error */
+  TL_E_STATE = 4,       /* wrong call order (take without issue, use after shutdown) */
+  TL_E_UNSUPPORTED = 5, /* the backend does not do this (e.g. format on that backend) */
+  TL_E_FAULT = 6,       /* an injected fault fired (tests and oracle fault runs) */
+  TL_E_INTERNAL = 7
+} tl_status;
+
+/* Weight formats, as in the protocol. */
+enum { TL_FMT_I8_ROW = 1, TL_FMT_I4_ROW = 2, TL_FMT_I4_GROUP = 4 };
+
+/* Limits the dispatcher enforces. */
+#define TL_MAX_DEVICES 8
+#define TL_MAX_GROUP_ROWS 32 /* rows (experts) in one group per device */
+/* A group's hidden size H and expert width F are at most these: backends size their
+ * group buffers once, at engine creation, so the ledger's baseline never moves. */
+#define TL_MAX_HIDDEN 8192
+#define TL_MAX_WIDTH 8192
+/* A tensor's rows and cols are at most this (dense residents may be wider than experts). */
+#define TL_MAX_DIM (1 << 24)
+#define TL_SILU_LUT_SIZE 1024 /* entries of the SiLU table (MATH.md) */
+
+typedef struct tl_engine tl_engine; /* one backend instance over a device list */
+typedef struct tl_tensor tl_tensor; /* one device tensor (weights + scales) */
+
+TL_API uint32_t tl_abi_version(void);
+/* "cpu", "cuda" or "vulkan": the backend this library was built with. */
+TL_API const char *tl_backend_name(void);
+
+/* devices: ids as the backend numbers them (cpu: any small ids, each a simulated device
+ * with worker threads); capacity_bytes: 0 = the device's real memory, else a cap the
+ * backend enforces (lets tests make a device "genuinely full"). */
+TL_API int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_bytes,
+                            tl_engine **out, char *err, size_t err_cap);
+TL_API int tl_engine_destroy(tl_engine *eng, char *err, size_t err_cap); /* safe on NULL */
+TL_API int tl_device_count(tl_engine *eng, int *out, char *err, size_t err_cap);
+/* dev is an index into the engine's device list (0..ndevices-1). */
+TL_API int tl_mem_info(tl_engine *eng, int dev, uint64_t *free_bytes, uint64_t *total_bytes,
+                       char *err, size_t err_cap);
+/* 1 when freeing a tensor returns its memory (cuda, cpu); 0 for a fill-once arena (vulkan);
+ * -1 when eng is not a live engine. */
+TL_API int tl_reclaims(tl_engine *eng);
+/* Bytes the device allocator really charges for one allocation of `bytes`
+ * (the granularity rule of the protocol). Pure function:
+ *   bytes > 1 MiB   -> rounded up to a multiple of 2 MiB;
+ *   bytes > 512 KiB -> rounded up to a multiple of 1 MiB;
+ *   otherwise       -> bytes + ceil(bytes / 16), rounded up to 8 KiB, at least 8 KiB.
+ * Saturates at UINT64_MAX instead of wrapping. A tensor is charged
+ * footprint(weight bytes) + footprint(scale bytes). When capacity_bytes > 0 the
+ * dispatcher charges tensors against it and answers tl_mem_info from that charge. */
+TL_API uint64_t tl_alloc_footprint(uint64_t bytes);
+
+/* The SiLU table (TL_SILU_LUT_SIZE finite float32, MATH.md): must be set before the first
+ * tl_group_issue; may be set again while no group is open on any device. The engine
+ * keeps its own copy. */
+TL_API int tl_engine_set_lut(tl_engine *eng, const float *lut, char *err, size_t err_cap);
+
+/* Upload one tensor to device dev. data: packed weights (format rules in MATH.md),
+ * scales: float32, nscales = rows (fmt 1, 2) or rows*cols/group (fmt 4).
+ * group: 0 for formats 1 and 2; for format 4 a divisor of cols. Scales must be finite.
+ * Upload and free may run on another thread than issue and take. A tensor that an open
+ * group uses cannot be freed (TL_E_STATE) until that group is taken. */
+TL_API int tl_tensor_upload(tl_engine *eng, int dev, int fmt, int rows, int cols, int group,
+                            const void *data, size_t data_bytes, const float *scales,
+                            size_t nscales, tl_tensor **out, char *err, size_t err_cap);
+TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_cap);
+
+/* Expert group on device dev: n rows, row r computes expert (gate[r], up[r], down[r])
+ * on input x + r*hidden, asynchronously. At most one open group per device; at most
+ * TL_MAX_GROUP_ROWS rows. The input is copied before the call returns. */
+TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
+                          tl_tensor *const *up, tl_tensor *const *down, const float *x,
+                          int hidden, char *err, size_t err_cap);
+/* Waits for the device's open group and writes its n outputs (n*hidden float32,
+ * row r = expert r's y). On failure y is left untouched and the group is closed. */
+TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, char *err,
+                         size_t err_cap);
+
+/* Live device allocations of this engine (tensors and internal buffers): leak checks.
+ * count = live tensors + the backend's internal buffers (fixed from creation on);
+ * bytes = the tensors' footprints + the internal buffers' sizes. */
+TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err,
+                     size_t err_cap);
+
+/* Fault injection (tests and the oracle's fault runs): the next `after`-th call of the
+ * named operation ("upload", "issue", "take") on device dev fails with TL_E_FAULT
+ * (after = 0: the very next call). One-shot; arming again replaces the pending arm.
+ * Calls count once their arguments have been checked. A faulted issue opens no group;
+ * a faulted take waits for the group, discards it, closes it and leaves y untouched. */
+TL_API int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, char *err,
+                        size_t err_cap);
+
+/* ---- CPU math shared by every run (no engine needed) ---------------------------- */
+
+/* One expert on the host, from RAM weights (MATH.md "expert"). lut: 1024 floats.
+ * Same argument rules as an upload plus a group (group 0 for formats 1 and 2); x finite. */
+TL_API int tl_expert_cpu(int fmt, int hidden, int width, int group, const void *gate,
+                         const float *gate_s, const void *up, const float *up_s,
+                         const void *down, const float *down_s, const float *lut,
+                         const float *x, float *y, char *err, size_t err_cap);
+
+/* The void trunk functions below do nothing when a pointer is NULL or a size is < 1. */
+/* y[r] = sum_j W[r][j] x[j] in order (float32). */
+TL_API void tl_matvec_f32(const float *w, const float *x, int rows, int cols, float *y);
+TL_API void tl_rmsnorm(const float *x, const float *w, int n, float *out);
+/* One attention step for one layer: writes k, v at position pos of the caches
+ * (cache layout [pos][hidden]) and the attention output o (float32[hidden]). */
+TL_API void tl_attention(const float *q, const float *k, const float *v, float *kcache,
+                         float *vcache, int pos, int hidden, int heads, float *o);
+/* Route: the k largest logits (ties: lower id), softmax weights in route order. */
+TL_API int tl_route(const float *logits, int experts, int k, int *ids, float *weights,
+                    char *err, size_t err_cap);
+/* acc[i] = acc[i] + w * y[i], float32, no contraction. */
+TL_API void tl_axpy(float *acc, float w, const float *y, int n);
+/* Index of the largest value, ties: lowest index; NaN never wins over an earlier value;
+ * -1 when v is NULL or n < 1. */
+TL_API int tl_argmax(const float *v, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TIERLAB_H */

@@ -1,0 +1,140 @@
+/**
+ * The engine's use of the tier: warmstart, the decode loop, shutdown.
+ *
+ * Written once and run in both worlds: the simulator answers `route`, `cpuExpert` and
+ * `combine` from a scenario and checks them; the real world runs the trunk and the
+ * experts in native code. Either way the same tier code is driven the same way.
+ *
+ * Invariants the engine keeps (and the checkers verify):
+ *  - every routed expert contributes exactly once, from a device group or the CPU, and
+ *    `combine` receives the contributions in route order;
+ *  - a RAM copy is freed only after the tier confirmed the expert resident and forgot
+ *    the pointer (ownership-based free);
+ *  - fill_wait is called only with no group open.
+ */
+import type { Contribution, ExpertKey, Gen, RamRef, RouteInfo } from '../ops.js';
+import type { Tier } from '../tier/tier.js';
+
+export interface DriverPlan {
+  /** 'plan': plan_fill + loader threads + fill_wait; 'block': note_block in natural order */
+  readonly warmstart: 'none' | 'plan' | 'block';
+  readonly loaders: number;
+  readonly tokens: number;
+  readonly layers: number;
+  /** fill_wait again after this token (between tokens, no group open); -1: never */
+  readonly refillAfterToken: number;
+  /** a separate thread calls shutdown, landing wherever the schedule puts it */
+  readonly concurrentShutdown: boolean;
+  /** run a resident dense GEMV while each group is in flight */
+  readonly denseWhileGroupOpen: boolean;
+  readonly streaming: boolean;
+}
+
+export function* engineMain(tier: Tier, plan: DriverPlan): Gen<void> {
+  const started = yield* tier.init();
+  if (!started.ok) {
+    yield { k: 'mark', what: 'tier-off', detail: started.reason };
+  } else if (plan.concurrentShutdown) {
+    yield { k: 'spawn', name: 'shutdown', body: () => tier.shutdown() };
+  }
+  if (started.ok && plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan);
+  if (started.ok && plan.warmstart === 'block') yield* warmstartBlocking(tier, plan);
+  for (let token = 0; token < plan.tokens; token++) {
+    for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, token, layer);
+    yield { k: 'finishToken', token };
+    if (token === plan.refillAfterToken) yield* tier.fillWait();
+  }
+  yield* tier.shutdown();
+}
+
+function* warmstartPlanned(tier: Tier, plan: DriverPlan): Gen<void> {
+  const planned = yield* tier.planFill();
+  const loaders: number[] = [];
+  const n = Math.max(1, plan.loaders);
+  for (let i = 0; i < n; i++) {
+    const mine = planned.filter((_, j) => j % n === i);
+    loaders.push((yield { k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }) as number);
+  }
+  for (const tid of loaders) yield { k: 'join', tid };
+  yield* tier.fillWait();
+  // ownership-based free: only what the tier confirms resident, after it forgot the pointer
+  for (const key of planned) {
+    if (yield* tier.releaseRam(key.layer, key.eid)) yield { k: 'freeRam', layer: key.layer, eid: key.eid };
+  }
+  const resident = yield* tier.residentCount();
+  yield { k: 'mark', what: 'residency', detail: String(resident) };
+}
+
+function* loaderThread(tier: Tier, mine: readonly ExpertKey[]): Gen<void> {
+  for (const key of mine) {
+    // materialize the RAM int8 copy the tier will stage from
+    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid }) as RamRef | null;
+    yield* tier.notePlanned(key.layer, key.eid, ram);
+  }
+}
+
+function* warmstartBlocking(tier: Tier, plan: DriverPlan): Gen<void> {
+  const experts = tier.st.cfg.experts;
+  for (let layer = 0; layer < plan.layers; layer++) {
+    for (let eid = 0; eid < experts; eid++) {
+      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      yield* tier.noteBlock(layer, eid, ram);
+    }
+  }
+  yield* tier.fillWait();
+}
+
+/** RAM weights to compute an expert on the CPU: the lent copy, or a fresh one. */
+function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef | null> {
+  if (!streaming) {
+    const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+    if (ram !== null) return ram;
+  }
+  return (yield { k: 'loadRam', layer, eid }) as RamRef | null;
+}
+
+function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
+  const route = (yield { k: 'route', token, layer }) as RouteInfo;
+  for (const eid of route.eids) {
+    if (plan.streaming) {
+      const ram = (yield { k: 'loadRam', layer, eid }) as RamRef | null;
+      yield* tier.note(layer, eid, ram);
+      if (ram !== null) yield { k: 'recycleRam', ram };
+    } else {
+      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      yield* tier.note(layer, eid, ram);
+    }
+  }
+  const mask = yield* tier.issue(route);
+  if (plan.denseWhileGroupOpen) {
+    for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
+  }
+  const parts = new Array<Contribution | null>(route.eids.length).fill(null);
+  yield* computeOnCpu(route, parts, (k) => mask[k] !== true, plan.streaming);
+  const outputs = yield* tier.take(layer);
+  route.eids.forEach((eid, k) => {
+    const output = mask[k] === true ? outputs.get(eid) : undefined;
+    if (output !== undefined) parts[k] = { eid, output, where: 'gpu' };
+  });
+  // experts of a failed issue or take are recomputed here: none may be lost
+  yield* computeOnCpu(route, parts, (k) => parts[k] === null, plan.streaming);
+  const ordered: Contribution[] = [];
+  for (const part of parts) if (part !== null) ordered.push(part);
+  yield { k: 'combine', token, layer, parts: ordered };
+}
+
+function* computeOnCpu(
+  route: RouteInfo,
+  parts: (Contribution | null)[],
+  wanted: (k: number) => boolean,
+  streaming: boolean,
+): Gen<void> {
+  for (let k = 0; k < route.eids.length; k++) {
+    const eid = route.eids[k];
+    if (eid === undefined || !wanted(k)) continue;
+    const ram = yield* ramForCpu(route.layer, eid, streaming);
+    const output = yield { k: 'cpuExpert', layer: route.layer, eid, ram, input: route.input };
+    parts[k] = { eid, output: output as Contribution['output'], where: 'cpu' };
+    if (streaming && ram !== null) yield { k: 'recycleRam', ram };
+  }
+}

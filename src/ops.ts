@@ -1,0 +1,147 @@
+/**
+ * The operations a tier or engine thread yields.
+ *
+ * Role: the only interface between the tier protocol (src/tier/), the engine workload
+ * (src/engine/driver.ts) and a world that runs them: the simulator (model/rt) or the real
+ * engine (src/engine/native). Threads are generator functions; `yield op` hands the op to
+ * the world, and the value the world sends back is the op's result.
+ *
+ * Invariants:
+ *  - the tier never touches time, randomness, promises or a backend directly: it yields;
+ *  - every op is data (no closures but `spawn`'s body), so a trace can print it;
+ *  - world-owned values (device tensors, staging copies, RAM lending, group inputs and
+ *    outputs) are opaque handles here: the tier passes them along and never looks inside.
+ */
+
+/** A world-owned value the tier carries but never inspects. */
+export type Opaque<Tag extends string> = { readonly __opaque: Tag };
+export type TensorHandle = Opaque<'tensor'>;
+export type StagingCopy = Opaque<'staging'>;
+export type RamRef = Opaque<'ram'>;
+export type ActivationRef = Opaque<'activation'>;
+export type ExpertOutput = Opaque<'output'>;
+
+export type CvName = 'cv' | 'cv_take';
+
+/** The three weight tensors of an expert, in upload order. */
+export const EXPERT_PARTS = ['gate', 'up', 'down'] as const;
+export type ExpertPart = (typeof EXPERT_PARTS)[number];
+
+export interface ExpertKey {
+  readonly layer: number;
+  readonly eid: number;
+}
+
+/** One row of a device group: an expert and its three device tensors. */
+export interface GroupRow {
+  readonly layer: number;
+  readonly eid: number;
+  readonly tensors: readonly TensorHandle[];
+}
+
+/** What the decode thread learns about one layer of one token before the experts run. */
+export interface RouteInfo {
+  readonly token: number;
+  readonly layer: number;
+  /** routed experts, in route order (largest router weight first) */
+  readonly eids: readonly number[];
+  /** the expert input (the normed hidden state), world-owned */
+  readonly input: ActivationRef;
+}
+
+/** One routed expert's contribution, handed to `combine` in route order. */
+export interface Contribution {
+  readonly eid: number;
+  readonly output: ExpertOutput;
+  readonly where: 'gpu' | 'cpu';
+}
+
+export type SyncOp =
+  | { readonly k: 'lock' }
+  | { readonly k: 'unlock' }
+  | { readonly k: 'wait'; readonly cv: CvName }
+  | { readonly k: 'signal'; readonly cv: CvName }
+  | { readonly k: 'broadcast'; readonly cv: CvName }
+  | { readonly k: 'spawn'; readonly name: string; readonly body: Thread }
+  | { readonly k: 'join'; readonly tid: number };
+
+export type BackendOp =
+  | { readonly k: 'memInfo'; readonly dev: number }
+  | { readonly k: 'stage'; readonly ram: RamRef; readonly layer: number; readonly eid: number }
+  | { readonly k: 'unstage'; readonly staging: StagingCopy }
+  | {
+      readonly k: 'upload';
+      readonly dev: number;
+      readonly staging: StagingCopy;
+      readonly part: ExpertPart;
+      readonly layer: number;
+      readonly eid: number;
+    }
+  | { readonly k: 'free'; readonly dev: number; readonly tensor: TensorHandle }
+  | {
+      readonly k: 'writeInput';
+      readonly dev: number;
+      /** first row of the tier's input block this write starts at */
+      readonly rowOffset: number;
+      readonly rows: number;
+      readonly input: ActivationRef;
+    }
+  | {
+      readonly k: 'issueGroup';
+      readonly dev: number;
+      readonly rowOffset: number;
+      readonly rows: readonly GroupRow[];
+    }
+  | { readonly k: 'takeGroup'; readonly dev: number; readonly rows: readonly GroupRow[] }
+  | {
+      readonly k: 'denseGemv';
+      readonly dev: number;
+      readonly tensor: TensorHandle;
+      /** device buffers the GEMV reads and writes (ownership is checked) */
+      readonly inBuf: string;
+      readonly outBuf: string;
+    }
+  | { readonly k: 'uploadDense'; readonly dev: number; readonly bytes: number }
+  | { readonly k: 'readHeat' }
+  | { readonly k: 'writeHeat'; readonly heat: readonly (readonly number[])[] }
+  | { readonly k: 'backendShutdown' };
+
+/** Operations of the engine that drives the tier (decode loop, loaders, RAM owner). */
+export type EngineOp =
+  | { readonly k: 'route'; readonly token: number; readonly layer: number }
+  | { readonly k: 'ramOf'; readonly layer: number; readonly eid: number }
+  | { readonly k: 'loadRam'; readonly layer: number; readonly eid: number }
+  | { readonly k: 'freeRam'; readonly layer: number; readonly eid: number }
+  | { readonly k: 'recycleRam'; readonly ram: RamRef }
+  | {
+      readonly k: 'cpuExpert';
+      readonly layer: number;
+      readonly eid: number;
+      readonly ram: RamRef | null;
+      readonly input: ActivationRef;
+    }
+  | {
+      readonly k: 'combine';
+      readonly token: number;
+      readonly layer: number;
+      readonly parts: readonly Contribution[];
+    }
+  | { readonly k: 'finishToken'; readonly token: number };
+
+/** Trace-only marks: recorded, never a scheduling point, never change behaviour. */
+export type MarkOp =
+  | { readonly k: 'call'; readonly fn: string; readonly arg?: string }
+  | { readonly k: 'ret'; readonly fn: string; readonly value?: string }
+  | { readonly k: 'mark'; readonly what: string; readonly detail?: string };
+
+export type Op = SyncOp | BackendOp | EngineOp | MarkOp;
+export type OpKind = Op['k'];
+
+/** A thread body: yields ops, receives each op's result. */
+export type Gen<T> = Generator<Op, T, unknown>;
+export type Thread = () => Gen<void>;
+
+/** Ops that do not give the scheduler a choice point (pure trace records). */
+export function isMark(op: Op): op is MarkOp {
+  return op.k === 'call' || op.k === 'ret' || op.k === 'mark';
+}

@@ -1,0 +1,38 @@
+/**
+ * Tier configuration: what differs between engines and runs.
+ *
+ * Variants (PROTOCOL.md, "Backends the tier talks to"):
+ *  - CUDA-like: several devices, swaps on (the allocator frees and reuses);
+ *  - Vulkan-like: one device, fill once (the arena never reclaims, so swaps would leak);
+ *  - streaming: experts stream through a RAM LRU, the tier copies during `note`.
+ */
+export interface TierConfig {
+  readonly layers: number;
+  readonly experts: number;
+  readonly devices: number;
+  /** routed experts per token and layer; at most MAX_GROUP_ROWS */
+  readonly topk: number;
+  /** bytes of the three weight tensors and their scales, before allocator rounding */
+  readonly weightBytes: readonly [number, number, number];
+  readonly scaleBytes: readonly [number, number, number];
+  /** per device: bytes the tier may use, or 'auto' = free memory minus reserveBytes */
+  readonly budgetBytes: readonly (number | 'auto')[];
+  readonly reserveBytes: number;
+  /** ring capacity (QCAP; 48 in the engine, small in scenarios so it fills) */
+  readonly ringCapacity: number;
+  /** LFRU swaps allowed (false on fill-once backends) */
+  readonly swaps: boolean;
+  readonly streaming: boolean;
+  /** read a heat file at init and save it at shutdown */
+  readonly heatFile: boolean;
+  /** swap check every this many ticks (16 in the engine) */
+  readonly swapPeriod: number;
+  /** halve every heat every this many ticks (1024 in the engine) */
+  readonly decayPeriod: number;
+  /** dense trunk matrices placed before the experts, bytes per device (0: none) */
+  readonly denseBytes: number;
+}
+
+/** Rows one device group holds: the engine's QT_MAX_ROWS. */
+export const MAX_GROUP_ROWS = 32;
+export const HEAT_MAX = 0xffffffff;

@@ -1,0 +1,50 @@
+/**
+ * enqueue (mx held): put one expert on the upload ring (PROTOCOL.md, "enqueue").
+ *
+ * Refuses after `stop`, when the expert is resident or queued (or still holds the tensors
+ * of a pending eviction), when there are no RAM weights, when the ring is full (counted as
+ * a skip), or when a plain upload does not fit its home budget. Otherwise charges the
+ * budget (plain uploads that no plan reserved), makes the staging copy now (the RAM bytes
+ * may not live past the caller's call), pushes, counts the entry in flight and wakes the
+ * uploader.
+ *
+ * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + dense[d].
+ */
+import type { ExpertKey, Gen, RamRef, StagingCopy } from '../ops.js';
+import { SIGNAL_CV } from './sync.js';
+import { slotOf, type TierState } from './state.js';
+
+export function* enqueueLocked(
+  st: TierState,
+  layer: number,
+  eid: number,
+  ram: RamRef | null,
+  victim: ExpertKey | null,
+  reserved: boolean,
+): Gen<boolean> {
+  const slot = slotOf(st, layer, eid);
+  if (st.stop) return false;
+  // A slot that still holds tensors is an eviction not yet carried out: uploading it
+  // again would overwrite (leak) those tensors and let the swap free the new ones.
+  if (slot.resident || slot.queued || slot.tensors !== null) return false;
+  if (ram === null) return false;
+  if (st.qn === st.cfg.ringCapacity) {
+    st.counters.queueFullSkips++;
+    return false;
+  }
+  const dev = slot.home;
+  const charge = victim === null && !reserved;
+  if (charge && (st.used[dev] ?? 0) + st.expBytes > (st.budget[dev] ?? 0)) return false;
+  const staging = (yield { k: 'stage', ram, layer, eid }) as StagingCopy | null;
+  if (staging === null) return false; // host staging allocation failed: nothing charged
+  if (charge) st.used[dev] = (st.used[dev] ?? 0) + st.expBytes;
+  // a planned expert's reservation now covers the queued entry
+  if (reserved) slot.planned = false;
+  slot.queued = true;
+  st.ring[st.qt] = { layer, eid, staging, victim };
+  st.qt = (st.qt + 1) % st.cfg.ringCapacity;
+  st.qn++;
+  st.inflight++;
+  yield SIGNAL_CV;
+  return true;
+}
