@@ -63,7 +63,7 @@ export function driverPlanOf(s: Scenario): DriverPlan {
     tokens: s.routes.length,
     layers: s.layers,
     refillAfterToken: s.refillAfterToken,
-    concurrentShutdown: s.concurrentShutdown,
+    shutdownAt: s.shutdownAt,
     denseWhileGroupOpen: s.denseWhileGroupOpen,
     streaming: s.streaming,
   };

@@ -36,7 +36,7 @@ export function defaultScenario(): Scenario {
     routes,
     noRam: [],
     refillAfterToken: 2,
-    concurrentShutdown: false,
+    shutdownAt: null,
     denseBytes: 0,
     denseWhileGroupOpen: false,
     faults: NO_FAULTS,

@@ -12,6 +12,9 @@ export function accountingChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
   const devices = st.cfg.devices;
   const charged = new Array<number>(devices).fill(0);
+  // the budget init granted: a device-full failure lowers budget to used, and on a
+  // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
+  const granted = new Array<number>(devices).fill(0);
   const denseCharge = allocFootprintTruth(st.cfg.denseBytes);
   return {
     onQuiescent() {
@@ -51,9 +54,13 @@ export function accountingChecker(ctx: CheckContext): Checker {
           throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned need ${want}`);
         }
         if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
+        granted[d] = Math.max(granted[d] ?? 0, budget);
         const consumed = world.ledger.consumed[d] ?? 0;
-        if (consumed > budget && !st.shutdownDone) {
-          throw new Violation('DEV-BUDGET', `device ${d}: ${consumed} bytes consumed, budget ${budget}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`);
+        if (consumed > (granted[d] ?? 0) && !st.shutdownDone) {
+          throw new Violation(
+            'DEV-BUDGET',
+            `device ${d}: ${consumed} bytes consumed, budget ${granted[d]}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`,
+          );
         }
       }
     },

@@ -23,19 +23,33 @@ export interface DriverPlan {
   readonly layers: number;
   /** fill_wait again after this token (between tokens, no group open); -1: never */
   readonly refillAfterToken: number;
-  /** a separate thread calls shutdown, landing wherever the schedule puts it */
-  readonly concurrentShutdown: boolean;
+  /** where a separate thread starts that calls shutdown (null: none); from there on the
+   *  schedule decides where in the other threads' work it lands */
+  readonly shutdownAt: ShutdownPoint | null;
   /** run a resident dense GEMV while each group is in flight */
   readonly denseWhileGroupOpen: boolean;
   readonly streaming: boolean;
+}
+
+export type ShutdownPoint =
+  | { readonly phase: 'warmstart' }
+  | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
+
+function* maybeStartShutdown(tier: Tier, plan: DriverPlan, here: ShutdownPoint): Gen<void> {
+  const at = plan.shutdownAt;
+  if (at === null || at.phase !== here.phase) return;
+  if (at.phase === 'decode' && here.phase === 'decode') {
+    if (at.token !== here.token || at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
+  }
+  yield { k: 'spawn', name: 'shutdown', body: () => tier.shutdown() };
 }
 
 export function* engineMain(tier: Tier, plan: DriverPlan): Gen<void> {
   const started = yield* tier.init();
   if (!started.ok) {
     yield { k: 'mark', what: 'tier-off', detail: started.reason };
-  } else if (plan.concurrentShutdown) {
-    yield { k: 'spawn', name: 'shutdown', body: () => tier.shutdown() };
+  } else {
+    yield* maybeStartShutdown(tier, plan, { phase: 'warmstart' });
   }
   if (started.ok && plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan);
   if (started.ok && plan.warmstart === 'block') yield* warmstartBlocking(tier, plan);
@@ -94,6 +108,7 @@ function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef 
 }
 
 function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
+  yield* maybeStartShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: false });
   const route = (yield { k: 'route', token, layer }) as RouteInfo;
   for (const eid of route.eids) {
     if (plan.streaming) {
@@ -106,6 +121,7 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number
     }
   }
   const mask = yield* tier.issue(route);
+  yield* maybeStartShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: true });
   if (plan.denseWhileGroupOpen) {
     for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
   }

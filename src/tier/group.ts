@@ -96,12 +96,18 @@ export function* take(st: TierState, layer: number): Gen<Map<number, ExpertOutpu
 }
 
 /**
- * A resident dense GEMV while a group may be in flight: it uses the dense path's own
- * device buffers, never the group's input/output (the #b86e55e defect).
+ * A resident dense GEMV while a group is in flight: it uses the dense path's own device
+ * buffers, never the group's input/output (the b86e55e defect). It runs only inside an
+ * open group's window, because shutdown releases the dense tensors only once no group
+ * is open; outside that window the engine computes the matrix on the CPU. (Reading the
+ * handle without that rule let a concurrent shutdown free it under the GEMV: found by
+ * the properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
  */
 export function* denseMatmul(st: TierState, dev: number): Gen<boolean> {
-  const tensor = st.dense[dev];
-  if (tensor === null || tensor === undefined) return false;
+  yield LOCK;
+  const tensor = st.issueOpen ? (st.dense[dev] ?? null) : null;
+  yield UNLOCK;
+  if (tensor === null) return false;
   yield { k: 'denseGemv', dev, tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
   return true;
 }

@@ -1,0 +1,94 @@
+/**
+ * The property report: reports/properties.json (for tools) and reports/properties.md
+ * (for people). Per property: its statement and whether any run violated it; per suite:
+ * runs, steps and speed; per coverage mark: how often runs reached it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COVERAGE_MARKS } from '../model/checkers/coverage.js';
+import { describeScenario } from '../model/scenario.js';
+import { PROPERTIES } from './catalogue.js';
+import type { SuiteResult } from './runner.js';
+
+export interface PropertiesReport {
+  readonly date: string;
+  readonly seed: number;
+  readonly strategy: string;
+  readonly command: string;
+  readonly ok: boolean;
+  readonly totals: { runs: number; steps: number; seconds: number; stepsPerSecond: number; runsPerSecond: number };
+  readonly properties: { id: string; family: string; statement: string; reason: string; violations: number; status: string }[];
+  readonly suites: (Omit<SuiteResult, 'failure'> & { failure: null | { property: string; detail: string; choices: number[]; replay: string } })[];
+  readonly coverage: { mark: string; runs: number; percent: number }[];
+}
+
+export function buildReport(
+  suites: readonly SuiteResult[],
+  opts: { seed: number; strategy: string; command: string; replays: Map<SuiteResult, string> },
+): PropertiesReport {
+  const runs = suites.reduce((a, s) => a + s.runs, 0);
+  const steps = suites.reduce((a, s) => a + s.steps, 0);
+  const seconds = suites.reduce((a, s) => a + s.seconds, 0);
+  const violations: Record<string, number> = {};
+  for (const s of suites) for (const [id, n] of Object.entries(s.violations)) violations[id] = (violations[id] ?? 0) + n;
+  const coverage = COVERAGE_MARKS.map((mark) => {
+    const n = suites.reduce((a, s) => a + (s.coverage[mark] ?? 0), 0);
+    return { mark, runs: n, percent: runs > 0 ? (100 * n) / runs : 0 };
+  });
+  return {
+    date: new Date().toISOString(),
+    seed: opts.seed,
+    strategy: opts.strategy,
+    command: opts.command,
+    ok: suites.every((s) => s.failure === null) && Object.keys(violations).length === 0,
+    totals: { runs, steps, seconds, stepsPerSecond: seconds > 0 ? steps / seconds : 0, runsPerSecond: seconds > 0 ? runs / seconds : 0 },
+    properties: PROPERTIES.map((p) => ({
+      id: p.id,
+      family: p.family,
+      statement: p.statement,
+      reason: p.reason,
+      violations: violations[p.id] ?? 0,
+      status: (violations[p.id] ?? 0) > 0 ? 'VIOLATED' : 'held',
+    })),
+    suites: suites.map((s) => ({
+      ...s,
+      failure:
+        s.failure === null
+          ? null
+          : { property: s.failure.property, detail: s.failure.detail, choices: s.failure.choices, replay: opts.replays.get(s) ?? '' },
+    })),
+    coverage,
+  };
+}
+
+export function writeReport(dir: string, report: PropertiesReport, suites: readonly SuiteResult[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'properties.json'), JSON.stringify(report, null, 2) + '\n');
+  const md: string[] = [];
+  md.push(`# tierlab properties: ${report.ok ? 'all held' : 'VIOLATIONS FOUND'}`, '');
+  md.push(`${report.date} - seed ${report.seed} - strategy ${report.strategy} - \`${report.command}\``, '');
+  const t = report.totals;
+  md.push(
+    `${t.runs} runs, ${t.steps} simulated steps in ${t.seconds.toFixed(1)} s ` +
+      `(${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ${Math.round(t.runsPerSecond)} schedules/s, every checker on).`,
+    '',
+  );
+  md.push('## Properties', '', '| id | family | statement | status |', '|---|---|---|---|');
+  for (const p of report.properties) md.push(`| ${p.id} | ${p.family} | ${p.statement} | ${p.status}${p.violations > 0 ? ` (${p.violations} runs)` : ''} |`);
+  md.push('', '## Suites', '', '| suite | runs | steps | seconds | result |', '|---|---|---|---|---|');
+  for (const s of report.suites) {
+    md.push(`| ${s.suite} | ${s.runs} | ${s.steps} | ${s.seconds.toFixed(1)} | ${s.failure === null ? 'pass' : `**${s.failure.property}**: ${s.failure.detail}<br>replay: \`${s.failure.replay}\``} |`);
+  }
+  md.push('', '## Coverage marks', '', 'How many runs reached each hard-to-reach situation.', '', '| mark | runs | share |', '|---|---|---|');
+  for (const c of report.coverage) md.push(`| ${c.mark} | ${c.runs} | ${c.percent.toFixed(1)} % |`);
+  const failing = suites.filter((s) => s.failure !== null);
+  if (failing.length > 0) {
+    md.push('', '## Counterexamples', '');
+    for (const s of failing) {
+      const f = s.failure;
+      if (f === null) continue;
+      md.push(`### ${f.property} (${s.suite})`, '', `- ${f.detail}`, `- scenario: ${describeScenario(f.scenario)}`, `- schedule: [${f.choices.join(',')}]`, `- found after ${f.runsToFind} runs (${f.secondsToFind.toFixed(2)} s), ${f.shrinks} shrinks`, '');
+    }
+  }
+  writeFileSync(join(dir, 'properties.md'), md.join('\n') + '\n');
+}

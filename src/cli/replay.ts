@@ -1,0 +1,41 @@
+/**
+ * `npm run replay -- FILE [--full]`: re-runs a saved counterexample and prints the same
+ * trace (one lane per thread) and the same verdict, byte for byte.
+ * A counterexample found on a mutant names it; replay it with `npm run mutants --
+ * --replay FILE`, which applies the mutant first.
+ */
+import { parseArgs } from 'node:util';
+import { describeScenario } from '../../model/scenario.js';
+import { propertyInfo } from '../../properties/catalogue.js';
+import { loadCounterexample } from '../../properties/counterexample_file.js';
+import { replayCounterexample } from '../../properties/runner.js';
+
+const { values, positionals } = parseArgs({ options: { full: { type: 'boolean' } }, allowPositionals: true });
+const file = positionals[0];
+if (file === undefined) {
+  process.stderr.write('usage: npm run replay -- COUNTEREXAMPLE.json [--full]\n');
+  process.exit(2);
+}
+let cx;
+try {
+  cx = loadCounterexample(file);
+} catch (e) {
+  process.stderr.write(`replay: ${(e as Error).message}\n`);
+  process.exit(2);
+}
+const r = replayCounterexample(cx.scenario, cx.choices);
+process.stdout.write(
+  [
+    `scenario: ${describeScenario(cx.scenario)}`,
+    `schedule: [${cx.choices.join(',')}]${cx.mutant !== null ? `  (found on mutant ${cx.mutant})` : ''}`,
+    '',
+    r.trace?.lanes({ last: values.full === true ? undefined : 120 }) ?? '',
+    '',
+    r.violation === null
+      ? `no violation (${r.steps} steps)${cx.mutant !== null ? ': this counterexample needs its mutant applied' : ''}`
+      : `VIOLATED ${r.violation.property}: ${propertyInfo(r.violation.property)?.statement ?? ''}\n  ${r.violation.detail}`,
+    `trace sha256 ${r.trace?.hash() ?? '-'}`,
+    '',
+  ].join('\n'),
+);
+process.exit(r.violation === null ? 0 : 1);
