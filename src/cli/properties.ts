@@ -3,7 +3,10 @@
  *
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random] [--report DIR]
+ *                         [--bail] [--quiet] [--full]
  *
+ * --bail stops at the first suite that finds a violation (mutation runs); --quiet
+ * prints no trace (the report and the counterexample file still have everything).
  * --runs is per suite; --seconds is the wall-clock budget for the whole run, shared
  * evenly by the suites. Exits 1 on any violation, 2 on bad arguments.
  */
@@ -38,6 +41,8 @@ const { values } = parseArgs({
     strategy: { type: 'string' },
     report: { type: 'string' },
     full: { type: 'boolean' },
+    bail: { type: 'boolean' },
+    quiet: { type: 'boolean' },
   },
   strict: true,
 });
@@ -58,7 +63,9 @@ const progress = new Progress();
 const results: SuiteResult[] = [];
 const replays = new Map<SuiteResult, string>();
 let failed = false;
+let failedEarly = false;
 for (const [i, suite] of suites.entries()) {
+  if (failedEarly) break;
   const started = Date.now();
   const result = checkSuite({
     suite,
@@ -89,6 +96,8 @@ for (const [i, suite] of suites.entries()) {
   const replay = `npm run replay -- ${file}`;
   replays.set(result, replay);
   const info = propertyInfo(f.property);
+  if (values.bail === true) failedEarly = true;
+  if (values.quiet === true) continue;
   const traced = replayCounterexample(f.scenario, f.choices);
   process.stdout.write(
     [
