@@ -1,0 +1,95 @@
+// One expert of MATH.md in float64: quantize x, gate/up dots, SiLU table, quantize h,
+// down dot. Integer dots are exact (plain JS numbers, far below 2^53); the scale
+// products and the SiLU multiply are float64 here where the engine rounds to float32,
+// which is the only difference allowed between the two.
+// Invariants: weights are unpacked once to signed values in [-128, 127] (int8) or
+// [-8, 7] (int4, low nibble first); groups are summed in order; t is clamped to the
+// table's [-512, 511].
+
+import type { ExpertMatrix, ExpertWeights } from "./model_types.js";
+import { FMT_I4_GROUP, FMT_I8_ROW, SILU_LUT_SIZE } from "./model_types.js";
+import { quant, rintHalfEven } from "./reference_quant.js";
+
+/** A matrix unpacked to one signed weight per element, row-major [rows][cols]. */
+export interface UnpackedMatrix {
+  readonly rows: number;
+  readonly cols: number;
+  readonly group: number;
+  readonly grouped: boolean;
+  readonly w: Int8Array;
+  readonly scales: Float32Array;
+}
+
+export function unpackMatrix(m: ExpertMatrix): UnpackedMatrix {
+  const n = m.rows * m.cols;
+  const w = new Int8Array(n);
+  if (m.format === FMT_I8_ROW) {
+    if (m.data.length !== n) throw new Error(`unpackMatrix: ${m.data.length} int8 values for ${m.rows}x${m.cols}`);
+    for (let i = 0; i < n; i++) w[i] = m.data[i] ?? 0;
+  } else {
+    if (m.data.length * 2 !== n) throw new Error(`unpackMatrix: ${m.data.length} bytes for ${m.rows}x${m.cols} int4`);
+    for (let i = 0; i < m.data.length; i++) {
+      const b = (m.data[i] ?? 0) & 0xff;
+      const lo = b & 0x0f;
+      const hi = b >>> 4;
+      w[2 * i] = lo >= 8 ? lo - 16 : lo;
+      w[2 * i + 1] = hi >= 8 ? hi - 16 : hi;
+    }
+  }
+  const grouped = m.format === FMT_I4_GROUP;
+  const nScales = grouped ? (m.rows * m.cols) / m.group : m.rows;
+  if (m.scales.length !== nScales) throw new Error(`unpackMatrix: ${m.scales.length} scales, expected ${nScales}`);
+  return { rows: m.rows, cols: m.cols, group: m.group, grouped, w, scales: m.scales };
+}
+
+/** Dequantized dot of one row with q (scale 2^e), MATH.md's dot(W, row, q). */
+export function dotRow(m: UnpackedMatrix, row: number, q: Int8Array, e: number): number {
+  const base = row * m.cols;
+  let out = 0;
+  if (!m.grouped) {
+    let acc = 0;
+    for (let j = 0; j < m.cols; j++) acc += (m.w[base + j] ?? 0) * (q[j] ?? 0);
+    out = acc * (m.scales[row] ?? 0);
+  } else {
+    const ng = m.cols / m.group;
+    for (let g = 0; g < ng; g++) {
+      let acc = 0;
+      const start = base + g * m.group;
+      for (let j = 0; j < m.group; j++) acc += (m.w[start + j] ?? 0) * (q[g * m.group + j] ?? 0);
+      out += acc * (m.scales[row * ng + g] ?? 0);
+    }
+  }
+  return out * 2 ** e;
+}
+
+export interface UnpackedExpert {
+  readonly gate: UnpackedMatrix;
+  readonly up: UnpackedMatrix;
+  readonly down: UnpackedMatrix;
+}
+
+export function unpackExpert(x: ExpertWeights): UnpackedExpert {
+  return { gate: unpackMatrix(x.gate), up: unpackMatrix(x.up), down: unpackMatrix(x.down) };
+}
+
+/** y = expert(x); x has hidden entries, the result too. */
+export function expertForward(ex: UnpackedExpert, siluLut: Float32Array, x: Float64Array): Float64Array {
+  if (siluLut.length !== SILU_LUT_SIZE) throw new Error(`expertForward: SiLU table has ${siluLut.length} entries`);
+  const F = ex.gate.rows;
+  const H = ex.down.rows;
+  if (x.length !== H || ex.gate.cols !== H || ex.up.rows !== F || ex.down.cols !== F) {
+    throw new Error(`expertForward: shapes disagree (x ${x.length}, gate ${F}x${ex.gate.cols}, down ${H}x${ex.down.cols})`);
+  }
+  const qx = quant(x);
+  const h = new Float64Array(F);
+  for (let i = 0; i < F; i++) {
+    const g = dotRow(ex.gate, i, qx.q, qx.e);
+    const u = dotRow(ex.up, i, qx.q, qx.e);
+    const t = Math.min(511, Math.max(-512, rintHalfEven(g * 32)));
+    h[i] = (siluLut[t + 512] ?? 0) * u;
+  }
+  const qh = quant(h);
+  const y = new Float64Array(H);
+  for (let r = 0; r < H; r++) y[r] = dotRow(ex.down, r, qh.q, qh.e);
+  return y;
+}
