@@ -4,6 +4,7 @@
  * thread to the end or to the first violation.
  */
 import { engineMain, type DriverPlan } from '../src/engine/driver.js';
+import type { Gen } from '../src/ops.js';
 import { MAX_GROUP_ROWS } from '../src/tier/config.js';
 import { Tier } from '../src/tier/tier.js';
 import { tierConfigFor } from '../src/tier/variants.js';
@@ -23,6 +24,8 @@ export interface RunOptions {
   readonly limits?: Partial<RunLimits>;
   /** false: run without the checkers (to measure their cost) */
   readonly checks?: boolean;
+  /** a hand-written main thread instead of the engine's (tests of the checkers) */
+  readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
 }
 
 export interface RunResult extends RunOutcome {
@@ -79,6 +82,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
   const plan = driverPlanOf(s);
-  const outcome = rt.run(() => engineMain(tier, plan), 'main');
+  const custom = opts.main;
+  const outcome = rt.run(() => (custom !== undefined ? custom(tier, world) : engineMain(tier, plan)), 'main');
   return { ...outcome, trace: rt.trace, coverage: coverage.reached, tier, world };
 }

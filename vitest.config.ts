@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// Property suites are CPU-bound: two workers match the 2-core machines tierlab runs on.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'model/**/*.ts', 'properties/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'reports/coverage',
+    },
+  },
+});
