@@ -2,9 +2,19 @@
  * What a checker may read: the tier's state and the simulated world. Read only.
  */
 import type { TierState } from '../../src/tier/state.js';
-import type { SimulatedWorld } from '../sim_engine/sim_world.js';
+import type { Ledger } from '../sim_engine/ledger.js';
+
+/** The world as checkers see it: the simulated one, or the shadow of a real run. */
+export interface CheckedWorld {
+  readonly ledger: Ledger;
+  /** token-layers combined so far, and how many the run must combine */
+  readonly combines: number;
+  readonly expectedCombines: number;
+  /** device tensors and staging copies alive when the backend was shut down */
+  readonly leakedAtShutdown: { readonly tensors: number; readonly staging: number } | null;
+}
 
 export interface CheckContext {
   readonly st: TierState;
-  readonly world: SimulatedWorld;
+  readonly world: CheckedWorld;
 }

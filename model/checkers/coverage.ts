@@ -3,7 +3,7 @@
  * so a report can say how often random scenarios really get there.
  */
 import type { Op } from '../../src/ops.js';
-import type { Checker, Runtime } from '../rt/runtime.js';
+import type { Checker, RunView, ThreadView } from '../rt/runtime.js';
 import { ThreadState } from '../rt/thread.js';
 import type { CheckContext } from './context.js';
 
@@ -25,7 +25,7 @@ export class CoverageChecker implements Checker {
 
   constructor(private readonly ctx: CheckContext) {}
 
-  onQuiescent(rt: Runtime): void {
+  onQuiescent(rt: RunView): void {
     const st = this.ctx.st;
     if (st.qn === st.cfg.ringCapacity) this.reached.add('ring-full');
     if (rt.spuriousLeft < rt.limits.spuriousWakeups) this.reached.add('spurious-wakeup');
@@ -38,7 +38,7 @@ export class CoverageChecker implements Checker {
     }
   }
 
-  onMark(_rt: Runtime, th: { tid: number }, op: Op): void {
+  onMark(_rt: RunView, th: ThreadView, op: Op): void {
     const st = this.ctx.st;
     if (op.k === 'mark') {
       if (op.what === 'swap-abandoned') this.reached.add('swap-abandoned-at-shutdown');

@@ -10,8 +10,7 @@ export function endStateChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
   return {
     atEnd() {
-      const s = world.scenario;
-      const want = s.routes.length * s.layers;
+      const want = world.expectedCombines;
       if (world.combines !== want) {
         throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${want} token-layers were combined`);
       }

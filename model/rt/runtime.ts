@@ -27,14 +27,27 @@ export interface SimWorld {
   describe(op: Op, result: unknown): string;
 }
 
+/** What a checker may see of the run (the simulator's, or a real run's). */
+export interface RunView {
+  readonly threads: readonly SimThread[];
+  readonly spuriousLeft: number;
+  readonly limits: RunLimits;
+}
+
+/** What a checker sees of the thread that reached a mark. */
+export interface ThreadView {
+  readonly tid: number;
+  readonly name: string;
+}
+
 /** Read-only observers; they throw a Violation to end the run. */
 export interface Checker {
   /** a call/ret/mark op was reached (the thread holds whatever locks it holds) */
-  onMark?(rt: Runtime, th: SimThread, op: Op): void;
+  onMark?(rt: RunView, th: ThreadView, op: Op): void;
   /** mx was just released: the protocol's state must be consistent */
-  onQuiescent?(rt: Runtime): void;
+  onQuiescent?(rt: RunView): void;
   /** every thread finished */
-  atEnd?(rt: Runtime): void;
+  atEnd?(rt: RunView): void;
 }
 
 export interface RunLimits {
@@ -61,7 +74,7 @@ export interface RunOutcome {
   readonly virtualUs: number;
 }
 
-export class Runtime {
+export class Runtime implements RunView {
   readonly threads: SimThread[] = [];
   mxOwner = -1;
   steps = 0;

@@ -8,6 +8,7 @@
  * lost, doubled, stale or misrouted contribution is caught where it is combined.
  */
 import type { Contribution, GroupRow, Op, RouteInfo } from '../../src/ops.js';
+import type { CheckedWorld } from '../checkers/context.js';
 import type { SimWorld } from '../rt/runtime.js';
 import { Violation } from '../rt/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
@@ -25,7 +26,7 @@ export interface SimOutput {
 
 const PARTS = ['gate', 'up', 'down'];
 
-export class SimulatedWorld implements SimWorld {
+export class SimulatedWorld implements SimWorld, CheckedWorld {
   readonly ledger: Ledger;
   readonly ram: RamPool;
   /** ground truth: what one expert really takes on a device */
@@ -65,6 +66,10 @@ export class SimulatedWorld implements SimWorld {
         for (let eid = 0; eid < s.experts; eid++) if (!none.has(layer * s.experts + eid)) this.ram.load(layer, eid);
       }
     }
+  }
+
+  get expectedCombines(): number {
+    return this.scenario.routes.length * this.scenario.layers;
   }
 
   exec(op: Op): unknown {
