@@ -1,0 +1,84 @@
+/**
+ * The decode trunk of the tiny MoE model (native/MATH.md), computed in native code on the
+ * CPU: embedding, norms, attention with a KV cache, router, the expert sum in route
+ * order, lm_head. Identical for every run on one machine, so any difference between two
+ * runs' hidden states comes from the expert tier, and there must be none.
+ */
+import type { LoadedModel } from '../../oracle/model_types.js';
+import type { NativeEngineLib } from './binding.js';
+
+export interface LayerRoute {
+  readonly ids: Int32Array;
+  readonly weights: Float32Array;
+  /** the expert input: rmsnorm(x, ffnNorm) */
+  readonly input: Float32Array;
+}
+
+export class Trunk {
+  readonly x: Float32Array;
+  private readonly kcache: Float32Array[];
+  private readonly vcache: Float32Array[];
+  private pos = -1;
+  private readonly scratch: Record<'a' | 'q' | 'k' | 'v' | 'o' | 'wo', Float32Array>;
+  private readonly routerLogits: Float32Array;
+  private readonly logits: Float32Array;
+
+  constructor(
+    private readonly lib: NativeEngineLib,
+    private readonly model: LoadedModel,
+    maxPositions: number,
+  ) {
+    const H = model.shape.hidden;
+    this.x = new Float32Array(H);
+    this.kcache = model.layers.map(() => new Float32Array(maxPositions * H));
+    this.vcache = model.layers.map(() => new Float32Array(maxPositions * H));
+    this.scratch = { a: new Float32Array(H), q: new Float32Array(H), k: new Float32Array(H), v: new Float32Array(H), o: new Float32Array(H), wo: new Float32Array(H) };
+    this.routerLogits = new Float32Array(model.shape.experts);
+    this.logits = new Float32Array(model.shape.vocab);
+  }
+
+  /** a new position: x = embed[token] */
+  begin(token: number): void {
+    const H = this.model.shape.hidden;
+    this.pos++;
+    this.x.set(this.model.embed.subarray(token * H, (token + 1) * H));
+  }
+
+  /** attention block, then the router: returns the routed experts and their input */
+  route(layer: number): LayerRoute {
+    const L = this.model.layers[layer];
+    const kc = this.kcache[layer];
+    const vc = this.vcache[layer];
+    if (L === undefined || kc === undefined || vc === undefined) throw new Error(`no layer ${layer}`);
+    const H = this.model.shape.hidden;
+    const s = this.scratch;
+    this.lib.rmsnorm(this.x, L.attnNorm, s.a);
+    this.lib.matvec(L.wq, s.a, H, H, s.q);
+    this.lib.matvec(L.wk, s.a, H, H, s.k);
+    this.lib.matvec(L.wv, s.a, H, H, s.v);
+    this.lib.attention(s.q, s.k, s.v, kc, vc, this.pos, this.model.shape.heads, s.o);
+    this.lib.matvec(L.wo, s.o, H, H, s.wo);
+    this.lib.axpy(this.x, 1, s.wo);
+    const input = new Float32Array(H);
+    this.lib.rmsnorm(this.x, L.ffnNorm, input);
+    this.lib.matvec(L.router, input, this.model.shape.experts, H, this.routerLogits);
+    const r = this.lib.route(this.routerLogits, this.model.shape.topk);
+    if (r.status.code !== 0) throw new Error(`route failed: ${r.status.message}`);
+    return { ids: r.ids, weights: r.weights, input };
+  }
+
+  /** x += sum_k w_k y_k, in route order */
+  combine(route: LayerRoute, outputs: readonly Float32Array[]): void {
+    const moe = new Float32Array(this.model.shape.hidden);
+    outputs.forEach((y, k) => this.lib.axpy(moe, route.weights[k] ?? 0, y));
+    this.lib.axpy(this.x, 1, moe);
+  }
+
+  /** final norm, lm_head, argmax */
+  finish(): number {
+    const f = new Float32Array(this.model.shape.hidden);
+    this.lib.rmsnorm(this.x, this.model.outNorm, f);
+    this.lib.matvec(this.model.lmHead, f, this.model.shape.vocab, this.model.shape.hidden, this.logits);
+    return this.lib.argmax(this.logits);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The oracle report: reports/oracle-<backend>.json and .md, one row per run.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { OracleRunResult } from './oracle_run.js';
+
+export interface OracleRow {
+  readonly result: OracleRunResult;
+  readonly matched: number;
+  /** first generated position that differs from the reference, -1 if none */
+  readonly firstDivergence: number;
+  readonly hiddenIdentical: boolean;
+  readonly pass: boolean;
+}
+
+export interface OracleReportInput {
+  readonly backend: string;
+  readonly devices: readonly number[];
+  readonly tokens: number;
+  readonly fixture: string;
+  readonly library: string;
+  readonly rows: readonly OracleRow[];
+  readonly validationMessages: number | null;
+  readonly ok: boolean;
+}
+
+export function writeOracleReport(dir: string, r: OracleReportInput): void {
+  mkdirSync(dir, { recursive: true });
+  const date = new Date().toISOString();
+  const runs = r.rows.map((row) => {
+    const x = row.result;
+    return {
+      name: x.spec.name,
+      pass: row.pass,
+      tokensMatched: row.matched,
+      tokens: r.tokens,
+      firstDivergence: row.firstDivergence,
+      hiddenBitIdentical: row.hiddenIdentical,
+      residentAtEnd: x.residentAtEnd,
+      hitRate: x.hits + x.misses > 0 ? x.hits / (x.hits + x.misses) : 0,
+      uploads: x.uploads,
+      uploadFailures: x.uploadFailures,
+      swaps: x.swaps,
+      uploadGBps: x.uploadGBps,
+      tokPerSec: x.tokPerSec,
+      problem: x.problem,
+      notes: x.notes,
+      nativeLedgerAtShutdown: x.nativeLedgerAtShutdown,
+    };
+  });
+  const body = { date, backend: r.backend, devices: r.devices, fixture: r.fixture, library: r.library, tokens: r.tokens, ok: r.ok, validationMessages: r.validationMessages, runs };
+  writeFileSync(join(dir, `oracle-${r.backend}.json`), JSON.stringify(body, null, 2) + '\n');
+  const md = [
+    `# tierlab oracle: ${r.backend} on devices [${r.devices.join(',')}]: ${r.ok ? 'all runs token-exact and bit-identical' : 'MISMATCH'}`,
+    '',
+    `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
+      (r.validationMessages !== null ? ` - Vulkan validation messages: ${r.validationMessages}` : ''),
+    '',
+    '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | upload GB/s | tok/s | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.map(
+      (x) =>
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${(100 * x.hitRate).toFixed(1)} % | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+    ),
+    '',
+  ];
+  writeFileSync(join(dir, `oracle-${r.backend}.md`), md.join('\n'));
+}

@@ -1,0 +1,204 @@
+/**
+ * One oracle run: the tiny MoE model decoded by the native engine, with the same tier
+ * and the same engine driver the simulator checks, under one budget / warmstart / fault
+ * configuration. Returns the generated tokens, every step's final hidden state (for
+ * bit-for-bit comparison with the CPU-only run) and the tier's numbers; the model's
+ * checkers watch the whole run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engineMain, type DriverPlan, type ShutdownPoint } from '../engine/driver.js';
+import type { NativeEngineLib } from '../engine/native/binding.js';
+import { RealWorld } from '../engine/native/real_world.js';
+import { runReal } from '../engine/native/real_runtime.js';
+import { expertBytes } from '../tier/sizes.js';
+import { Tier } from '../tier/tier.js';
+import { tierConfigFor } from '../tier/variants.js';
+import { accountingChecker } from '../../model/checkers/accounting.js';
+import { endStateChecker } from '../../model/checkers/end_state.js';
+import { postconditionChecker } from '../../model/checkers/postconditions.js';
+import type { Checker } from '../../model/rt/runtime.js';
+import type { LoadedModel } from './model_types.js';
+
+export interface OracleRunSpec {
+  readonly name: string;
+  /** experts per device: a number, or 'all' */
+  readonly budgetExperts: number | 'all';
+  readonly warmstart: 'none' | 'plan';
+  readonly loaders: number;
+  /** read the heat file left by an earlier run of the same set (warm start) */
+  readonly heatFile: boolean;
+  readonly swaps: boolean;
+  readonly swapPeriod: number;
+  readonly streaming: boolean;
+  /** arm one injected failure: the after-th call of op on device 0 fails */
+  readonly fault: { readonly op: 'upload' | 'issue' | 'take'; readonly after: number } | null;
+  readonly shutdownAt: ShutdownPoint | null;
+}
+
+export interface OracleRunResult {
+  readonly spec: OracleRunSpec;
+  readonly ok: boolean;
+  readonly problem: string | null;
+  readonly generated: number[];
+  readonly hidden: Float32Array[];
+  readonly residentAtEnd: number;
+  readonly hits: number;
+  readonly misses: number;
+  readonly uploads: number;
+  readonly uploadFailures: number;
+  readonly swaps: number;
+  readonly uploadGBps: number;
+  readonly tokPerSec: number;
+  readonly decodeSeconds: number;
+  readonly notes: string[];
+  readonly nativeLedgerAtShutdown: { count: number; bytes: number } | null;
+}
+
+export interface OracleContext {
+  readonly lib: NativeEngineLib;
+  readonly model: LoadedModel;
+  readonly devices: readonly number[];
+  /** generated tokens to check */
+  readonly tokens: number;
+  /** directory where heat files live across the runs of one oracle invocation */
+  readonly heatDir: string;
+}
+
+export function newHeatDir(): string {
+  return mkdtempSync(join(tmpdir(), 'tierlab-heat-'));
+}
+
+export function removeHeatDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** records the residency when shutdown begins (the end of decoding) */
+function residencyProbe(tier: Tier): Checker & { resident: number } {
+  const probe = {
+    resident: 0,
+    onMark(_rt: unknown, _th: unknown, op: { k: string; fn?: string }) {
+      if (op.k === 'call' && op.fn === 'shutdown' && probe.resident === 0) {
+        for (const row of tier.st.slots) for (const s of row) if (s.resident) probe.resident++;
+      }
+    },
+  };
+  return probe;
+}
+
+export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
+  const { lib, model } = ctx;
+  const shape = model.shape;
+  const prompt = model.manifest.prompt;
+  const steps = prompt.length + ctx.tokens - 1;
+  const created = lib.createEngine(ctx.devices, 0);
+  const fail = (problem: string): OracleRunResult => emptyResult(spec, problem);
+  if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
+  const engine = created.engine;
+  try {
+    const lut = lib.setLut(engine, model.siluLut);
+    if (lut.code !== 0) return fail(`set LUT: ${lut.message}`);
+    if (spec.fault !== null) {
+      const armed = lib.faultArm(engine, spec.fault.op, 0, spec.fault.after);
+      if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
+    }
+    const e0 = model.layers[0]?.experts[0];
+    if (e0 === undefined) return fail('model has no experts');
+    const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
+    const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
+    const ndev = ctx.devices.length;
+    const perDevice = Math.ceil((shape.layers * shape.experts) / ndev);
+    const budget = spec.budgetExperts === 'all' ? perDevice : spec.budgetExperts;
+    const base = {
+      layers: shape.layers,
+      experts: shape.experts,
+      topk: shape.topk,
+      weightBytes,
+      scaleBytes,
+      budgetBytes: new Array<number>(ndev).fill(0),
+      reserveBytes: 0,
+      ringCapacity: 48,
+      wantSwaps: spec.swaps,
+      streaming: spec.streaming,
+      heatFile: spec.heatFile,
+      swapPeriod: spec.swapPeriod,
+      decayPeriod: 1024,
+      denseBytes: 0,
+    };
+    const exp = expertBytes(tierConfigFor({ devices: ndev, reclaims: true }, base));
+    const native = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
+    if (native !== exp) return fail(`allocator rule mismatch: the tier charges ${exp} bytes per expert, the library ${native}`);
+    const cfg = tierConfigFor(
+      { devices: ndev, reclaims: lib.reclaims(engine) },
+      { ...base, budgetBytes: new Array<number>(ndev).fill(budget * exp) },
+    );
+    const tier = new Tier(cfg);
+    const world = new RealWorld(lib, engine, model, {
+      devices: ndev,
+      streaming: spec.streaming,
+      heatPath: spec.heatFile ? join(ctx.heatDir, 'heat.json') : null,
+      prompt,
+      steps,
+    });
+    const plan: DriverPlan = {
+      warmstart: spec.warmstart,
+      loaders: spec.loaders,
+      tokens: steps,
+      layers: shape.layers,
+      refillAfterToken: -1,
+      shutdownAt: spec.shutdownAt,
+      denseWhileGroupOpen: false,
+      streaming: spec.streaming,
+    };
+    const checkCtx = { st: tier.st, world };
+    const probe = residencyProbe(tier);
+    const checkers: Checker[] = [accountingChecker(checkCtx), postconditionChecker(checkCtx), endStateChecker(checkCtx), probe];
+    const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
+    const c = tier.st.counters;
+    const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
+    const problem = outcome.violation !== null ? `${outcome.violation.property}: ${outcome.violation.detail}` : outcome.error !== null ? `error: ${outcome.error.message}` : null;
+    return {
+      spec,
+      ok: outcome.ok,
+      problem,
+      generated: world.argmax.slice(prompt.length - 1),
+      hidden: world.hidden,
+      residentAtEnd: probe.resident,
+      hits: c.hits,
+      misses: c.misses,
+      uploads: c.uploads,
+      uploadFailures: c.uploadFailures,
+      swaps: c.swaps,
+      uploadGBps: world.stats.uploadSeconds > 0 ? world.stats.uploadBytes / world.stats.uploadSeconds / 1e9 : 0,
+      tokPerSec: ctx.tokens / decodeSeconds,
+      decodeSeconds,
+      notes: world.stats.failures,
+      nativeLedgerAtShutdown: world.stats.nativeLedgerAtShutdown,
+    };
+  } finally {
+    const d = lib.destroy(engine);
+    if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
+  }
+}
+
+function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
+  return {
+    spec,
+    ok: false,
+    problem,
+    generated: [],
+    hidden: [],
+    residentAtEnd: 0,
+    hits: 0,
+    misses: 0,
+    uploads: 0,
+    uploadFailures: 0,
+    swaps: 0,
+    uploadGBps: 0,
+    tokPerSec: 0,
+    decodeSeconds: 0,
+    notes: [],
+    nativeLedgerAtShutdown: null,
+  };
+}
