@@ -171,7 +171,7 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       uploadFailures: c.uploadFailures,
       swaps: c.swaps,
       uploadGBps: world.stats.uploadSeconds > 0 ? world.stats.uploadBytes / world.stats.uploadSeconds / 1e9 : 0,
-      tokPerSec: ctx.tokens / decodeSeconds,
+      tokPerSec: world.decodeEnded > 0 ? ctx.tokens / decodeSeconds : 0,
       decodeSeconds,
       notes: world.stats.failures,
       nativeLedgerAtShutdown: world.stats.nativeLedgerAtShutdown,

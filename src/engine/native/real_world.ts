@@ -194,7 +194,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       fmt: m.format,
       rows: m.rows,
       cols: m.cols,
-      group: m.group,
+      // the ABI takes a group size only for the grouped format (0 otherwise)
+      group: m.format === 4 ? m.group : 0,
       data: m.data,
       scales: m.scales,
     });
@@ -258,7 +259,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         fmt: w.gate.format,
         hidden: this.H,
         width: this.model.shape.expertWidth,
-        group: this.model.shape.groupSize,
+        group: w.gate.format === 4 ? this.model.shape.groupSize : 0,
         gate: w.gate.data,
         gateS: w.gate.scales,
         up: w.up.data,

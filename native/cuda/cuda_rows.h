@@ -1,0 +1,43 @@
+/*
+ * What the CUDA host code hands the expert kernels, and the kernels' launcher.
+ *
+ * Role: the one header shared by the C host files and expert_kernels.cu. A group is a
+ * device array of tl_cuda_row (one expert per row), copied in with the input on the
+ * group stream. Invariants: pointers are device pointers of live tensors (the
+ * dispatcher keeps them alive until the group is taken); shapes were checked by the
+ * dispatcher (gate/up [width][hidden], down [hidden][width], one format per row).
+ */
+#ifndef TIERLAB_CUDA_ROWS_H
+#define TIERLAB_CUDA_ROWS_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+typedef struct tl_cuda_wref {
+  const void *w;  /* packed weights (MATH.md layout) */
+  const float *s; /* scales */
+  int fmt, rows, cols, group;
+} tl_cuda_wref;
+
+typedef struct tl_cuda_row {
+  tl_cuda_wref gate, up, down;
+  int width; /* F of this row's expert */
+} tl_cuda_row;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enqueues the group's kernels on `stream`: quant(x) -> gate/up -> h -> quant(h) -> down.
+ * Buffers (device): x and y are n * hidden floats (row stride hidden); h is n rows of
+ * stride TL_MAX_WIDTH; qx / qh are n rows of stride TL_MAX_HIDDEN / TL_MAX_WIDTH int8;
+ * e holds 2 * TL_MAX_GROUP_ROWS ints (x exponents, then h exponents); lut 1024 floats.
+ * Returns the launch status (cudaGetLastError). */
+cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int max_width,
+                                 const float *x, float *y, float *h, int8_t *qx, int8_t *qh,
+                                 int *e, const float *lut, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,81 @@
+/*
+ * The dispatcher's engine object and its internal helpers.
+ *
+ * Role: what dispatch*.c share. An engine wraps one backend instance and owns:
+ *   - the registry of its live tensors (validated by membership before any dereference);
+ *   - per-device capacity charge, group state and fault arms.
+ * Locking: `mu` guards every field below it. Backend calls that may block (upload,
+ * take) run without `mu`; the group phase (ISSUING, TAKING) marks the device busy
+ * meanwhile. The registry of live engines (registry.c) has its own global lock and
+ * counts calls in progress, so destroy waits for them and a stale handle is refused.
+ */
+#ifndef TIERLAB_ENGINE_H
+#define TIERLAB_ENGINE_H
+
+#include <pthread.h>
+
+#include "backend.h"
+#include "ptrset.h"
+
+typedef enum tl_group_phase {
+  TL_GROUP_CLOSED = 0,
+  TL_GROUP_ISSUING, /* backend issue in progress */
+  TL_GROUP_OPEN,    /* issued, waiting for take */
+  TL_GROUP_TAKING   /* backend take in progress */
+} tl_group_phase;
+
+typedef struct tl_group_state {
+  tl_group_phase phase;
+  int n, hidden;
+  tl_tensor *used[3 * TL_MAX_GROUP_ROWS]; /* each holds one group_uses count */
+  int nused;
+} tl_group_state;
+
+enum { TL_OP_UPLOAD = 0, TL_OP_ISSUE, TL_OP_TAKE, TL_OP_COUNT };
+
+typedef struct tl_fault_slot {
+  int armed;
+  int remaining; /* calls to let through before the one that fails */
+} tl_fault_slot;
+
+struct tl_engine {
+  const tl_backend_ops *ops;
+  tl_backend *be;
+  int ndev;
+  int devices[TL_MAX_DEVICES];
+  uint64_t capacity_bytes; /* 0: the backend's own limit */
+  int calls;               /* calls in progress; guarded by the registry lock */
+
+  pthread_mutex_t mu;
+  tl_ptrset tensors;       /* live tl_tensor* of this engine */
+  uint64_t tensor_bytes;   /* sum of their footprints */
+  uint64_t charged_bytes[TL_MAX_DEVICES]; /* footprints charged (reserved) per device */
+  tl_group_state group[TL_MAX_DEVICES];
+  tl_fault_slot fault[TL_OP_COUNT][TL_MAX_DEVICES];
+  int lut_set;
+
+  /* A faulted take, or destroy with a group still open, waits for the group and
+   * throws its output away here: allocated at creation so those paths cannot fail. */
+  pthread_mutex_t discard_mu;
+  float *discard; /* TL_MAX_GROUP_ROWS * TL_MAX_HIDDEN floats */
+};
+
+/* registry.c: the global registry of live engines. */
+int tl_registry_add(tl_engine *eng);
+/* Validates the handle and counts a call in progress; pair with tl_engine_leave. */
+int tl_engine_enter(tl_engine *eng, const char *fn, char *err, size_t cap);
+void tl_engine_leave(tl_engine *eng);
+/* Removes the engine (new calls are refused) and waits until no call is in progress.
+ * Returns 0, or -1 when eng was not live. */
+int tl_registry_retire(tl_engine *eng);
+
+/* fault.c: with eng->mu held, counts one call of op on dev; 1 when it must fail. */
+int tl_fault_fires(tl_engine *eng, int op, int dev);
+
+/* dispatch.c */
+int tl_check_dev(tl_engine *eng, const char *fn, int dev, char *err, size_t cap);
+void tl_clear_err(char *err, size_t cap);
+/* With eng->mu held: drops the group's tensor uses and closes it. */
+void tl_group_close(tl_group_state *g);
+
+#endif

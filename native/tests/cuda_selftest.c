@@ -1,0 +1,353 @@
+/*
+ * CUDA self-test (make cuda-selftest; runs on a GPU machine): every visible device gets
+ * random experts of all three formats, runs groups of up to 32 rows, and every output
+ * row must be bit-identical (memcmp) to tl_expert_cpu on the same input. Edge rows
+ * cover zero input, input below the 2^-60 threshold, huge input (LUT index clamps),
+ * exact .5 rounding ties, and subnormal outputs. Then: ledger back to its baseline,
+ * a faulted take, and host-to-device upload bandwidth through tl_tensor_upload.
+ *
+ * Usage: cuda_selftest [ndev] [--quick | --bandwidth]
+ *   ndev: default every visible device, up to TL_MAX_DEVICES; --quick skips the
+ *   largest shapes and the bandwidth measurement (for runs under compute-sanitizer);
+ *   --bandwidth measures only the bandwidth. The CUDA backend fills its pinned staging
+ *   with TIERLAB_CUDA_COPY_THREADS host threads (default 4).
+ * Prints "N passed, N failed" after the checks; exit status 0 only when none failed.
+ * It uses only the public ABI, so it also runs against libtierlab_cpu.so.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "expert_gen.h"
+
+#define ROWS TL_MAX_GROUP_ROWS
+#define NEXP 8
+
+static int passed, failed;
+/* What the edge cases really reached (so a quiet pass is not a vacuous one). */
+static long n_subnormal, n_inf, n_zero;
+
+static void check(int ok, const char *what) {
+  if (ok) {
+    passed++;
+  } else {
+    failed++;
+    printf("FAIL: %s\n", what);
+  }
+}
+
+typedef struct test_case {
+  const char *name;
+  int fmt, hidden, width, group, rows;
+  int edge; /* 1: edge inputs and scales */
+} test_case;
+
+/* Input regime of an edge row. */
+static void fill_edge_row(uint64_t *rng, float *x, int H, int r) {
+  switch ((r + r / 4) % 6) { /* with the row-to-expert map: 23 of 48 pairs */
+    case 0: memset(x, 0, sizeof(float) * (size_t)H); break;
+    case 1: tg_fill(rng, x, (size_t)H, -1e-20f, 1e-20f); break; /* below 2^-60 */
+    case 2: tg_fill(rng, x, (size_t)H, -1e30f, 1e30f); break;
+    case 3: /* amax 127 -> e = 0, every other value an exact .5 tie */
+      for (int i = 0; i < H; i++) x[i] = (float)((i % 200) - 100) + 0.5f;
+      x[H - 1] = 127.0f;
+      break;
+    case 4: tg_fill(rng, x, (size_t)H, -1e-15f, 1e-15f); break;
+    default: tg_fill(rng, x, (size_t)H, -4.0f, 4.0f); break;
+  }
+}
+
+/* Experts 5..7 of an edge case: overflow to infinity, saturated LUT index, subnormal
+ * scales and outputs (no flush to zero anywhere). */
+static void edge_scales(tg_expert *e, int i) {
+  for (int p = 0; p < 3 && i == 5; p++) {
+    for (size_t k = 0; k < e->nscales[p]; k++) e->s[p][k] *= 1e6f;
+  }
+  if (i == 6) for (size_t k = 0; k < e->nscales[0]; k++) e->s[0][k] *= 1e4f;
+  if (i == 7) for (size_t k = 0; k < e->nscales[2]; k++) e->s[2][k] *= 1e-40f;
+}
+
+typedef struct dev_run {
+  tg_expert e[NEXP];
+  tl_tensor *t[NEXP][3];
+  float *x, *y;
+  int nexp;
+} dev_run;
+
+static void report_mismatch(const char *name, int dev, int r, const float *got,
+                            const float *want, int H) {
+  for (int i = 0; i < H; i++) {
+    if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+      uint32_t a, b;
+      memcpy(&a, &got[i], 4);
+      memcpy(&b, &want[i], 4);
+      printf("  %s dev %d row %d: y[%d] = %.9g (0x%08x), cpu %.9g (0x%08x)\n", name, dev, r,
+             i, got[i], a, want[i], b);
+      return;
+    }
+  }
+}
+
+static int prepare(tl_engine *eng, int dev, dev_run *d, const test_case *c, uint64_t *rng) {
+  char err[512];
+  d->nexp = c->rows < NEXP ? c->rows : NEXP;
+  d->x = malloc(sizeof(float) * (size_t)c->rows * (size_t)c->hidden);
+  d->y = malloc(sizeof(float) * (size_t)c->rows * (size_t)c->hidden);
+  if (d->x == NULL || d->y == NULL) return -1;
+  for (int i = 0; i < d->nexp; i++) {
+    if (tg_expert_make(&d->e[i], rng, c->fmt, c->hidden, c->width, c->group) != 0) return -1;
+    if (c->edge) edge_scales(&d->e[i], i);
+    if (tg_expert_upload(eng, dev, &d->e[i], d->t[i], err, sizeof err) != TL_OK) {
+      printf("  upload failed on dev %d: %s\n", dev, err);
+      return -1;
+    }
+  }
+  for (int r = 0; r < c->rows; r++) {
+    float *x = d->x + (size_t)r * (size_t)c->hidden;
+    if (c->edge) fill_edge_row(rng, x, c->hidden, r);
+    else tg_fill(rng, x, (size_t)c->hidden, -3.0f, 3.0f);
+  }
+  return 0;
+}
+
+static int issue(tl_engine *eng, int dev, dev_run *d, const test_case *c) {
+  char err[512];
+  tl_tensor *g[ROWS], *u[ROWS], *dn[ROWS];
+  for (int r = 0; r < c->rows; r++) { /* experts repeat and interleave across rows */
+    int i = (r * 3 + r / d->nexp) % d->nexp;
+    g[r] = d->t[i][0];
+    u[r] = d->t[i][1];
+    dn[r] = d->t[i][2];
+  }
+  int rc = tl_group_issue(eng, dev, c->rows, g, u, dn, d->x, c->hidden, err, sizeof err);
+  if (rc != TL_OK) printf("  issue failed on dev %d: %s\n", dev, err);
+  return rc;
+}
+
+static void take_and_compare(tl_engine *eng, int dev, dev_run *d, const test_case *c,
+                             const float *lut) {
+  char err[512], what[160];
+  const size_t H = (size_t)c->hidden;
+  int rc = tl_group_take(eng, dev, d->y, c->rows, c->hidden, err, sizeof err);
+  snprintf(what, sizeof what, "%s: take on dev %d (%.80s)", c->name, dev, err);
+  check(rc == TL_OK, what);
+  if (rc != TL_OK) return;
+  float *want = malloc(sizeof(float) * H);
+  if (want == NULL) return;
+  for (int r = 0; r < c->rows; r++) {
+    int i = (r * 3 + r / d->nexp) % d->nexp;
+    rc = tg_expert_cpu(&d->e[i], lut, d->x + (size_t)r * H, want, err, sizeof err);
+    int same = rc == TL_OK && memcmp(d->y + (size_t)r * H, want, sizeof(float) * H) == 0;
+    if (!same) report_mismatch(c->name, dev, r, d->y + (size_t)r * H, want, c->hidden);
+    for (size_t k = 0; k < H && c->edge; k++) {
+      int cls = fpclassify(want[k]);
+      n_subnormal += cls == FP_SUBNORMAL;
+      n_inf += cls == FP_INFINITE;
+      n_zero += cls == FP_ZERO;
+    }
+    snprintf(what, sizeof what, "%s: dev %d row %d bit-identical to tl_expert_cpu", c->name,
+             dev, r);
+    check(same, what);
+  }
+  free(want);
+}
+
+static void release(tl_engine *eng, dev_run *d) {
+  for (int i = 0; i < NEXP; i++) {
+    for (int p = 0; p < 3; p++) {
+      if (d->t[i][p] != NULL) tl_tensor_free(eng, d->t[i][p], NULL, 0);
+    }
+    tg_expert_free(&d->e[i]);
+  }
+  free(d->x);
+  free(d->y);
+  memset(d, 0, sizeof *d);
+}
+
+static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *lut,
+                     uint64_t *rng) {
+  dev_run runs[TL_MAX_DEVICES];
+  memset(runs, 0, sizeof runs);
+  int issued[TL_MAX_DEVICES] = {0};
+  for (int d = 0; d < ndev; d++) { /* every device in flight at once */
+    int ok = prepare(eng, d, &runs[d], c, rng) == 0;
+    char what[160];
+    snprintf(what, sizeof what, "%s: prepare dev %d", c->name, d);
+    check(ok, what);
+    if (ok) issued[d] = issue(eng, d, &runs[d], c) == TL_OK;
+    snprintf(what, sizeof what, "%s: issue dev %d", c->name, d);
+    if (ok) check(issued[d], what);
+  }
+  for (int d = 0; d < ndev; d++) {
+    if (issued[d]) take_and_compare(eng, d, &runs[d], c, lut);
+    release(eng, &runs[d]);
+  }
+  printf("%-34s rows %2d x %d device(s): %d passed, %d failed so far\n", c->name, c->rows,
+         ndev, passed, failed);
+  fflush(stdout);
+}
+
+/* The take fault on device 0: TL_E_FAULT, y untouched, the group closed. */
+static void fault_check(tl_engine *eng, const float *lut, uint64_t *rng) {
+  (void)lut;
+  test_case c = {"fault", TL_FMT_I8_ROW, 128, 128, 0, 1, 0};
+  dev_run d;
+  memset(&d, 0, sizeof d);
+  char err[512];
+  if (prepare(eng, 0, &d, &c, rng) == 0 && issue(eng, 0, &d, &c) == TL_OK) {
+    for (int i = 0; i < c.hidden; i++) d.y[i] = -7.0f;
+    /* armed after issue: counts only takes */
+    check(tl_fault_arm(eng, "take", 0, 0, err, sizeof err) == TL_OK, "fault: arm take");
+    check(tl_group_take(eng, 0, d.y, 1, c.hidden, err, sizeof err) == TL_E_FAULT,
+          "fault: take answers TL_E_FAULT");
+    int untouched = 1;
+    for (int i = 0; i < c.hidden; i++) untouched &= d.y[i] == -7.0f;
+    check(untouched, "fault: y untouched");
+    check(tl_group_take(eng, 0, d.y, 1, c.hidden, err, sizeof err) == TL_E_STATE,
+          "fault: group closed");
+  } else {
+    check(0, "fault: prepare and issue");
+  }
+  release(eng, &d);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* 256 MiB int8 tensors, 5 uploads per device, from ordinary (pageable) host memory as
+ * the tier hands it over; the backend stages through pinned memory. */
+static void bandwidth(tl_engine *eng, int ndev) {
+  const int rows = 16384, cols = 16384, reps = 5;
+  const size_t bytes = (size_t)rows * (size_t)cols;
+  unsigned char *w = malloc(bytes);
+  float *s = malloc(sizeof(float) * (size_t)rows);
+  if (w == NULL || s == NULL) {
+    check(0, "bandwidth: host memory");
+    free(w);
+    free(s);
+    return;
+  }
+  for (size_t i = 0; i < bytes; i++) w[i] = (unsigned char)(i * 131u);
+  for (int i = 0; i < rows; i++) s[i] = 0.01f;
+  unsigned char *copy = malloc(bytes); /* one core's memcpy, for comparison */
+  if (copy != NULL) {
+    memset(copy, 1, bytes);
+    double t0 = now_s();
+    memcpy(copy, w, bytes);
+    double dt = now_s() - t0;
+    printf("host memcpy, one thread, 256 MiB: %.1f GB/s (check byte %u)\n",
+           (double)bytes / dt / 1e9, copy[bytes / 3]);
+    free(copy);
+  }
+  for (int d = 0; d < ndev; d++) {
+    double best = 0.0, total = 0.0;
+    int ok = 1;
+    for (int k = 0; k < reps && ok; k++) {
+      char err[512];
+      tl_tensor *t = NULL;
+      double t0 = now_s();
+      ok = tl_tensor_upload(eng, d, TL_FMT_I8_ROW, rows, cols, 0, w, bytes, s, (size_t)rows,
+                            &t, err, sizeof err) == TL_OK;
+      double dt = now_s() - t0;
+      if (!ok) printf("  upload failed: %s\n", err);
+      if (ok) tl_tensor_free(eng, t, NULL, 0);
+      double gbs = (double)(bytes + sizeof(float) * (size_t)rows) / dt / 1e9;
+      total += gbs;
+      if (gbs > best) best = gbs;
+    }
+    check(ok, "bandwidth: uploads");
+    if (ok) {
+      printf("upload bandwidth dev %d: %d x 256 MiB through tl_tensor_upload: best %.1f GB/s,"
+             " mean %.1f GB/s\n", d, reps, best, total / reps);
+    }
+  }
+  free(w);
+  free(s);
+}
+
+static tl_engine *open_engine(int want, int *ndev) {
+  char err[512];
+  int devs[TL_MAX_DEVICES];
+  for (int i = 0; i < TL_MAX_DEVICES; i++) devs[i] = i;
+  tl_engine *eng = NULL;
+  int lo = want > 0 ? want : 1, hi = want > 0 ? want : TL_MAX_DEVICES;
+  for (int n = hi; n >= lo; n--) { /* the backend refuses ids that do not exist */
+    if (tl_engine_create(devs, n, 0, &eng, err, sizeof err) == TL_OK) {
+      *ndev = n;
+      return eng;
+    }
+  }
+  printf("cannot create an engine: %s\n", err);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  int want = 0, quick = 0, bw_only = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    else if (strcmp(argv[i], "--bandwidth") == 0) bw_only = 1;
+    else want = atoi(argv[i]);
+  }
+  int ndev = 0;
+  char err[512];
+  tl_engine *eng = open_engine(want, &ndev);
+  if (eng == NULL) {
+    printf("0 passed, 1 failed\n");
+    return 1;
+  }
+  printf("backend %s, %d device(s)\n", tl_backend_name(), ndev);
+  for (int d = 0; d < ndev; d++) {
+    uint64_t f = 0, t = 0;
+    if (tl_mem_info(eng, d, &f, &t, err, sizeof err) == TL_OK) {
+      printf("  dev %d: %.1f of %.1f GiB free\n", d, (double)f / (1 << 30),
+             (double)t / (1 << 30));
+    }
+  }
+  float lut[TL_SILU_LUT_SIZE];
+  tg_lut(lut);
+  check(tl_engine_set_lut(eng, lut, err, sizeof err) == TL_OK, "set_lut");
+  uint64_t c0 = 0, b0 = 0, c1 = 0, b1 = 0;
+  check(tl_ledger(eng, &c0, &b0, err, sizeof err) == TL_OK, "ledger");
+
+  static const test_case cases[] = {
+      {"int8/row  H64 F128", TL_FMT_I8_ROW, 64, 128, 0, ROWS, 0},
+      {"int4/row  H64 F128", TL_FMT_I4_ROW, 64, 128, 0, ROWS, 0},
+      {"int4/g32  H64 F128", TL_FMT_I4_GROUP, 64, 128, 32, ROWS, 0},
+      {"int8/row  H1024 F512", TL_FMT_I8_ROW, 1024, 512, 0, ROWS, 0},
+      {"int4/row  H1024 F512", TL_FMT_I4_ROW, 1024, 512, 0, ROWS, 0},
+      {"int4/g64  H1024 F512", TL_FMT_I4_GROUP, 1024, 512, 64, ROWS, 0},
+      {"int4/g5   H250 F130 (odd groups)", TL_FMT_I4_GROUP, 250, 130, 5, 7, 0},
+      {"int8/row  edge H256 F256", TL_FMT_I8_ROW, 256, 256, 0, ROWS, 1},
+      {"int4/row  edge H256 F256", TL_FMT_I4_ROW, 256, 256, 0, ROWS, 1},
+      {"int4/g16  edge H256 F256", TL_FMT_I4_GROUP, 256, 256, 16, ROWS, 1},
+      {"int8/row  H8192 F8192 (max)", TL_FMT_I8_ROW, 8192, 8192, 0, 2, 0},
+      {"int4/row  H8192 F8192 (max)", TL_FMT_I4_ROW, 8192, 8192, 0, 2, 0},
+      {"int4/g128 H8192 F8192 (max)", TL_FMT_I4_GROUP, 8192, 8192, 128, 2, 0},
+  };
+  uint64_t rng = 20261129;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !bw_only; i++) {
+    if (quick && cases[i].hidden > 1024) continue;
+    run_case(eng, ndev, &cases[i], lut, &rng);
+  }
+  if (!bw_only) {
+    printf("edge outputs reached: %ld subnormal, %ld infinite, %ld zero\n", n_subnormal,
+           n_inf, n_zero);
+  }
+  if (!bw_only) fault_check(eng, lut, &rng);
+  check(tl_ledger(eng, &c1, &b1, err, sizeof err) == TL_OK && c1 == c0 && b1 == b0,
+        "ledger back to its baseline after every free");
+  printf("ledger baseline: %" PRIu64 " internal buffers, %" PRIu64 " bytes\n", c0, b0);
+  if (!quick) bandwidth(eng, ndev);
+  check(tl_engine_destroy(eng, err, sizeof err) == TL_OK, "destroy");
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
