@@ -61,7 +61,9 @@ const progress = new Progress();
 const heatDir = newHeatDir();
 const ctx = { lib, model, devices, tokens, heatDir };
 const half = Math.ceil((model.shape.layers * model.shape.experts) / devices.length / 2);
-const specs = oracleMatrix(half).filter((s) => values.only === undefined || s.name.includes(values.only));
+// the CPU-only run always comes first: every other run's hidden states are compared with it
+const [cpuOnly, ...rest] = oracleMatrix(half);
+const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...rest.filter((s) => values.only === undefined || s.name.includes(values.only))];
 const rows: OracleRow[] = [];
 const reference = model.manifest.reference.tokens.slice(0, tokens);
 let baseline: Float32Array[] | null = null;

@@ -1,0 +1,209 @@
+/*
+ * Vulkan backend: the state shared by the files of native/vulkan/.
+ *
+ * Role: one `struct tl_backend` per engine, driving exactly one VkDevice with one
+ * compute queue. The pieces, one file each:
+ *   vk_device.c    instance, debug messenger hookup, device pick, memory budget
+ *   vk_memory.c    memory-type choice and plain buffers (internal allocations)
+ *   vk_arena.c     the fill-once weight arena (never reclaims a slice)
+ *   vk_upload.c    tensor upload (staged or mapped) and free
+ *   vk_pipeline.c  shader modules, layouts, pipelines, descriptor pools
+ *   vk_group.c     expert group issue / take
+ *   vk_backend.c   the tl_backend_impl vtable, init, shutdown, mem_info, ledger
+ *   vk_validation.c the debug-utils messenger and its message counter
+ *
+ * Locking (uploads may run on a worker thread while the decode thread issues groups):
+ *   up_mx  serializes uploads: the staging buffer and the upload command buffer;
+ *   mx     guards the arena, the ledger, descriptor pools, the LUT copy, the
+ *          group's in-flight flag and every use of the queue (vkQueueSubmit and
+ *          vkQueueWaitIdle need the queue externally synchronized).
+ *   Order: up_mx before mx; never wait on a fence while holding mx.
+ */
+#ifndef TIERLAB_VK_INTERNAL_H
+#define TIERLAB_VK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "../src/backend.h"
+
+#define VK_LUT_ENTRIES TL_SILU_LUT_SIZE
+/* Arena chunks are allocated on demand in this size (larger for a larger tensor),
+ * capped by what is left of the limit. */
+#define VK_ARENA_CHUNK_BYTES (64ull << 20)
+/* Host staging buffer for staged uploads; bigger tensors go through in pieces. */
+#define VK_STAGING_BYTES (16ull << 20)
+/* Workgroup width of every shader (local_size_x in the shaders). */
+#define VK_WG 64u
+/* Descriptor sets per tensor pool: pools are added as tensors arrive. */
+#define VK_TENSOR_POOL_SETS 256u
+
+enum { VK_UPLOAD_STAGED = 0, VK_UPLOAD_MAPPED = 1 };
+
+/* One buffer with its own memory: the internal allocations (staging, group io and
+ * scratch). Counted in the ledger while live. */
+typedef struct vk_buf {
+  VkBuffer buf;
+  VkDeviceMemory mem;
+  VkDeviceSize size;
+  void *map; /* persistent mapping when host-visible, else NULL */
+} vk_buf;
+
+/* One arena chunk: a device-local buffer carved bottom-up and never given back. */
+typedef struct vk_chunk {
+  VkBuffer buf;
+  VkDeviceMemory mem;
+  VkDeviceSize size, top; /* [0, top) handed out; [top, size) free tail */
+  void *map;              /* mapped upload mode only */
+  int filled;             /* vkCmdFillBuffer done once (see vk_upload.c) */
+} vk_chunk;
+
+typedef struct vk_arena {
+  vk_chunk *chunks;
+  int nchunks, cap_chunks;
+  uint32_t mem_type;
+  VkDeviceSize limit;    /* bytes the arena may ever allocate (cap and budget) */
+  VkDeviceSize reserved; /* sum of chunk sizes */
+  VkDeviceSize align;    /* slice alignment: storage-buffer offset rule */
+  uint64_t slices, slice_bytes; /* handed out so far; a free does not lower them */
+} vk_arena;
+
+/* Backend state of one tensor (tl_tensor.impl). */
+typedef struct vk_tensor {
+  int chunk;
+  VkDeviceSize w_off, w_size; /* weights, padded to whole 32-bit words */
+  VkDeviceSize s_off, s_size; /* float32 scales */
+  VkDescriptorSet set;        /* binding 0: weights as uint[], 1: scales */
+  int pool;                   /* index of the pool that owns set */
+} vk_tensor;
+
+typedef struct vk_pool {
+  VkDescriptorPool pool;
+  uint32_t used;
+} vk_pool;
+
+/* The expert group of the (single) device: its own io and scratch buffers, sized once
+ * at init for TL_MAX_HIDDEN x TL_MAX_WIDTH (so the ledger never moves), one descriptor
+ * set per row over disjoint row ranges, a command buffer and a fence. */
+typedef struct vk_group {
+  VkDeviceSize row_h, row_f;   /* per-row strides of the H- and F-sized regions */
+  VkDeviceSize off_y, off_lut; /* inside io: x rows at 0, y rows, then the LUT */
+  VkDeviceSize off_h, off_qh, off_ex, off_eh; /* inside scratch (qx rows at 0) */
+  vk_buf io;      /* host-visible: x in, y out, lut */
+  vk_buf scratch; /* device-local: qx, h, qh, ex, eh */
+  int needs_fill; /* fresh scratch: filled once by the first command buffer */
+  VkDescriptorSet rows[TL_MAX_GROUP_ROWS];
+  VkCommandPool cmd_pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  int inflight; /* submitted, not yet taken (mx) */
+  int n, hidden;
+  unsigned lut_gen; /* LUT generation copied into io */
+} vk_group;
+
+struct tl_backend {
+  VkInstance inst;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice phys;
+  VkDevice dev;
+  VkQueue queue;
+  uint32_t qfam;
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties mprops;
+  int has_budget_ext;
+
+  pthread_mutex_t mx, up_mx;
+  int mx_ok, up_mx_ok;
+
+  int upload_mode; /* VK_UPLOAD_STAGED or VK_UPLOAD_MAPPED */
+  vk_arena arena;
+
+  /* staged uploads (up_mx) */
+  vk_buf staging;
+  VkCommandPool up_pool;
+  VkCommandBuffer up_cmd;
+  VkFence up_fence;
+
+  /* pipelines */
+  VkShaderModule mod_quant, mod_gateup, mod_down;
+  VkDescriptorSetLayout row_layout, tensor_layout;
+  VkPipelineLayout layout;
+  VkPipeline quant_x, quant_h, gateup, down;
+  VkDescriptorPool row_pool;
+  vk_pool *pools;
+  int npools;
+
+  vk_group group;
+
+  float lut[VK_LUT_ENTRIES];
+  unsigned lut_gen; /* 0: no table yet */
+
+  uint64_t int_count, int_bytes; /* live internal allocations (ledger) */
+};
+
+/* Push constants of every pipeline (matches `Push` in shaders/common.glsl). */
+typedef struct vk_push {
+  int32_t fmt_a, rows_a, cols_a, group_a; /* set 1 tensor */
+  int32_t fmt_b, rows_b, cols_b, group_b; /* set 2 tensor (gate/up stage only) */
+  int32_t n;                              /* quant: number of values */
+} vk_push;
+
+/* vk_device.c */
+int vk_device_open(tl_backend *b, int index, char *err, size_t cap);
+VkDeviceSize vk_device_budget(tl_backend *b, uint32_t heap, int *from_ext);
+const char *vk_result_str(VkResult r);
+
+/* vk_validation.c */
+int vk_validation_requested(void); /* 0 off, 1 core, 2 core + synchronization */
+void vk_validation_chain(VkDebugUtilsMessengerCreateInfoEXT *ci);
+int vk_validation_install(tl_backend *b, char *err, size_t cap);
+void vk_validation_remove(tl_backend *b);
+
+/* vk_memory.c */
+int vk_find_type(tl_backend *b, uint32_t bits, VkMemoryPropertyFlags want,
+                 VkMemoryPropertyFlags avoid);
+/* memory type: one with `want` and none of `avoid`, else one with `fallback` */
+int vk_buf_create(tl_backend *b, VkDeviceSize size, VkBufferUsageFlags usage,
+                  VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid,
+                  VkMemoryPropertyFlags fallback, vk_buf *out, char *err, size_t cap);
+void vk_buf_destroy(tl_backend *b, vk_buf *buf);
+VkDeviceSize vk_align(VkDeviceSize v, VkDeviceSize a);
+
+/* vk_arena.c */
+int vk_arena_init(tl_backend *b, uint64_t capacity_bytes, char *err, size_t cap);
+int vk_arena_reserve(tl_backend *b, VkDeviceSize w_size, VkDeviceSize s_size, vk_tensor *t,
+                     char *err, size_t cap);
+VkDeviceSize vk_arena_free_bytes(const vk_arena *a);
+void vk_arena_destroy(tl_backend *b);
+
+/* vk_upload.c */
+/* VK_UPLOAD_STAGED or VK_UPLOAD_MAPPED, or minus a tl_status when the value is bad */
+int vk_upload_mode_from_env(char *err, size_t cap);
+int vk_upload_init(tl_backend *b, char *err, size_t cap);
+int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
+                     const float *scales, size_t nscales, char *err, size_t cap);
+void vk_tensor_free(tl_backend *b, tl_tensor *t);
+void vk_upload_destroy(tl_backend *b);
+
+/* vk_pipeline.c */
+int vk_pipeline_create(tl_backend *b, char *err, size_t cap);
+/* both with mx held: descriptor pools are externally synchronized */
+int vk_tensor_set_alloc(tl_backend *b, vk_tensor *t, VkBuffer buf, char *err, size_t cap);
+void vk_tensor_set_release(tl_backend *b, vk_tensor *t);
+void vk_pipeline_destroy(tl_backend *b);
+
+/* vk_group.c */
+int vk_group_init(tl_backend *b, char *err, size_t cap);
+int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
+                   tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
+                   char *err, size_t cap);
+int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
+                  size_t cap);
+void vk_group_destroy(tl_backend *b);
+
+/* vk_shaders.c: SPIR-V compiled from the .comp shaders at build time */
+extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[];
+extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size;
+
+#endif

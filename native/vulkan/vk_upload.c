@@ -1,0 +1,229 @@
+/*
+ * Vulkan backend: tensor upload and free.
+ *
+ * Role: put one tensor (packed weights + float32 scales) into the fill-once arena.
+ * Two ways, chosen once per engine by TIERLAB_VK_UPLOAD:
+ *   staged (default): host staging buffer -> vkCmdCopyBuffer -> DEVICE_LOCAL arena.
+ *     This is the path for cards without a large host-visible window (no resizable
+ *     BAR), where HOST_VISIBLE|DEVICE_LOCAL memory is a ~256 MiB aperture.
+ *   mapped: the arena itself is HOST_VISIBLE (and DEVICE_LOCAL when available) and the
+ *     CPU writes the bytes in place.
+ * Invariants:
+ *   - uploads are serialized by up_mx (one staging buffer, one command buffer); the
+ *     arena and the queue are touched under mx only, and fences are waited outside it,
+ *     so a worker thread uploading never blocks the decode thread's issue for long;
+ *   - every arena chunk is filled once with vkCmdFillBuffer before its first use, in
+ *     both modes: with staged uploads a freshly created device-local block gave
+ *     slightly nondeterministic results until its first device-side touch was a fill
+ *     (seen on RADV; the fill value did not matter, the cause is not known);
+ *   - each upload's command buffer ends with a transfer -> compute barrier, so every
+ *     group submitted afterwards on the queue sees the bytes;
+ *   - a failed copy leaves its arena slice consumed (fill-once: nothing is reused);
+ *   - free releases nothing of the arena; only the tensor's descriptor set goes back to
+ *     its pool (the dispatcher never frees a tensor that an open group uses).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+int vk_upload_mode_from_env(char *err, size_t cap) {
+  const char *v = getenv("TIERLAB_VK_UPLOAD");
+  if (!v || !*v || strcmp(v, "staged") == 0) return VK_UPLOAD_STAGED;
+  if (strcmp(v, "mapped") == 0) return VK_UPLOAD_MAPPED;
+  return -tl_fail(err, cap, TL_E_ARG, "vulkan: TIERLAB_VK_UPLOAD=%s (staged or mapped)", v);
+}
+
+int vk_upload_init(tl_backend *b, char *err, size_t cap) {
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = b->qfam};
+  VkResult r = vkCreateCommandPool(b->dev, &pci, NULL, &b->up_pool);
+  if (r != VK_SUCCESS) {
+    b->up_pool = VK_NULL_HANDLE;
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload command pool: %s", vk_result_str(r));
+  }
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .commandPool = b->up_pool,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                     .commandBufferCount = 1};
+  if ((r = vkAllocateCommandBuffers(b->dev, &cai, &b->up_cmd)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload command buffer: %s",
+                   vk_result_str(r));
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if ((r = vkCreateFence(b->dev, &fci, NULL, &b->up_fence)) != VK_SUCCESS) {
+    b->up_fence = VK_NULL_HANDLE;
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload fence: %s", vk_result_str(r));
+  }
+  if (b->upload_mode != VK_UPLOAD_STAGED) return TL_OK;
+  /* staging lives in host memory: prefer a type that is not device-local, so the
+   * small BAR window (if any) stays free */
+  const VkMemoryPropertyFlags hv =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  return vk_buf_create(b, VK_STAGING_BYTES, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, hv,
+                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, hv, &b->staging, err, cap);
+}
+
+void vk_upload_destroy(tl_backend *b) {
+  vk_buf_destroy(b, &b->staging);
+  if (b->up_fence) vkDestroyFence(b->dev, b->up_fence, NULL);
+  if (b->up_pool) vkDestroyCommandPool(b->dev, b->up_pool, NULL); /* frees up_cmd */
+  b->up_fence = VK_NULL_HANDLE;
+  b->up_pool = VK_NULL_HANDLE;
+  b->up_cmd = VK_NULL_HANDLE;
+}
+
+static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst, VkAccessFlags dst_access) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = src_access,
+                        .dstAccessMask = dst_access};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static int begin(tl_backend *b, char *err, size_t cap) {
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkResult r = vkBeginCommandBuffer(b->up_cmd, &bi); /* resets it (pool flag) */
+  if (r != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload begin: %s", vk_result_str(r));
+  return TL_OK;
+}
+
+/* Ends, submits and waits for the upload command buffer (up_mx held). */
+static int submit_wait(tl_backend *b, char *err, size_t cap) {
+  VkResult r = vkEndCommandBuffer(b->up_cmd);
+  if (r != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload end: %s", vk_result_str(r));
+  if ((r = vkResetFences(b->dev, 1, &b->up_fence)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload fence reset: %s", vk_result_str(r));
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                     .commandBufferCount = 1,
+                     .pCommandBuffers = &b->up_cmd};
+  pthread_mutex_lock(&b->mx);
+  r = vkQueueSubmit(b->queue, 1, &si, b->up_fence);
+  pthread_mutex_unlock(&b->mx);
+  if (r != VK_SUCCESS)
+    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
+                   "vulkan: upload submit: %s", vk_result_str(r));
+  if ((r = vkWaitForFences(b->dev, 1, &b->up_fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload wait: %s", vk_result_str(r));
+  return TL_OK;
+}
+
+static void record_fill(vk_chunk *c, VkCommandBuffer cmd, VkPipelineStageFlags next_stage,
+                        VkAccessFlags next_access) {
+  vkCmdFillBuffer(cmd, c->buf, 0, VK_WHOLE_SIZE, 0);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, next_stage,
+          next_access);
+}
+
+static int upload_staged(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const void *data,
+                         size_t data_bytes, const float *scales, size_t s_bytes, char *err,
+                         size_t cap) {
+  struct {
+    const uint8_t *src;
+    VkDeviceSize len, dst;
+  } seg[2] = {{data, data_bytes, vt->w_off}, {(const uint8_t *)scales, s_bytes, vt->s_off}};
+  int s = 0;
+  VkDeviceSize done = 0;
+  while (s < 2) {
+    int rc = begin(b, err, cap);
+    if (rc) return rc;
+    if (!c->filled)
+      record_fill(c, b->up_cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy reg[2];
+    uint32_t n = 0;
+    VkDeviceSize used = 0;
+    while (s < 2 && used < VK_STAGING_BYTES) {
+      VkDeviceSize take = seg[s].len - done;
+      if (take > VK_STAGING_BYTES - used) take = VK_STAGING_BYTES - used;
+      memcpy((uint8_t *)b->staging.map + used, seg[s].src + done, take);
+      reg[n++] = (VkBufferCopy){.srcOffset = used, .dstOffset = seg[s].dst + done, .size = take};
+      used += take;
+      done += take;
+      if (done == seg[s].len) {
+        s++;
+        done = 0;
+        used = vk_align(used, 16);
+      }
+    }
+    vkCmdCopyBuffer(b->up_cmd, b->staging.buf, c->buf, n, reg);
+    barrier(b->up_cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    if ((rc = submit_wait(b, err, cap))) return rc;
+    c->filled = 1;
+  }
+  return TL_OK;
+}
+
+static int upload_mapped(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const void *data,
+                         size_t data_bytes, const float *scales, size_t s_bytes, char *err,
+                         size_t cap) {
+  if (!c->filled) {
+    int rc = begin(b, err, cap);
+    if (rc) return rc;
+    /* the host writes next: make the fill available to host accesses first */
+    record_fill(c, b->up_cmd, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+    if ((rc = submit_wait(b, err, cap))) return rc;
+    c->filled = 1;
+  }
+  /* coherent memory: the next vkQueueSubmit makes these writes visible to the device */
+  memcpy((uint8_t *)c->map + vt->w_off, data, data_bytes);
+  memcpy((uint8_t *)c->map + vt->s_off, scales, s_bytes);
+  return TL_OK;
+}
+
+int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
+                     const float *scales, size_t nscales, char *err, size_t cap) {
+  VkDeviceSize w_size = vk_align(data_bytes, 4); /* the shaders load 32-bit words */
+  VkDeviceSize s_size = (VkDeviceSize)nscales * sizeof(float);
+  /* the shaders index elements (row * cols + j) in int32 */
+  if ((uint64_t)t->rows * (uint64_t)t->cols >= (1ull << 31))
+    return tl_fail(err, cap, TL_E_UNSUPPORTED,
+                   "vulkan: tensor of %d x %d elements (at most 2^31 - 1 on this backend)",
+                   t->rows, t->cols);
+  VkDeviceSize range = b->props.limits.maxStorageBufferRange;
+  if (w_size > range || s_size > range)
+    return tl_fail(err, cap, TL_E_UNSUPPORTED,
+                   "vulkan: tensor of %llu bytes exceeds maxStorageBufferRange %llu",
+                   (unsigned long long)w_size, (unsigned long long)range);
+  vk_tensor *vt = calloc(1, sizeof *vt);
+  if (!vt) return tl_fail(err, cap, TL_E_OOM, "vulkan: host allocation failed");
+
+  pthread_mutex_lock(&b->up_mx);
+  pthread_mutex_lock(&b->mx);
+  int rc = vk_arena_reserve(b, w_size, s_size, vt, err, cap);
+  /* chunks are only ever added under up_mx, which we hold: the pointer stays valid */
+  vk_chunk *c = rc ? NULL : &b->arena.chunks[vt->chunk];
+  if (!rc) rc = vk_tensor_set_alloc(b, vt, c->buf, err, cap);
+  pthread_mutex_unlock(&b->mx);
+  if (!rc)
+    rc = b->upload_mode == VK_UPLOAD_MAPPED
+             ? upload_mapped(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap)
+             : upload_staged(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap);
+  pthread_mutex_unlock(&b->up_mx);
+
+  if (rc) {
+    if (vt->set) {
+      pthread_mutex_lock(&b->mx);
+      vk_tensor_set_release(b, vt);
+      pthread_mutex_unlock(&b->mx);
+    }
+    free(vt);
+    return rc;
+  }
+  t->impl = vt;
+  return TL_OK;
+}
+
+void vk_tensor_free(tl_backend *b, tl_tensor *t) {
+  vk_tensor *vt = t->impl;
+  t->impl = NULL;
+  if (!vt) return;
+  pthread_mutex_lock(&b->mx);
+  vk_tensor_set_release(b, vt);
+  pthread_mutex_unlock(&b->mx);
+  free(vt);
+}
