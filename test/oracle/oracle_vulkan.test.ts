@@ -1,0 +1,44 @@
+/**
+ * The Vulkan backend on lavapipe (CI): the oracle under the Khronos validation layer,
+ * once with the core checks and once with synchronization validation. Any validation
+ * message (error, warning, VUID, leaked object at shutdown) fails the run.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const CORE = {
+  VK_LOADER_LAYERS_ENABLE: '*validation*',
+  VK_INSTANCE_LAYERS: 'VK_LAYER_KHRONOS_validation',
+  TIERLAB_VK_VALIDATION: '1',
+};
+const SYNC = { ...CORE, VK_LAYER_ENABLES: 'VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT' };
+
+beforeAll(() => {
+  execFileSync('make', ['-s', '-C', 'native', 'vulkan'], { stdio: 'inherit' });
+});
+
+function oracle(env: Record<string, string>, report: string) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', '--backend', 'vulkan', '--tokens', '64', '--report', report], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 600_000,
+  });
+  return { code: r.status, out: r.stdout + r.stderr, json: JSON.parse(readFileSync(join(report, 'oracle-vulkan.json'), 'utf8')) as { ok: boolean; validationMessages: number; runs: { tokensMatched: number; hiddenBitIdentical: boolean }[] } };
+}
+
+describe('Vulkan oracle on lavapipe under the validation layers', () => {
+  for (const [name, env] of [['core validation', CORE], ['synchronization validation', SYNC]] as const) {
+    it(`${name}: every run token-exact and bit-identical, zero validation messages`, () => {
+      const r = oracle(env, mkdtempSync(join(tmpdir(), 'tierlab-vk-')));
+      expect(r.code, r.out).toBe(0);
+      expect(r.json.validationMessages).toBe(0);
+      for (const run of r.json.runs) {
+        expect(run.tokensMatched).toBe(64);
+        expect(run.hiddenBitIdentical).toBe(true);
+      }
+    });
+  }
+});
