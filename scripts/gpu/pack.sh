@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs into .carry/gpu (git-ignored), on this machine:
+#  - Node itself (the GPU machine has none), xz-compressed;
+#  - koffi and its prebuilt linux-x64 build;
+#  - the oracle and the fixture generator bundled into single files (esbuild);
+#  - the native libraries (CPU, CUDA for sm_90 with a static runtime, Vulkan), the CUDA
+#    self-test and the raw host-to-device probe;
+#  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
+# Then one device call runs scripts/gpu/remote.sh there. See README, "Running on a GPU".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=.carry/gpu
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/node_modules/@koromix" "$out/vk"
+
+node scripts/setup.mjs --native
+make -s -C native cpu cuda cuda-selftest vulkan
+nvcc -O2 -arch=sm_90 -cudart static -o native/build/cuda_h2d_probe native/tests/cuda_h2d_probe.cu
+cp native/build/libtierlab_cpu.so native/build/libtierlab_cuda.so native/build/libtierlab_vulkan.so \
+   native/build/cuda_selftest native/build/cuda_h2d_probe "$out/lib/"
+
+cp -r node_modules/koffi "$out/node_modules/"
+cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
+banner="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"
+for entry in src/cli/oracle.ts fixtures/generate.ts; do
+  npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
+    --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
+done
+
+[ -f "$out/node.xz" ] || xz -T2 -6 -c "$(command -v node)" > "$out/node.xz"
+
+# the Vulkan loader and libglvnd, as this machine's packages have them
+for lib in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libGL.so.1 libGLESv2.so.2 libOpenGL.so.0; do
+  src=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
+  [ -n "$src" ] && cp -L "$src" "$out/vk/"
+done
+git rev-parse --short HEAD > "$out/commit.txt"
+du -sh "$out"
