@@ -11,7 +11,9 @@ import fc from 'fast-check';
 import type { Scenario } from '../model/scenario.js';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 
-export const SUITES = ['general', 'wide', 'streaming', 'fill-once', 'shutdown'] as const;
+/** 'mixed' draws from every other suite: the quickest first look (mutation runs bail
+ *  at the first violation, so it goes first). */
+export const SUITES = ['mixed', 'general', 'wide', 'streaming', 'fill-once', 'shutdown'] as const;
 export type Suite = (typeof SUITES)[number];
 
 /** Weight sizes that exercise every branch of the allocator rule. */
@@ -154,6 +156,7 @@ function shutdownPointArb(shape: Shape): fc.Arbitrary<ShutdownPoint> {
 }
 
 export function scenarioArb(suite: Suite): fc.Arbitrary<Scenario> {
+  if (suite === 'mixed') return fc.oneof(...SUITES.filter((s) => s !== 'mixed').map((s) => scenarioArb(s)));
   return shapeArb(suite).chain((shape) => scenarioFor(suite, shape));
 }
 

@@ -23,8 +23,8 @@ export interface DriverPlan {
   readonly layers: number;
   /** fill_wait again after this token (between tokens, no group open); -1: never */
   readonly refillAfterToken: number;
-  /** where a separate thread starts that calls shutdown (null: none); from there on the
-   *  schedule decides where in the other threads' work it lands */
+  /** where the engine shuts the tier down early, as on an error or an interrupt (null:
+   *  only at the end); the schedule decides where the other threads are by then */
   readonly shutdownAt: ShutdownPoint | null;
   /** run a resident dense GEMV while each group is in flight */
   readonly denseWhileGroupOpen: boolean;
@@ -35,24 +35,27 @@ export type ShutdownPoint =
   | { readonly phase: 'warmstart' }
   | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
 
-function* maybeStartShutdown(tier: Tier, plan: DriverPlan, here: ShutdownPoint): Gen<void> {
+/**
+ * An early shutdown, called by the decode thread itself (the engine's exit path runs on
+ * it): during the warmstart while loaders and uploads are in flight, or mid-token, even
+ * with its own group open. The engine then finishes on the CPU; the final shutdown is a
+ * second, harmless call.
+ */
+function* maybeShutdown(tier: Tier, plan: DriverPlan, here: ShutdownPoint): Gen<void> {
   const at = plan.shutdownAt;
   if (at === null || at.phase !== here.phase) return;
   if (at.phase === 'decode' && here.phase === 'decode') {
     if (at.token !== here.token || at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
   }
-  yield { k: 'spawn', name: 'shutdown', body: () => tier.shutdown() };
+  yield* tier.shutdown();
 }
 
 export function* engineMain(tier: Tier, plan: DriverPlan): Gen<void> {
   const started = yield* tier.init();
-  if (!started.ok) {
-    yield { k: 'mark', what: 'tier-off', detail: started.reason };
-  } else {
-    yield* maybeStartShutdown(tier, plan, { phase: 'warmstart' });
-  }
+  if (!started.ok) yield { k: 'mark', what: 'tier-off', detail: started.reason };
   if (started.ok && plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan);
   if (started.ok && plan.warmstart === 'block') yield* warmstartBlocking(tier, plan);
+  if (started.ok && plan.warmstart === 'none') yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
   for (let token = 0; token < plan.tokens; token++) {
     for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, token, layer);
     yield { k: 'finishToken', token };
@@ -69,6 +72,7 @@ function* warmstartPlanned(tier: Tier, plan: DriverPlan): Gen<void> {
     const mine = planned.filter((_, j) => j % n === i);
     loaders.push((yield { k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }) as number);
   }
+  yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
   for (const tid of loaders) yield { k: 'join', tid };
   yield* tier.fillWait();
   // ownership-based free: only what the tier confirms resident, after it forgot the pointer
@@ -94,6 +98,7 @@ function* warmstartBlocking(tier: Tier, plan: DriverPlan): Gen<void> {
       const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
       yield* tier.noteBlock(layer, eid, ram);
     }
+    if (layer === 0) yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
   }
   yield* tier.fillWait();
 }
@@ -108,7 +113,7 @@ function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef 
 }
 
 function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
-  yield* maybeStartShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: false });
+  yield* maybeShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: false });
   const route = (yield { k: 'route', token, layer }) as RouteInfo;
   for (const eid of route.eids) {
     if (plan.streaming) {
@@ -121,7 +126,7 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number
     }
   }
   const mask = yield* tier.issue(route);
-  yield* maybeStartShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: true });
+  yield* maybeShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: true });
   if (plan.denseWhileGroupOpen) {
     for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
   }

@@ -1,16 +1,18 @@
 /**
  * shutdown (PROTOCOL.md): save heat, stop, wake everyone, join the uploader, release every
- * resident tensor and staging copy, shut the backend down. Safe to call twice, and from
- * any thread but the decode thread while it holds an open group.
+ * resident tensor and staging copy, shut the backend down. Safe to call twice.
  *
- * Both condition variables are woken: the uploader on `cv`, and on `cv_take` every
- * thread parked in fill_wait, note_block or note_planned, and a swap parked on
- * `issue_open` (#1340). Resident tensors are released only once no group is open, since
- * an open group still reads them.
+ * It runs on the decode thread (the engine's exit path), possibly mid-token with that
+ * thread's own group open. Both condition variables are woken: the uploader on `cv`, and
+ * on `cv_take` every thread parked in fill_wait, note_block or note_planned, and a swap
+ * parked on `issue_open`, which then abandons: without that broadcast the join waits for
+ * a group only the joiner could close (#1340). The open group still reads resident
+ * tensors, so it is collected (and its results dropped: the engine recomputes them on
+ * the CPU) before anything is released.
  */
 import type { Gen, StagingCopy, TensorHandle } from '../ops.js';
 import { allocFootprint } from './sizes.js';
-import { BROADCAST_TAKE, LOCK, SIGNAL_CV, UNLOCK, WAIT_TAKE } from './sync.js';
+import { BROADCAST_TAKE, LOCK, SIGNAL_CV, UNLOCK } from './sync.js';
 import type { TierState } from './state.js';
 
 export function* shutdown(st: TierState): Gen<void> {
@@ -31,8 +33,16 @@ export function* shutdown(st: TierState): Gen<void> {
   if (heat !== null) yield { k: 'writeHeat', heat };
   yield { k: 'join', tid: uploader };
 
+  // the caller's own open group: collect it before releasing what it reads
   yield LOCK;
-  while (st.issueOpen) yield WAIT_TAKE;
+  const open = st.issueOpen ? st.groups.map((rows, dev) => ({ dev, rows })).filter((g) => g.rows.length > 0) : [];
+  for (const g of open) st.groups[g.dev] = [];
+  yield UNLOCK;
+  for (const g of open) yield { k: 'takeGroup', dev: g.dev, rows: g.rows };
+
+  yield LOCK;
+  st.issueOpen = false;
+  yield BROADCAST_TAKE;
   const release: { dev: number; tensor: TensorHandle }[] = [];
   for (const row of st.slots) {
     for (const slot of row) {
