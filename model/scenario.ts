@@ -65,7 +65,7 @@ export function describeScenario(s: Scenario): string {
       : s.shutdownAt.phase === 'warmstart'
         ? 'shutdown during warmstart'
         : `shutdown at t${s.shutdownAt.token} L${s.shutdownAt.layer}${s.shutdownAt.groupOpen ? ' (group open)' : ''}`,
-    s.faults.uploadFails.length + s.faults.issueFails.length + s.faults.takeFails.length > 0 ? 'faults' : '',
+    s.faults.uploadFails.length + s.faults.issueFails.length + s.faults.takeFails.length + (s.faults.loadFails?.length ?? 0) > 0 ? 'faults' : '',
   ];
   return parts.filter((p) => p !== '').join(', ');
 }

@@ -104,6 +104,7 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
       uploadFails: fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 2 }),
       issueFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
       takeFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
+      loadFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 2 }),
       spuriousWakeups: fc.integer({ min: 0, max: 3 }),
     })
     .map((r): Scenario => {
@@ -134,7 +135,7 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
         shutdownAt: r.shutdownAt,
         denseBytes: r.dense ? 64 * 1024 : 0,
         denseWhileGroupOpen: r.dense,
-        faults: { uploadFails: r.uploadFails, issueFails: r.issueFails, takeFails: r.takeFails },
+        faults: { uploadFails: r.uploadFails, issueFails: r.issueFails, takeFails: r.takeFails, loadFails: r.loadFails },
         spuriousWakeups: r.spuriousWakeups,
       };
     });

@@ -110,7 +110,14 @@ export type BackendOp =
 export type EngineOp =
   | { readonly k: 'route'; readonly token: number; readonly layer: number }
   | { readonly k: 'ramOf'; readonly layer: number; readonly eid: number }
-  | { readonly k: 'loadRam'; readonly layer: number; readonly eid: number }
+  | {
+      readonly k: 'loadRam';
+      readonly layer: number;
+      readonly eid: number;
+      /** who loads: a warmstart loader (may fail: the engine then has no weights to
+       *  offer), the CPU fallback, or the streaming path */
+      readonly why?: 'warmstart' | 'cpu' | 'stream';
+    }
   | { readonly k: 'freeRam'; readonly layer: number; readonly eid: number }
   | { readonly k: 'recycleRam'; readonly ram: RamRef }
   | {

@@ -10,12 +10,14 @@ export interface FaultPlan {
   readonly issueFails: readonly number[];
   /** indices of `takeGroup` calls that fail */
   readonly takeFails: readonly number[];
+  /** indices of warmstart RAM loads that fail (the loader then has null weights) */
+  readonly loadFails: readonly number[];
 }
 
-export const NO_FAULTS: FaultPlan = { uploadFails: [], issueFails: [], takeFails: [] };
+export const NO_FAULTS: FaultPlan = { uploadFails: [], issueFails: [], takeFails: [], loadFails: [] };
 
 export function isQuiet(plan: FaultPlan): boolean {
-  return plan.uploadFails.length === 0 && plan.issueFails.length === 0 && plan.takeFails.length === 0;
+  return plan.uploadFails.length === 0 && plan.issueFails.length === 0 && plan.takeFails.length === 0 && plan.loadFails.length === 0;
 }
 
 /** Counts calls of one kind and says whether this one is planned to fail. */

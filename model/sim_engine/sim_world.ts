@@ -42,6 +42,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   private readonly uploadFaults: FaultCounter;
   private readonly issueFaults: FaultCounter;
   private readonly takeFaults: FaultCounter;
+  private readonly loadFaults: FaultCounter;
   /** per device: outputs of the group in flight */
   private readonly pending: (SimOutput[] | null)[];
 
@@ -59,6 +60,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     this.uploadFaults = new FaultCounter(s.faults.uploadFails);
     this.issueFaults = new FaultCounter(s.faults.issueFails);
     this.takeFaults = new FaultCounter(s.faults.takeFails);
+    this.loadFaults = new FaultCounter(s.faults.loadFails ?? []);
     this.pending = new Array<SimOutput[] | null>(s.devices).fill(null);
     if (!s.streaming) {
       const none = new Set(s.noRam.map((k) => k.layer * s.experts + k.eid));
@@ -134,6 +136,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       case 'ramOf':
         return this.ram.current(op.layer, op.eid);
       case 'loadRam':
+        if (op.why === 'warmstart' && this.loadFaults.next()) return null;
         return this.ram.load(op.layer, op.eid);
       case 'freeRam': {
         const ref = this.ram.current(op.layer, op.eid);

@@ -85,8 +85,9 @@ function* warmstartPlanned(tier: Tier, plan: DriverPlan): Gen<void> {
 
 function* loaderThread(tier: Tier, mine: readonly ExpertKey[]): Gen<void> {
   for (const key of mine) {
-    // materialize the RAM int8 copy the tier will stage from
-    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid }) as RamRef | null;
+    // materialize the RAM int8 copy the tier will stage from (a failed load hands over
+    // null, and the tier gives the reservation back)
+    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' }) as RamRef | null;
     yield* tier.notePlanned(key.layer, key.eid, ram);
   }
 }
@@ -109,7 +110,7 @@ function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef 
     const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
     if (ram !== null) return ram;
   }
-  return (yield { k: 'loadRam', layer, eid }) as RamRef | null;
+  return (yield { k: 'loadRam', layer, eid, why: 'cpu' }) as RamRef | null;
 }
 
 function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
@@ -117,7 +118,7 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number
   const route = (yield { k: 'route', token, layer }) as RouteInfo;
   for (const eid of route.eids) {
     if (plan.streaming) {
-      const ram = (yield { k: 'loadRam', layer, eid }) as RamRef | null;
+      const ram = (yield { k: 'loadRam', layer, eid, why: 'stream' }) as RamRef | null;
       yield* tier.note(layer, eid, ram);
       if (ram !== null) yield { k: 'recycleRam', ram };
     } else {
