@@ -1,8 +1,8 @@
 /**
  * enqueue (mx held): put one expert on the upload ring (PROTOCOL.md, "enqueue").
  *
- * Refuses after `stop`, when the expert is resident or queued, when there are no RAM
- * weights, when the ring is full (counted as
+ * Refuses after `stop`, when the expert is resident or queued (or still holds the tensors
+ * of an eviction not yet carried out), when there are no RAM weights, when the ring is full (counted as
  * a skip), or when a plain upload does not fit its home budget. Otherwise charges the
  * budget (plain uploads that no plan reserved), makes the staging copy now (the RAM bytes
  * may not live past the caller's call), pushes, counts the entry in flight and wakes the
@@ -24,11 +24,11 @@ export function* enqueueLocked(
 ): Gen<boolean> {
   const slot = slotOf(st, layer, eid);
   if (st.stop) return false;
-  // A victim whose eviction is still in the ring holds its old tensors; enqueueing it
-  // again is safe because the one uploader pops in FIFO order, so the swap takes the old
-  // tensors before this entry installs new ones (checked by the properties with and
-  // without this refusal, so the protocol's rule is kept as it is).
-  if (slot.resident || slot.queued) return false;
+  // A victim whose eviction is still in the ring is neither resident nor queued, but it
+  // still holds its tensors: it must be refused too. Otherwise, if that swap is then
+  // abandoned at shutdown, the victim becomes resident again while also queued, charged
+  // twice (found by the properties: properties/replays/victim-reenqueued-then-abandoned.json).
+  if (slot.resident || slot.queued || slot.tensors !== null) return false;
   if (ram === null) return false;
   if (st.qn === st.cfg.ringCapacity) {
     st.counters.queueFullSkips++;

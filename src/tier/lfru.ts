@@ -29,7 +29,7 @@ export function* lfruTickLocked(st: TierState): Gen<void> {
         if (slot.home !== dev || slot.queued) continue;
         if (slot.resident) {
           if (cold === null || slot.heat < cold.heat) cold = slot;
-        } else if (!slot.planned && slot.ram !== null) {
+        } else if (!slot.planned && slot.ram !== null && slot.tensors === null) {
           if (hot === null || slot.heat > hot.heat) hot = slot;
         }
       }

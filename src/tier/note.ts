@@ -43,7 +43,7 @@ export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRe
 /** Streaming promotion (mx held): copy now or never; the pointer dies with the call. */
 function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null): Gen<boolean> {
   slot.ram = null;
-  if (ram === null || slot.resident || slot.queued) return false;
+  if (ram === null || slot.resident || slot.queued || slot.tensors !== null) return false;
   const dev = slot.home;
   if ((st.used[dev] ?? 0) + st.expBytes <= (st.budget[dev] ?? 0)) {
     return yield* enqueueLocked(st, slot.layer, slot.eid, ram, null, false);
