@@ -3,17 +3,26 @@
  * checked by every checker, and the first violation is shrunk to a short schedule and
  * re-run with the trace on.
  *
+ * Strategies: `choices` (fast-check's choice lists, shrunk by fast-check), `random`
+ * (seeded uniform choices), and `pct` and `exhaustive` (runner_explore.ts, shrunk by the
+ * prefix minimizer). `checkScenario` runs one given scenario instead of a suite; that is
+ * where PCT and exhaustive search state a guarantee.
+ *
  * A violation is a counterexample for the property whose id it carries. With a
  * `property` filter, violations of other properties are counted (and make the whole run
  * fail) but are not shrunk.
  */
 import fc from 'fast-check';
+import type { Guarantee } from '../model/explore/guarantee.js';
 import { runScenario, type RunResult } from '../model/run.js';
 import { ChoicesStrategy, RandomStrategy, trimPath, type Strategy } from '../model/rt/strategy.js';
 import type { Scenario } from '../model/scenario.js';
 import { scenarioArb, scheduleArb, type Suite } from './arbitraries.js';
+import { checkExhaustive, checkPct, exhaustiveOnScenario, pctOnScenario } from './runner_explore.js';
+import { newTally, record, summarize } from './tally.js';
 
-export type StrategyName = 'choices' | 'random';
+export const STRATEGIES = ['choices', 'random', 'pct', 'exhaustive'] as const;
+export type StrategyName = (typeof STRATEGIES)[number];
 
 export interface CheckRequest {
   readonly suite: Suite;
@@ -25,12 +34,27 @@ export interface CheckRequest {
   readonly strategy?: StrategyName;
   /** called every few hundred runs with the runs so far */
   readonly onProgress?: (runs: number) => void;
+  /** PCT: bug depth d (default 2) */
+  readonly depth?: number;
+  /** PCT on a given scenario: runs from the bound for this confidence */
+  readonly confidence?: number;
+  /** exhaustive: preemption bound (default 2 on a given scenario, 1 on generated ones) */
+  readonly preemptions?: number;
+  /** exhaustive: sleep-set reduction (default on) */
+  readonly reduction?: boolean;
+  /** exhaustive: prune states explored before (default off) */
+  readonly stateCache?: boolean;
+}
+
+/** Explore one given scenario instead of a suite's generated ones. */
+export interface ScenarioRequest extends Omit<CheckRequest, 'suite'> {
+  readonly scenario: Scenario;
 }
 
 export interface Counterexample {
   readonly property: string;
   readonly detail: string;
-  readonly suite: Suite;
+  readonly suite: Suite | 'scenario';
   readonly scenario: Scenario;
   /** the schedule that replays it (trailing quiet choices trimmed) */
   readonly choices: number[];
@@ -44,7 +68,8 @@ export interface Counterexample {
 }
 
 export interface SuiteResult {
-  readonly suite: Suite;
+  /** the suite, or 'scenario' for one given scenario */
+  readonly suite: Suite | 'scenario';
   readonly strategy: StrategyName;
   readonly runs: number;
   readonly steps: number;
@@ -54,45 +79,47 @@ export interface SuiteResult {
   readonly violations: Record<string, number>;
   /** coverage mark -> runs that reached it */
   readonly coverage: Record<string, number>;
-}
-
-interface Tally {
-  runs: number;
-  steps: number;
-  firstFailAtRun: number;
-  firstFailSeconds: number;
-  violations: Record<string, number>;
-  coverage: Record<string, number>;
-}
-
-function newTally(): Tally {
-  return { runs: 0, steps: 0, firstFailAtRun: -1, firstFailSeconds: -1, violations: {}, coverage: {} };
-}
-
-function record(t: Tally, r: RunResult, started: number, wanted: string | undefined): boolean {
-  t.runs++;
-  t.steps += r.steps;
-  for (const mark of r.coverage) t.coverage[mark] = (t.coverage[mark] ?? 0) + 1;
-  if (r.ok || r.violation === null) return true;
-  const id = r.violation.property;
-  t.violations[id] = (t.violations[id] ?? 0) + 1;
-  if (wanted !== undefined && id !== wanted) return true;
-  if (t.firstFailAtRun < 0) {
-    t.firstFailAtRun = t.runs;
-    t.firstFailSeconds = (performance.now() - started) / 1000;
-  }
-  return false;
+  /** PCT and exhaustive search on one given scenario: what was covered, in numbers */
+  readonly guarantee?: Guarantee;
 }
 
 export function checkSuite(req: CheckRequest): SuiteResult {
-  return (req.strategy ?? 'choices') === 'random' ? checkRandom(req) : checkChoices(req);
+  switch (req.strategy ?? 'choices') {
+    case 'random':
+      return checkRandom(req, scenarioArb(req.suite), req.suite);
+    case 'pct':
+      return checkPct(req);
+    case 'exhaustive':
+      return checkExhaustive(req);
+    default:
+      return checkChoices(req, scenarioArb(req.suite), req.suite);
+  }
 }
 
-function checkChoices(req: CheckRequest): SuiteResult {
+/** One given scenario under the chosen strategy (a counterexample file's, usually). */
+export function checkScenario(req: ScenarioRequest): SuiteResult {
+  const one = fc.constant(req.scenario);
+  switch (req.strategy ?? 'choices') {
+    case 'random':
+      return checkRandom(req, one, 'scenario');
+    case 'pct':
+      return pctOnScenario(req);
+    case 'exhaustive':
+      return exhaustiveOnScenario(req);
+    default:
+      return checkChoices(req, one, 'scenario');
+  }
+}
+
+type Source = fc.Arbitrary<Scenario>;
+type Label = Suite | 'scenario';
+type BaseRequest = Omit<CheckRequest, 'suite'>;
+
+function checkChoices(req: BaseRequest, scenarios: Source, label: Label): SuiteResult {
   const tally = newTally();
   const started = performance.now();
   let searching = true;
-  const prop = fc.property(scenarioArb(req.suite), scheduleArb(), (scenario, choices) => {
+  const prop = fc.property(scenarios, scheduleArb(), (scenario, choices) => {
     const r = runScenario(scenario, { strategy: new ChoicesStrategy(choices) });
     if (searching) {
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);
@@ -119,7 +146,7 @@ function checkChoices(req: CheckRequest): SuiteResult {
       failure = {
         property: replay.violation.property,
         detail: replay.violation.detail,
-        suite: req.suite,
+        suite: label,
         scenario,
         choices: trimPath(pathOf(scenario, choices)),
         steps: replay.steps,
@@ -131,7 +158,7 @@ function checkChoices(req: CheckRequest): SuiteResult {
       };
     }
   }
-  return summarize(req, 'choices', tally, seconds, failure);
+  return summarize(label, 'choices', tally, seconds, failure);
 }
 
 /** The normalized decision path of a run: replays it exactly and prints short. */
@@ -141,11 +168,10 @@ export function pathOf(scenario: Scenario, choices: readonly number[]): number[]
   return strategy.path;
 }
 
-function checkRandom(req: CheckRequest): SuiteResult {
+function checkRandom(req: BaseRequest, scenarios: Source, label: Label): SuiteResult {
   const tally = newTally();
   const started = performance.now();
   const deadline = req.seconds !== undefined ? started + req.seconds * 1000 : Infinity;
-  const scenarios = scenarioArb(req.suite);
   let failure: Counterexample | null = null;
   for (let i = 0; i < req.runs && performance.now() < deadline; i++) {
     const [scenario] = fc.sample(scenarios, { seed: req.seed + i, numRuns: 1 });
@@ -157,7 +183,7 @@ function checkRandom(req: CheckRequest): SuiteResult {
       failure = {
         property: r.violation.property,
         detail: r.violation.detail,
-        suite: req.suite,
+        suite: label,
         scenario,
         choices: trimPath(strategy.path),
         steps: r.steps,
@@ -170,20 +196,7 @@ function checkRandom(req: CheckRequest): SuiteResult {
       break;
     }
   }
-  return summarize(req, 'random', tally, (performance.now() - started) / 1000, failure);
-}
-
-function summarize(req: CheckRequest, strategy: StrategyName, t: Tally, seconds: number, failure: Counterexample | null): SuiteResult {
-  return {
-    suite: req.suite,
-    strategy,
-    runs: t.runs,
-    steps: t.steps,
-    seconds,
-    failure,
-    violations: t.violations,
-    coverage: t.coverage,
-  };
+  return summarize(label, 'random', tally, (performance.now() - started) / 1000, failure);
 }
 
 /** Re-runs a counterexample with the trace on. */

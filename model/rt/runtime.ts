@@ -12,7 +12,7 @@
  * gives the same run. Limits (steps, threads) end a run with a violation that says so.
  */
 import type { CvName, Op, Thread } from '../../src/ops.js';
-import type { Strategy } from './strategy.js';
+import type { ChoiceContext, Strategy } from './strategy.js';
 import { SimThread, ThreadState } from './thread.js';
 import { Trace } from './trace.js';
 import { Violation } from './violation.js';
@@ -87,6 +87,17 @@ export class Runtime implements RunView {
   private readonly candidates: SimThread[] = [];
   private current: SimThread | null = null;
   private decisions = 0;
+  /** what strategies see at a choice point: one object, rewritten in place */
+  private readonly ctx: MutableChoiceContext = {
+    options: [],
+    runnable: 0,
+    current: -1,
+    currentCanMove: false,
+    mxOwner: -1,
+    step: 0,
+  };
+  /** the strategy watches every step (PCT, exhaustive search) */
+  private readonly observes: boolean;
 
   constructor(
     private readonly world: SimWorld,
@@ -97,6 +108,7 @@ export class Runtime implements RunView {
   ) {
     this.spuriousLeft = limits.spuriousWakeups;
     this.trace = traced ? new Trace() : null;
+    this.observes = typeof strategy.onStep === 'function' || typeof strategy.onSpurious === 'function';
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
@@ -124,6 +136,7 @@ export class Runtime implements RunView {
     for (;;) {
       const th = this.choose();
       if (th === null) return;
+      if (this.observes) this.strategy.onStep?.(th, this.mxOwner === th.tid, this.steps);
       this.step(th);
       if (++this.steps > limits.maxSteps) {
         throw new Violation('LIVE-STEPS', `run exceeded ${limits.maxSteps} steps (livelock?): ${this.describeThreads()}`);
@@ -143,7 +156,8 @@ export class Runtime implements RunView {
       const cand = this.candidates;
       cand.length = 0;
       const cur = this.current;
-      if (cur !== null && this.canMove(cur)) cand.push(cur);
+      const curCanMove = cur !== null && this.canMove(cur);
+      if (curCanMove) cand.push(cur);
       let alive = 0;
       for (const th of this.threads) {
         if (th.state !== ThreadState.Done) alive++;
@@ -160,7 +174,14 @@ export class Runtime implements RunView {
       }
       let i = 0;
       if (cand.length > 1) {
-        i = this.strategy.pick(cand.length, 'thread');
+        const ctx = this.ctx;
+        ctx.options = cand;
+        ctx.runnable = runnable;
+        ctx.current = cur?.tid ?? -1;
+        ctx.currentCanMove = curCanMove;
+        ctx.mxOwner = this.mxOwner;
+        ctx.step = this.steps;
+        i = this.strategy.pick(cand.length, 'thread', ctx);
         this.decisions++;
       }
       const th = cand[i];
@@ -171,6 +192,7 @@ export class Runtime implements RunView {
       }
       // a spurious wakeup: the waiter leaves the cv and must re-take mx
       this.spuriousLeft--;
+      if (this.observes) this.strategy.onSpurious?.(th);
       this.wake(th, 'spurious');
     }
   }
@@ -228,7 +250,14 @@ export class Runtime implements RunView {
         if (q.length > 0) {
           let i = 0;
           if (q.length > 1) {
-            i = this.strategy.pick(q.length, 'wake');
+            const ctx = this.ctx;
+            ctx.options = q;
+            ctx.runnable = q.length;
+            ctx.current = th.tid;
+            ctx.currentCanMove = false;
+            ctx.mxOwner = this.mxOwner;
+            ctx.step = this.steps;
+            i = this.strategy.pick(q.length, 'wake', ctx);
             this.decisions++;
           }
           const w = q[i];
@@ -337,3 +366,5 @@ export class Runtime implements RunView {
     return this.current?.tid ?? -1;
   }
 }
+
+type MutableChoiceContext = { -readonly [K in keyof ChoiceContext]: ChoiceContext[K] };

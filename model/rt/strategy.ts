@@ -10,15 +10,50 @@
  * replaying that path with `ChoicesStrategy` gives the same run, byte for byte.
  */
 import seedrandom from 'seedrandom';
+import type { SimThread } from './thread.js';
 
 export type DecisionKind = 'thread' | 'wake';
 
+/**
+ * What a strategy may look at when it chooses: one object per runtime, filled in place
+ * before each `pick` (no allocation on the hot path). Read it during `pick` only; the
+ * runtime overwrites it at the next choice point. Strategies that do not need it (the
+ * choice list, uniform random) ignore it.
+ */
+export interface ChoiceContext {
+  /** for 'thread': the candidates in option order; options [0, runnable) move that
+   *  thread, options [runnable, n) give that waiting thread a spurious wakeup.
+   *  For 'wake': the waiters of the signalled cv, oldest first. */
+  readonly options: readonly SimThread[];
+  readonly runnable: number;
+  /** tid of the thread that moved last (-1 before the first step) */
+  readonly current: number;
+  /** for 'thread': the current thread could continue, so it is option 0 and any other
+   *  move is a preemption */
+  readonly currentCanMove: boolean;
+  /** tid holding mx, -1 when free */
+  readonly mxOwner: number;
+  /** steps executed so far in this run */
+  readonly step: number;
+}
+
 export interface Strategy {
   readonly name: string;
-  /** an option in [0, n); n > 1 */
-  pick(n: number, kind: DecisionKind): number;
+  /** an option in [0, n); n > 1. The simulator's runtime always passes `ctx`; a caller
+   *  that cannot (older code, the real world) may leave it out, and strategies that need
+   *  it (PCT, exhaustive search) then refuse with an error. */
+  pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number;
   /** option index taken at each choice point so far */
   readonly path: number[];
+  /**
+   * Optional: called before every step (choice or not) with the thread about to move
+   * and whether it holds mx now. PCT counts steps with it; exhaustive search computes
+   * what each step touches. Strategies without it cost the runtime one branch a step.
+   */
+  onStep?(th: SimThread, holdsMx: boolean, step: number): void;
+  /** Optional: a spurious wakeup was injected into this waiting thread (chosen at a
+   *  choice point or forced because nothing else could go on). */
+  onSpurious?(th: SimThread): void;
 }
 
 /** Follows a list of small integers (fast-check's arrays, replays); 0 once exhausted. */

@@ -2,21 +2,43 @@
  * `npm run properties`: every property over every suite, with a budget.
  *
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
- *                         [--suite NAME] [--strategy choices|random] [--report DIR]
- *                         [--bail] [--quiet] [--full]
+ *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
+ *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
+ *                         [--state-cache]
+ *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
  * prints no trace (the report and the counterexample file still have everything).
  * --runs is per suite; --seconds is the wall-clock budget for the whole run, shared
  * evenly by the suites. Exits 1 on any violation, 2 on bad arguments.
+ *
+ * Strategies: `choices` (fast-check generates and shrinks choice lists), `random`
+ * (seeded uniform choices), `pct` (PCT of depth --depth, default 2), `exhaustive`
+ * (every interleaving up to --preemptions, with sleep-set reduction unless
+ * --no-reduction; --state-cache also skips states explored before, see
+ * model/explore/state_digest.ts for how far that is sound). --scenario FILE explores one scenario (a counterexample file or a bare
+ * scenario JSON) instead of the suites; that is where the guarantees are: `pct
+ * --confidence 0.99` runs as often as PCT's bound needs, `exhaustive --preemptions 2`
+ * covers every schedule with at most 2 preemptions. The guarantee is printed and
+ * written to the report (suites[].guarantee in properties.json).
  */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Scenario } from '../../model/scenario.js';
 import { describeScenario } from '../../model/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
 import { propertyInfo, PROPERTIES } from '../../properties/catalogue.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import { checkSuite, replayCounterexample, type StrategyName, type SuiteResult } from '../../properties/runner.js';
+import {
+  checkScenario,
+  checkSuite,
+  replayCounterexample,
+  STRATEGIES,
+  type StrategyName,
+  type SuiteResult,
+} from '../../properties/runner.js';
 import { Progress } from './progress.js';
 
 function fail(message: string): never {
@@ -43,45 +65,97 @@ const { values } = parseArgs({
     full: { type: 'boolean' },
     bail: { type: 'boolean' },
     quiet: { type: 'boolean' },
+    depth: { type: 'string' },
+    confidence: { type: 'string' },
+    preemptions: { type: 'string' },
+    'no-reduction': { type: 'boolean' },
+    'state-cache': { type: 'boolean' },
+    scenario: { type: 'string' },
   },
   strict: true,
 });
 
-const seed = intOption(values.seed, 'seed', 20261129);
-const runs = intOption(values.runs, 'runs', 1500);
-const seconds = values.seconds !== undefined ? intOption(values.seconds, 'seconds', 60) : undefined;
 const strategy = (values.strategy ?? 'choices') as StrategyName;
-if (strategy !== 'choices' && strategy !== 'random') fail(`--strategy must be choices or random, got '${strategy}'`);
+if (!STRATEGIES.includes(strategy)) fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
+const seed = intOption(values.seed, 'seed', 20261129);
+const given = values.scenario !== undefined ? loadScenario(values.scenario) : null;
+// on one scenario, an exhaustive search runs to the end of its bound unless --runs caps it
+const runs = intOption(values.runs, 'runs', given !== null && strategy === 'exhaustive' ? Infinity : 1500);
+const seconds = values.seconds !== undefined ? intOption(values.seconds, 'seconds', 60) : undefined;
+const depth = values.depth !== undefined ? intOption(values.depth, 'depth', 2) : undefined;
+if (depth !== undefined && (!Number.isInteger(depth) || depth < 1)) fail(`--depth wants an integer >= 1, got '${values.depth ?? ''}'`);
+const confidence = values.confidence !== undefined ? Number(values.confidence) : undefined;
+if (confidence !== undefined && !(confidence > 0 && confidence < 1)) fail(`--confidence wants a number in (0, 1), e.g. 0.99; got '${values.confidence ?? ''}'`);
+if (confidence !== undefined && (strategy !== 'pct' || given === null)) {
+  fail('--confidence needs --strategy pct and --scenario FILE: the bound holds for one scenario, whose threads and steps it measures');
+}
+const preemptions = parsePreemptions(values.preemptions);
+if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct') fail('--depth and --confidence are for --strategy pct');
+if ((preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) && strategy !== 'exhaustive') {
+  fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
+}
 if (values.property !== undefined && propertyInfo(values.property) === undefined) {
   fail(`no property '${values.property}'; known: ${PROPERTIES.map((p) => p.id).join(', ')}`);
 }
+if (given !== null && values.suite !== undefined) fail('--scenario explores one scenario: drop --suite');
 const suites: Suite[] = values.suite !== undefined ? [values.suite as Suite] : [...SUITES];
 for (const s of suites) if (!SUITES.includes(s)) fail(`no suite '${s}'; known: ${SUITES.join(', ')}`);
 const reportDir = values.report ?? 'reports';
+
+function parsePreemptions(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'inf' || v === 'none') return Infinity;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) fail(`--preemptions wants an integer >= 0 or 'inf', got '${v}'`);
+  return n;
+}
+
+function loadScenario(file: string): Scenario {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    fail(`--scenario ${file}: ${(e as Error).message}`);
+  }
+  const d = data as { format?: unknown; scenario?: unknown; devices?: unknown; routes?: unknown };
+  const s = d.format === 'tierlab-counterexample' ? d.scenario : data;
+  const sc = s as { devices?: unknown; routes?: unknown } | null;
+  if (sc === null || typeof sc !== 'object' || typeof sc.devices !== 'number' || !Array.isArray(sc.routes)) {
+    fail(`--scenario ${file}: neither a counterexample file nor a scenario (devices, routes, ...)`);
+  }
+  return sc as unknown as Scenario;
+}
 
 const progress = new Progress();
 const results: SuiteResult[] = [];
 const replays = new Map<SuiteResult, string>();
 let failed = false;
 let failedEarly = false;
-for (const [i, suite] of suites.entries()) {
+const labels: (Suite | 'scenario')[] = given !== null ? ['scenario'] : suites;
+for (const [i, label] of labels.entries()) {
   if (failedEarly) break;
   const started = Date.now();
-  const result = checkSuite({
-    suite,
+  const common = {
     seed: seed + i,
     runs,
-    seconds: seconds !== undefined ? seconds / suites.length : undefined,
+    seconds: seconds !== undefined ? seconds / labels.length : undefined,
     property: values.property,
     strategy,
-    onProgress: (n) => progress.update(`[${i + 1}/${suites.length}] ${suite}: ${n} runs, ${((Date.now() - started) / 1000).toFixed(1)} s`),
-  });
+    depth,
+    confidence,
+    preemptions,
+    reduction: values['no-reduction'] !== true,
+    stateCache: values['state-cache'] === true,
+    onProgress: (n: number) => progress.update(`[${i + 1}/${labels.length}] ${label}: ${n} runs, ${((Date.now() - started) / 1000).toFixed(1)} s`),
+  };
+  const result = given !== null ? checkScenario({ ...common, scenario: given }) : checkSuite({ ...common, suite: label as Suite });
   results.push(result);
   const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
   progress.done(
-    `[${i + 1}/${suites.length}] ${suite.padEnd(10)} ${String(result.runs).padStart(6)} runs ${result.seconds.toFixed(1).padStart(6)} s ` +
+    `[${i + 1}/${labels.length}] ${label.padEnd(10)} ${String(result.runs).padStart(6)} runs ${result.seconds.toFixed(1).padStart(6)} s ` +
       `${speed.toLocaleString('en-US').padStart(10)} steps/s  ${result.failure === null ? (Object.keys(result.violations).length > 0 ? 'VIOLATIONS' : 'ok') : 'FAIL ' + result.failure.property}`,
   );
+  if (result.guarantee !== undefined) progress.done(`  ${result.guarantee.statement}`);
   if (Object.keys(result.violations).length > 0) failed = true;
   const f = result.failure;
   if (f === null) continue;
@@ -99,6 +173,7 @@ for (const [i, suite] of suites.entries()) {
   if (values.bail === true) failedEarly = true;
   if (values.quiet === true) continue;
   const traced = replayCounterexample(f.scenario, f.choices);
+  const how = result.strategy === 'choices' ? `fast-check seed ${f.seed} path ${f.path || '-'}` : `shrunk by the prefix minimizer (${result.strategy}, seed ${f.seed})`;
   process.stdout.write(
     [
       '',
@@ -106,7 +181,7 @@ for (const [i, suite] of suites.entries()) {
       `  ${f.detail}`,
       `  scenario: ${describeScenario(f.scenario)}`,
       `  schedule (${f.choices.length} choices): [${f.choices.join(',')}]  -> ${f.steps} steps`,
-      `  found after ${f.runsToFind} runs in ${f.secondsToFind.toFixed(2)} s; ${f.shrinks} shrinks; fast-check seed ${f.seed} path ${f.path || '-'}`,
+      `  found after ${f.runsToFind} runs in ${f.secondsToFind.toFixed(2)} s; ${f.shrinks} shrinks; ${how}`,
       '',
       traced.trace?.lanes({ last: values.full === true ? undefined : 80 }) ?? '',
       '',
@@ -118,6 +193,12 @@ for (const [i, suite] of suites.entries()) {
 
 const report = buildReport(results, { seed, strategy, command: `npm run properties -- ${process.argv.slice(2).join(' ')}`.trim(), replays });
 writeReport(reportDir, report, results);
+const guarantees = results.filter((r) => r.guarantee !== undefined);
+if (guarantees.length > 0) {
+  // the guarantees also go to the people's report (properties.json has them per suite)
+  const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.strategy}: ${r.guarantee?.statement ?? ''}`), ''];
+  appendFileSync(join(reportDir, 'properties.md'), md.join('\n'));
+}
 const t = report.totals;
 process.stdout.write(
   `\n${report.ok ? 'PASS' : 'FAIL'}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +

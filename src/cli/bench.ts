@@ -1,0 +1,131 @@
+/**
+ * `npm run bench`: the simulator's speed and scaling, exhaustive search of a small
+ * configuration, the fill_wait race, and time to kill every catalogue mutant under every
+ * strategy. Writes OUT/bench.json and OUT/bench.md (OUT: reports).
+ *
+ *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants] [--out DIR]
+ *                    [--seconds S] [--repeats R] [--scaling-seconds S]
+ *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
+ *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
+ *
+ * Sections run in the order above; the mutation runs come last because they take longest
+ * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
+ * Exits 1 if a section that ought to pass found a violation (the unmutated tier under a
+ * benchmark), 2 on bad arguments.
+ */
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { grownScenarios } from '../../model/explore/bench/scaling.js';
+import { exploreRow, reductionFactor, SMALL_CONFIGS } from '../../model/explore/bench/exhaustive_bench.js';
+import { measureMutants } from '../../model/explore/bench/mutants_bench.js';
+import { measureRace, RACE_FILE, RACE_REPLACE } from '../../model/explore/bench/race.js';
+import { measureSpeed } from '../../model/explore/bench/speed.js';
+import { writeBenchReport, type BenchReport } from '../../model/explore/bench/bench_report.js';
+import { smallWarmstart } from '../../model/explore/small_scenarios.js';
+import { describeScenario } from '../../model/scenario.js';
+import { defaultScenario } from '../../properties/default_scenario.js';
+import { STRATEGIES } from '../../properties/runner.js';
+
+const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function num(v: string | undefined, name: string, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) fail(`--${name} wants a positive number, got '${v}'`);
+  return n;
+}
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    out: { type: 'string' },
+    seconds: { type: 'string' },
+    repeats: { type: 'string' },
+    'scaling-seconds': { type: 'string' },
+    'explore-seconds': { type: 'string' },
+    'race-seeds': { type: 'string' },
+    'race-runs': { type: 'string' },
+    'mutant-seconds': { type: 'string' },
+    jobs: { type: 'string' },
+    strategies: { type: 'string' },
+  },
+  strict: true,
+});
+
+const only = (values.only ?? SECTIONS.join(',')).split(',') as Section[];
+for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known: ${SECTIONS.join(', ')}`);
+const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
+for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
+const root = process.cwd();
+const outDir = resolve(values.out ?? 'reports');
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
+
+const report: BenchReport = {
+  date: new Date().toISOString(),
+  command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+  machine: { cores: cpus().length, node: process.version, loadAverageAtStart: loadavg(), loadAverageAtEnd: [] },
+};
+let unexpected = false;
+
+if (only.includes('speed')) {
+  const s = defaultScenario();
+  const seconds = num(values.seconds, 'seconds', 2);
+  const repeats = num(values.repeats, 'repeats', 3);
+  log(`speed: default scenario, ${repeats} x ${seconds} s with checkers on, then off ...`);
+  const on = measureSpeed(s, { checks: true, seconds, repeats });
+  const off = measureSpeed(s, { checks: false, seconds, repeats });
+  if (on.violations > 0) unexpected = true;
+  report.speed = { scenario: describeScenario(s), on, off, checkerCost: off.stepsPerSecond / Math.max(1, on.stepsPerSecond) };
+  log(`  ${Math.round(on.stepsPerSecond).toLocaleString('en-US')} steps/s with checkers, ${Math.round(off.stepsPerSecond).toLocaleString('en-US')} without`);
+}
+
+if (only.includes('scaling')) {
+  const seconds = num(values['scaling-seconds'], 'scaling-seconds', 1);
+  report.scaling = [];
+  for (const g of grownScenarios(defaultScenario())) {
+    log(`scaling: ${g.dimension} = ${g.value} ...`);
+    const on = measureSpeed(g.scenario, { checks: true, seconds, repeats: 1, warmupSeconds: 0.2 });
+    const off = measureSpeed(g.scenario, { checks: false, seconds, repeats: 1, warmupSeconds: 0.2 });
+    if (on.violations > 0) unexpected = true;
+    report.scaling.push({ dimension: g.dimension, value: g.value, on, off });
+  }
+}
+
+if (only.includes('exhaustive')) {
+  const s = smallWarmstart();
+  const limit = num(values['explore-seconds'], 'explore-seconds', 120);
+  const rows = SMALL_CONFIGS.map((c) => {
+    log(`exhaustive: ${c.label} ...`);
+    const row = exploreRow(s, c, limit);
+    log(`  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s`);
+    if (row.violations.length > 0) unexpected = true;
+    return row;
+  });
+  report.exhaustive = { scenario: describeScenario(s), rows, reductionFactor: reductionFactor(rows) };
+}
+
+if (only.includes('race')) {
+  const seeds = num(values['race-seeds'], 'race-seeds', 20);
+  const runsPerSuite = num(values['race-runs'], 'race-runs', 1500);
+  log(`race: fill_wait on st.qn, ${seeds} seeds x ${strategies.join(', ')} ...`);
+  const rows = await measureRace(root, strategies, seeds, runsPerSuite);
+  report.race = { file: RACE_FILE, change: RACE_REPLACE, seeds, runsPerSuite, rows };
+}
+
+if (only.includes('mutants')) {
+  const seconds = num(values['mutant-seconds'], 'mutant-seconds', 20);
+  const jobs = num(values.jobs, 'jobs', cpus().length);
+  report.mutants = await measureMutants(root, strategies, seconds, jobs, log);
+}
+
+report.machine.loadAverageAtEnd = loadavg();
+writeBenchReport(outDir, report);
+log(`report in ${outDir}/bench.md`);
+process.exit(unexpected ? 1 : 0);

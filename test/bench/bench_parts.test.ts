@@ -1,0 +1,73 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown, type BenchReport } from '../../model/explore/bench/bench_report.js';
+import { reductionFactor, type ExhaustiveRow } from '../../model/explore/bench/exhaustive_bench.js';
+import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../model/explore/bench/race.js';
+import { grownScenarios } from '../../model/explore/bench/scaling.js';
+import { measureSpeed, median } from '../../model/explore/bench/speed.js';
+import { runScenario } from '../../model/run.js';
+import { ChoicesStrategy } from '../../model/rt/strategy.js';
+import { defaultScenario } from '../../properties/default_scenario.js';
+
+describe('bench parts', () => {
+  it('every grown scenario is valid and passes under the quiet schedule', () => {
+    const grown = grownScenarios(defaultScenario());
+    expect(new Set(grown.map((g) => g.dimension))).toEqual(new Set(['experts', 'devices', 'loaders', 'tokens']));
+    for (const g of grown) {
+      const r = runScenario(g.scenario, { strategy: new ChoicesStrategy([]) });
+      expect(r.violation, `${g.dimension}=${g.value}`).toBeNull();
+      if (g.dimension === 'tokens') expect(g.scenario.routes).toHaveLength(g.value);
+    }
+  });
+
+  it('measures speed with and without checkers', () => {
+    const s = measureSpeed(defaultScenario(), { checks: true, seconds: 0.05, repeats: 3, warmupSeconds: 0.01 });
+    expect(s.samples).toHaveLength(3);
+    expect(s.stepsPerSecond).toBeGreaterThan(0);
+    expect(s.violations).toBe(0);
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2);
+  });
+
+  it('puts the race into a scratch copy, never into the working tree', () => {
+    const dir = raceScratch(process.cwd());
+    try {
+      expect(readFileSync(join(dir, RACE_FILE), 'utf8')).toContain(RACE_REPLACE);
+      expect(readFileSync(RACE_FILE, 'utf8')).not.toContain(RACE_REPLACE);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('computes the reduction factor only from finished searches and renders the tables', () => {
+    const row = (label: string, reduction: boolean, schedules: number, complete = true): ExhaustiveRow => ({
+      label,
+      preemptions: 2,
+      reduction,
+      stateCache: false,
+      complete,
+      schedules,
+      sleepBlocked: 0,
+      cachedStops: 0,
+      states: 10,
+      stepsExecuted: 100,
+      seconds: 1,
+      stepsPerSecond: 100,
+      statesPerSecond: 10,
+      violations: [],
+    });
+    expect(reductionFactor([row('p', false, 100), row('r', true, 25)])).toBe(4);
+    expect(reductionFactor([row('p', false, 100, false), row('r', true, 25)])).toBeNull();
+    const report: BenchReport = {
+      date: 'd',
+      command: 'c',
+      machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
+      exhaustive: { scenario: 's', rows: [row('plain', false, 100), row('sleep', true, 25)], reductionFactor: 4 },
+      mutants: { available: false, note: 'no mutation runner', secondsPerMutant: 1, jobs: 1, strategies: [], rows: [], wallSeconds: {} },
+    };
+    const md = renderMarkdown(report);
+    expect(md).toMatch(/Reduction factor of sleep sets on the same bound: 4.00 x/);
+    expect(md).toMatch(/no mutation runner/);
+  });
+});

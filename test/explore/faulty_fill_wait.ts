@@ -1,0 +1,40 @@
+/**
+ * A fill_wait-like bug built by hand, for tests that must not touch src/: the planned
+ * warmstart of src/engine/driver.ts, with a fill_wait that waits for the ring to be empty
+ * (qn) instead of for nothing in flight (#1360). The uploader empties the ring slot before
+ * it copies, so fill_wait can return while an upload is still running: POST-FILL-WAIT.
+ */
+import type { Gen } from '../../src/ops.js';
+import { LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
+import type { TierState } from '../../src/tier/state.js';
+import type { Tier } from '../../src/tier/tier.js';
+
+function* fillWaitOnQueue(st: TierState): Gen<void> {
+  yield { k: 'call', fn: 'fill_wait' };
+  yield LOCK;
+  while (st.qn > 0 && !st.stop) yield WAIT_TAKE;
+  yield { k: 'ret', fn: 'fill_wait', value: st.stop ? 'stopped' : 'done' };
+  yield UNLOCK;
+}
+
+export function faultyWarmstart(loaders: number): (tier: Tier) => Gen<void> {
+  return function* main(tier: Tier): Gen<void> {
+    const started = yield* tier.init();
+    if (!started.ok) return;
+    const planned = yield* tier.planFill();
+    const tids: number[] = [];
+    for (let i = 0; i < loaders; i++) {
+      const mine = planned.filter((_, j) => j % loaders === i);
+      const body = function* (): Gen<void> {
+        for (const key of mine) {
+          const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid }) as Parameters<Tier['notePlanned']>[2];
+          yield* tier.notePlanned(key.layer, key.eid, ram);
+        }
+      };
+      tids.push((yield { k: 'spawn', name: `loader${i}`, body }) as number);
+    }
+    for (const tid of tids) yield { k: 'join', tid };
+    yield* fillWaitOnQueue(tier.st);
+    yield* tier.shutdown();
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Tiny hand-written programs for exhaustive-search tests: a bare runtime, a world that
+ * keeps one shared counter, and threads whose steps are engine ops with known footprints
+ * (model/explore/footprint.ts): `ramOf` reads the counter (RAM read), `loadRam` sets it to
+ * the op's eid (RAM write), `combine` touches only the outputs (OUT write), `route`
+ * touches nothing. So tests can count interleavings by hand and build a lost update.
+ */
+import type { Gen, Op, Thread } from '../../src/ops.js';
+import { DEFAULT_LIMITS, Runtime, type Checker } from '../../model/rt/runtime.js';
+import type { Strategy } from '../../model/rt/strategy.js';
+import { Violation } from '../../model/rt/violation.js';
+import type { Subject } from '../../model/explore/subject.js';
+
+export class CounterWorld {
+  counter = 0;
+  exec(op: Op): unknown {
+    if (op.k === 'ramOf') return this.counter;
+    if (op.k === 'loadRam') this.counter = op.eid;
+    return undefined;
+  }
+  duration(): number {
+    return 1;
+  }
+  describe(op: Op): string {
+    return op.k;
+  }
+}
+
+export const readCounter: Op = { k: 'ramOf', layer: 0, eid: 0 };
+export const writeCounter = (v: number): Op => ({ k: 'loadRam', layer: 0, eid: v });
+export const output: Op = { k: 'combine', token: 0, layer: 0, parts: [] };
+export const nothing: Op = { k: 'route', token: 0, layer: 0 };
+
+/** main spawns every body, in order, and ends with its last spawn. */
+export function spawner(bodies: readonly Thread[]): Thread {
+  return function* main(): Gen<void> {
+    for (const [i, body] of bodies.entries()) yield { k: 'spawn', name: `t${i}`, body };
+  };
+}
+
+/** A thread that yields the given ops, one step each. */
+export function steps(ops: readonly Op[]): Thread {
+  return function* (): Gen<void> {
+    for (const op of ops) yield op;
+  };
+}
+
+/** A thread that increments the counter without holding a lock: read, then write. */
+export function racyIncrement(): Thread {
+  return function* (): Gen<void> {
+    const v = (yield readCounter) as number;
+    yield writeCounter(v + 1);
+  };
+}
+
+export function toySubject(main: Thread, expectCounter?: number): Subject {
+  return {
+    checks: false,
+    run(strategy: Strategy) {
+      const world = new CounterWorld();
+      const checkers: Checker[] =
+        expectCounter === undefined
+          ? []
+          : [
+              {
+                atEnd() {
+                  if (world.counter !== expectCounter) throw new Violation('TOY-LOST-UPDATE', `counter ${world.counter}, want ${expectCounter}`);
+                },
+              },
+            ];
+      const rt = new Runtime(world, strategy, checkers, { ...DEFAULT_LIMITS, spuriousWakeups: 0 });
+      const r = rt.run(main);
+      return { violation: r.violation, steps: r.steps };
+    },
+  };
+}
