@@ -151,8 +151,8 @@ export const PROPERTIES: readonly PropertyInfo[] = [
   {
     id: 'SYNC-DISCIPLINE',
     family: 'sync discipline',
-    statement: 'a thread waits or unlocks only holding mx, never re-locks it, never ends holding it',
-    reason: 'a dropped lock or unlock is a data race or a deadlock in C',
+    statement: 'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',
+    reason: 'a dropped lock or unlock, or a statement moved out of its critical section, is a data race or a deadlock in C',
     when: 'every op',
   },
 ];

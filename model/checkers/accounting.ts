@@ -17,6 +17,13 @@ export function accountingChecker(ctx: CheckContext): Checker {
   const granted = new Array<number>(devices).fill(0);
   const denseCharge = allocFootprintTruth(st.cfg.denseBytes);
   return {
+    guardedDigest() {
+      // before the uploader exists, init legitimately sets budgets without the lock
+      if (st.uploaderTid < 0 && !st.shutdownDone) return NaN;
+      let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
+      for (let d = 0; d < devices; d++) h = (h * 37 + (st.used[d] ?? 0)) % 1e15 + (st.budget[d] ?? 0) * 41;
+      return h % 1e15;
+    },
     onQuiescent() {
       charged.fill(0);
       let queued = 0;

@@ -48,6 +48,9 @@ export interface Checker {
   onQuiescent?(rt: RunView): void;
   /** every thread finished */
   atEnd?(rt: RunView): void;
+  /** a digest of the mx-guarded state (NaN: not checked yet): a thread that does not
+   *  hold mx must not change it */
+  guardedDigest?(): number;
 }
 
 export interface RunLimits {
@@ -98,6 +101,7 @@ export class Runtime implements RunView {
   };
   /** the strategy watches every step (PCT, exhaustive search) */
   private readonly observes: boolean;
+  private readonly digesters: Checker[];
 
   constructor(
     private readonly world: SimWorld,
@@ -109,6 +113,7 @@ export class Runtime implements RunView {
     this.spuriousLeft = limits.spuriousWakeups;
     this.trace = traced ? new Trace() : null;
     this.observes = typeof strategy.onStep === 'function' || typeof strategy.onSpurious === 'function';
+    this.digesters = checkers.filter((c) => c.guardedDigest !== undefined);
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
@@ -245,6 +250,7 @@ export class Runtime implements RunView {
         for (const c of this.checkers) c.onQuiescent?.(this);
         return; // resumes only when woken
       case 'signal': {
+        if (this.mxOwner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} signals ${op.cv} without holding mx`);
         const q = this.waiters[op.cv];
         this.record(th, `signal ${op.cv}${q.length === 0 ? ' (no waiter)' : ''}`);
         if (q.length > 0) {
@@ -266,6 +272,7 @@ export class Runtime implements RunView {
         break;
       }
       case 'broadcast': {
+        if (this.mxOwner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} broadcasts ${op.cv} without holding mx`);
         const q = this.waiters[op.cv];
         this.record(th, `broadcast ${op.cv} (${q.length} waiting)`);
         while (q.length > 0) {
@@ -287,7 +294,23 @@ export class Runtime implements RunView {
         this.now += this.world.duration(op);
         if (this.trace !== null) this.record(th, this.world.describe(op, result));
     }
+    if (this.digesters.length > 0 && this.mxOwner !== th.tid) {
+      // the code up to th's next op runs without mx: it may not touch guarded state
+      const before = this.digest();
+      this.advance(th, result);
+      const after = this.digest();
+      if (before === before && after === after && before !== after) {
+        throw new Violation('SYNC-DISCIPLINE', `${th.name} changed mx-guarded state without holding mx`);
+      }
+      return;
+    }
     this.advance(th, result);
+  }
+
+  private digest(): number {
+    let h = 0;
+    for (const c of this.digesters) h = h * 31 + (c.guardedDigest?.() ?? 0);
+    return h;
   }
 
   /** Runs th's generator with `value` until its next scheduling op (or its end). */

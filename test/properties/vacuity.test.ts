@@ -219,3 +219,31 @@ describe('no property is vacuous', () => {
     });
   }
 });
+
+describe('sync discipline has teeth beyond a bare unlock', () => {
+  it('a signal without holding mx is a violation', () => {
+    const r = runScenario(defaultScenario(), {
+      strategy: new ChoicesStrategy([]),
+      *main() {
+        yield { k: 'signal', cv: 'cv' };
+      },
+    });
+    expect(r.violation?.message).toContain('signals cv without holding mx');
+  });
+
+  it('changing mx-guarded state without holding mx is a violation', () => {
+    const r = runScenario(defaultScenario(), {
+      strategy: new ChoicesStrategy([]),
+      *main(tier) {
+        yield* tier.init();
+        yield LOCK;
+        yield UNLOCK;
+        tier.st.tick++; // after the unlock: a data race in C
+        yield LOCK;
+        yield UNLOCK;
+      },
+    });
+    expect(r.violation?.message).toContain('changed mx-guarded state without holding mx');
+  });
+});
+

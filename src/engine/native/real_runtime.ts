@@ -108,10 +108,12 @@ export async function runReal(
           note(tid, `woken on ${op.cv}, re-took mx`);
           break;
         case 'signal':
+          if (mx.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `${names[tid]} signals ${op.cv} without holding mx`);
           note(tid, `signal ${op.cv}`);
           cvs[op.cv].signal();
           break;
         case 'broadcast':
+          if (mx.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `${names[tid]} broadcasts ${op.cv} without holding mx`);
           note(tid, `broadcast ${op.cv}`);
           cvs[op.cv].broadcast();
           break;
