@@ -1,7 +1,7 @@
 /**
  * The default scenario: two devices, swaps, a planned warmstart with two loaders, a
- * ring small enough to fill, and a concurrent shutdown. Used by the benchmark and as a
- * readable starting point.
+ * ring small enough to fill, a re-fill between tokens, shutdown at the end. Used by the
+ * benchmark and the tests as a readable starting point.
  */
 import type { Scenario } from '../model/scenario.js';
 import { NO_FAULTS } from '../model/sim_engine/faults.js';
@@ -11,11 +11,14 @@ export function defaultScenario(): Scenario {
   const experts = 8;
   const tokens = 6;
   const routes: number[][][] = [];
-  for (let t = 0; t < tokens; t++) {
-    const perLayer: number[][] = [];
-    for (let l = 0; l < layers; l++) perLayer.push([(t + l) % experts, (3 * t + 1 + l) % experts === (t + l) % experts ? (t + l + 1) % experts : (3 * t + 1 + l) % experts]);
-    routes.push(perLayer);
-  }
+  // two distinct experts per token and layer, moving at different speeds so that heat
+  // builds up unevenly and swaps happen
+  const route = (t: number, l: number): number[] => {
+    const first = (t + l) % experts;
+    const second = (3 * t + 1 + l) % experts;
+    return [first, second === first ? (first + 1) % experts : second];
+  };
+  for (let t = 0; t < tokens; t++) routes.push(Array.from({ length: layers }, (_, l) => route(t, l)));
   return {
     devices: 2,
     layers,
