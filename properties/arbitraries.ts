@@ -105,6 +105,7 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
       issueFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
       takeFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
       loadFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 2 }),
+      stageFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
       spuriousWakeups: fc.integer({ min: 0, max: 3 }),
     })
     .map((r): Scenario => {
@@ -135,7 +136,7 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
         shutdownAt: r.shutdownAt,
         denseBytes: r.dense ? 64 * 1024 : 0,
         denseWhileGroupOpen: r.dense,
-        faults: { uploadFails: r.uploadFails, issueFails: r.issueFails, takeFails: r.takeFails, loadFails: r.loadFails },
+        faults: { uploadFails: r.uploadFails, issueFails: r.issueFails, takeFails: r.takeFails, loadFails: r.loadFails, stageFails: r.stageFails },
         spuriousWakeups: r.spuriousWakeups,
       };
     });

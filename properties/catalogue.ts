@@ -100,6 +100,13 @@ export const PROPERTIES: readonly PropertyInfo[] = [
     when: 'at a call or return',
   },
   {
+    id: 'POST-WARMSTART',
+    family: 'fill_wait residency',
+    statement: 'the warmstart never loses an expert to a full ring: note_block and note_planned wait for space',
+    reason: 'a warmstart that skips on a full ring leaves planned experts on the CPU and their reservations wasted',
+    when: 'at a call or return',
+  },
+  {
     id: 'POST-RESIDENCY',
     family: 'fill_wait residency',
     statement: 'the residency the warmstart reports equals the experts really resident',

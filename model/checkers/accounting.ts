@@ -18,11 +18,17 @@ export function accountingChecker(ctx: CheckContext): Checker {
   const denseCharge = allocFootprintTruth(st.cfg.denseBytes);
   return {
     guardedDigest() {
-      // before the uploader exists, init legitimately sets budgets without the lock
-      if (st.uploaderTid < 0 && !st.shutdownDone) return NaN;
+      // scalars, per-device budgets, and every slot's flags: what a thread may only
+      // change holding mx
       let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
-      for (let d = 0; d < devices; d++) h = (h * 37 + (st.used[d] ?? 0)) % 1e15 + (st.budget[d] ?? 0) * 41;
-      return h % 1e15;
+      for (let d = 0; d < devices; d++) h = ((h * 37 + (st.used[d] ?? 0)) % 1e15) + (st.budget[d] ?? 0) * 41;
+      for (const row of st.slots) {
+        for (const slot of row) {
+          const bits = (slot.resident ? 1 : 0) | (slot.queued ? 2 : 0) | (slot.planned ? 4 : 0) | (slot.ram !== null ? 8 : 0) | (slot.tensors !== null ? 16 : 0);
+          h = (h * 33 + bits + slot.heat * 64) % 1e15;
+        }
+      }
+      return h;
     },
     onQuiescent() {
       charged.fill(0);

@@ -1,6 +1,6 @@
 /**
- * Postconditions at API boundaries (call/ret marks): POST-FILL-WAIT, POST-RESIDENCY,
- * VARIANT-FILL-ONCE.
+ * Postconditions at API boundaries (call/ret marks): POST-FILL-WAIT, POST-WARMSTART,
+ * POST-RESIDENCY, VARIANT-FILL-ONCE.
  */
 import type { Op } from '../../src/ops.js';
 import type { Checker } from '../rt/runtime.js';
@@ -9,8 +9,13 @@ import type { CheckContext } from './context.js';
 
 export function postconditionChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
+  let decoding = false;
   return {
     onMark(_rt, _th, op: Op) {
+      if (op.k === 'call' && op.fn === 'issue') decoding = true;
+      if (op.k === 'ret' && op.fn === 'fill_wait' && !decoding && st.counters.queueFullSkips > 0) {
+        throw new Violation('POST-WARMSTART', `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`);
+      }
       if (op.k === 'ret' && op.fn === 'fill_wait' && !st.stop) {
         const queued: string[] = [];
         for (const row of st.slots) for (const s of row) if (s.queued) queued.push(`L${s.layer}E${s.eid}`);

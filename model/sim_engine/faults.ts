@@ -12,6 +12,8 @@ export interface FaultPlan {
   readonly takeFails: readonly number[];
   /** indices of warmstart RAM loads that fail (the loader then has null weights) */
   readonly loadFails: readonly number[];
+  /** indices of host staging copies that cannot be allocated */
+  readonly stageFails?: readonly number[];
 }
 
 export const NO_FAULTS: FaultPlan = { uploadFails: [], issueFails: [], takeFails: [], loadFails: [] };

@@ -43,6 +43,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   private readonly issueFaults: FaultCounter;
   private readonly takeFaults: FaultCounter;
   private readonly loadFaults: FaultCounter;
+  private readonly stageFaults: FaultCounter;
   /** per device: outputs of the group in flight */
   private readonly pending: (SimOutput[] | null)[];
 
@@ -61,6 +62,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     this.issueFaults = new FaultCounter(s.faults.issueFails);
     this.takeFaults = new FaultCounter(s.faults.takeFails);
     this.loadFaults = new FaultCounter(s.faults.loadFails ?? []);
+    this.stageFaults = new FaultCounter(s.faults.stageFails ?? []);
     this.pending = new Array<SimOutput[] | null>(s.devices).fill(null);
     if (!s.streaming) {
       const none = new Set(s.noRam.map((k) => k.layer * s.experts + k.eid));
@@ -82,6 +84,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       }
       case 'stage': {
         this.checkRam(op.ram as unknown as SimRamRef, op.layer, op.eid, 'staging copy');
+        if (this.stageFaults.next()) return null;
         return this.ledger.stage(op.layer, op.eid);
       }
       case 'unstage':
@@ -258,7 +261,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   describe(op: Op, result: unknown): string {
     switch (op.k) {
       case 'stage':
-        return `stage L${op.layer}E${op.eid} -> s${(result as SimStaging).id}`;
+        return `stage L${op.layer}E${op.eid} -> ${result === null ? 'FAILED (host memory)' : `s${(result as SimStaging).id}`}`;
       case 'unstage':
         return `unstage s${(op.staging as unknown as SimStaging).id}`;
       case 'upload':

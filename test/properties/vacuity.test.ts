@@ -134,6 +134,15 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
       yield { k: 'ret', fn: 'fill_wait', value: 'done' };
     },
   },
+  'POST-WARMSTART': {
+    *main(tier) {
+      yield* tier.init();
+      yield LOCK;
+      tier.st.counters.queueFullSkips++; // as if note_planned had skipped on a full ring
+      yield UNLOCK;
+      yield* tier.fillWait();
+    },
+  },
   'POST-RESIDENCY': {
     *main(tier) {
       yield* tier.init();
