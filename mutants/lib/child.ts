@@ -1,0 +1,78 @@
+/**
+ * Child processes with a wall-clock limit: a mutant can make the simulated world loop
+ * forever without yielding (no step limit can stop code between two yields), so every
+ * child gets a deadline, after which its process group is killed.
+ */
+import { spawn } from 'node:child_process';
+
+export interface ChildResult {
+  readonly rc: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly wallSeconds: number;
+}
+
+export interface ChildOptions {
+  readonly cwd: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly timeoutMs: number;
+  /** pass output through to ours (replays) instead of capturing it */
+  readonly inherit?: boolean;
+}
+
+/** Keeps the last `max` characters of a stream (a crashing child may print a lot). */
+function tail(max: number): { add(chunk: Buffer): void; text(): string } {
+  let buf = '';
+  return {
+    add(chunk) {
+      buf += chunk.toString('utf8');
+      if (buf.length > 2 * max) buf = buf.slice(-max);
+    },
+    text: () => buf.slice(-max),
+  };
+}
+
+export function runChild(cmd: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
+  const started = performance.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: opts.inherit === true ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      // its own process group, so a timeout kills it and anything it started
+      detached: true,
+    });
+    const out = tail(64_000);
+    const err = tail(64_000);
+    child.stdout?.on('data', (c: Buffer) => out.add(c));
+    child.stderr?.on('data', (c: Buffer) => err.add(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      }
+    }, opts.timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (rc, signal) => {
+      clearTimeout(timer);
+      resolvePromise({
+        rc,
+        signal,
+        stdout: out.text(),
+        stderr: err.text(),
+        timedOut,
+        wallSeconds: (performance.now() - started) / 1000,
+      });
+    });
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * `npm run mutants`: puts each known defect (mutants/catalogue/) and each generated
+ * concurrency mutant (mutants/operators/) back into a scratch copy of the sources and runs
+ * the property suite on it, in parallel child processes; a mutant is killed when a
+ * property fails with a counterexample.
+ *
+ *   npm run mutants -- [--catalogue-only | --operators-only] [--mutant ID ...]
+ *                      [--seconds S] [--jobs N] [--seed N] [--strategy NAME] [--runs N]
+ *                      [--suite NAME] [--matrix-seconds S] [--include-equivalent]
+ *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
+ *                      [--no-baseline | --baseline-seconds S]
+ *   npm run mutants -- --replay FILE [--full] [--at REV]
+ *
+ * The sources are copied once at the start (a snapshot: the tree may change during a long
+ * run; --at REV takes a commit's sources instead of the working tree's) and must pass a
+ * short unmutated run first (the baseline).
+ * Writes OUT/mutants.json and OUT/mutants.md (OUT: reports), counterexamples in
+ * OUT/mutants/. Exits 1 when a catalogue mutant survives or is stillborn, 2 on bad
+ * arguments; surviving operator mutants are reported, not failed on (some are
+ * equivalent; mutants/equivalent.md says which and why).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { applyArguedEquivalence } from '../../mutants/lib/argued.js';
+import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
+import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
+import type { MutantResult } from '../../mutants/lib/result.js';
+import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
+import { checkBaseline } from '../../mutants/lib/properties_cli.js';
+import { equivalentResult, runMutant, type RunSettings } from '../../mutants/lib/run_mutant.js';
+import { makeSnapshot } from '../../mutants/lib/scratch.js';
+import { runPool } from '../../mutants/lib/pool.js';
+import { selectMutants } from '../../mutants/lib/select.js';
+import { summarize } from '../../mutants/lib/stats.js';
+import { Progress } from './progress.js';
+
+/** The commit and the uncommitted source changes a run saw (git is optional). */
+function sourcesAt(dir: string, rev = 'HEAD'): { commit: string; changed: string[] } {
+  const git = (args: string[]): string | null => {
+    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : null;
+  };
+  const commit = git(['rev-parse', '--short', rev]) ?? rev;
+  const status = git(['status', '--porcelain', '--', 'src', 'model', 'properties']) ?? '';
+  return { commit, changed: status.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3)) };
+}
+
+function fail(message: string): never {
+  process.stderr.write(`mutants: ${message}\n`);
+  process.exit(2);
+}
+
+function num(v: string | undefined, name: string, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) fail(`--${name} wants a non-negative number, got '${v}'`);
+  return n;
+}
+
+const { values } = parseArgs({
+  options: {
+    'catalogue-only': { type: 'boolean' },
+    'operators-only': { type: 'boolean' },
+    mutant: { type: 'string', multiple: true },
+    seconds: { type: 'string' },
+    jobs: { type: 'string' },
+    seed: { type: 'string' },
+    strategy: { type: 'string' },
+    runs: { type: 'string' },
+    suite: { type: 'string' },
+    'matrix-seconds': { type: 'string' },
+    'include-equivalent': { type: 'boolean' },
+    typecheck: { type: 'boolean' },
+    keep: { type: 'boolean' },
+    out: { type: 'string' },
+    list: { type: 'boolean' },
+    replay: { type: 'string' },
+    full: { type: 'boolean' },
+    'catalogue-dir': { type: 'string' },
+    'no-baseline': { type: 'boolean' },
+    at: { type: 'string' },
+    'baseline-seconds': { type: 'string' },
+  },
+  strict: true,
+});
+
+const root = REPO_ROOT;
+if (values['catalogue-only'] === true && values['operators-only'] === true) fail('--catalogue-only and --operators-only exclude each other');
+
+if (values.replay !== undefined) {
+  // replays on the working tree's sources, or on a commit's with --at
+  const from = values.at !== undefined ? makeSnapshot(root, values.at) : null;
+  const rc = await replayMutantCounterexample(root, resolve(values.replay), values.full === true, values['catalogue-dir'], from?.dir);
+  from?.remove();
+  process.exit(rc);
+}
+
+// one snapshot of the sources for the whole run: the tree may change under a long run
+let snapshot;
+try {
+  snapshot = makeSnapshot(root, values.at);
+} catch (e) {
+  fail(`cannot take the sources${values.at !== undefined ? ` of '${values.at}'` : ''}: ${(e as Error).message.split('\n')[0] ?? ''}`);
+}
+process.on('exit', () => snapshot.remove());
+// what the snapshot holds, resolved now: HEAD may move during a long run
+const sources = values.at !== undefined ? { commit: sourcesAt(root, values.at).commit, changed: [] } : sourcesAt(root);
+let entries;
+try {
+  entries = await selectMutants(
+    root,
+    {
+      catalogue: values['operators-only'] !== true,
+      operators: values['catalogue-only'] !== true,
+      ids: values.mutant ?? [],
+      ...(values['catalogue-dir'] !== undefined ? { catalogueDir: resolve(values['catalogue-dir']) } : {}),
+    },
+    snapshot.dir,
+  );
+} catch (e) {
+  fail((e as Error).message);
+}
+
+if (values.list === true) {
+  for (const e of entries) {
+    const tag = e.equivalent !== undefined ? `  [equivalent ${e.equivalent.slice(0, 2)}]` : '';
+    process.stdout.write(`${e.mutant.id.padEnd(58)} ${e.mutant.title}${tag}\n`);
+  }
+  process.stdout.write(`${entries.length} mutants\n`);
+  process.exit(0);
+}
+
+const settings: RunSettings = {
+  root,
+  sourceDir: snapshot.dir,
+  ...(values.at !== undefined ? { replaySuffix: ` --at ${sources.commit}` } : {}),
+  outDir: resolve(values.out ?? join(root, 'reports')),
+  seconds: num(values.seconds, 'seconds', 30),
+  seed: num(values.seed, 'seed', 20261129),
+  ...(values.strategy !== undefined ? { strategy: values.strategy } : {}),
+  ...(values.runs !== undefined ? { runs: num(values.runs, 'runs', 0) } : {}),
+  ...(values.suite !== undefined ? { suite: values.suite } : {}),
+  matrixSeconds: num(values['matrix-seconds'], 'matrix-seconds', 2),
+  typecheck: values.typecheck === true,
+  keep: values.keep === true,
+};
+const jobs = Math.max(1, Math.floor(num(values.jobs, 'jobs', cpus().length)));
+const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
+const toRun = entries.filter((e) => runEquivalent || e.equivalent === undefined);
+const skipped = entries.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
+
+if (values['no-baseline'] !== true && toRun.length > 0) {
+  process.stderr.write('baseline: the unmutated sources, a short run ...\n');
+  const problem = await checkBaseline(settings, num(values['baseline-seconds'], 'baseline-seconds', Math.min(settings.seconds, 3)));
+  if (problem !== null) fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
+}
+
+const startLoad = loadavg();
+const started = performance.now();
+const progress = new Progress();
+let finished = 0;
+const active = new Set<string>();
+const status = (): string =>
+  `[${finished}/${toRun.length}] ${((performance.now() - started) / 1000).toFixed(0)} s, running: ${[...active].join(', ')}`;
+const ticker = setInterval(() => progress.update(status()), 1000);
+
+function line(r: MutantResult): string {
+  const head = `[${String(finished).padStart(String(toRun.length).length)}/${toRun.length}] ${r.id}`;
+  if (r.status === 'killed') {
+    return `${head}: killed by ${r.property}${r.asExpected === false ? ' (UNEXPECTED)' : ''} after ${r.runsToKill} runs, ${r.secondsToKill?.toFixed(2)} s (wall ${r.wallSeconds.toFixed(1)} s); ${r.choices} choices, ${r.steps} steps`;
+  }
+  if (r.status === 'survived') return `${head}: SURVIVED ${r.runs} runs (wall ${r.wallSeconds.toFixed(1)} s)`;
+  if (r.status === 'inconclusive') return `${head}: INCONCLUSIVE (${r.property ?? ''}): ${r.error ?? ''}; ${r.replay ?? ''}`;
+  return `${head}: ${r.status.toUpperCase()}: ${r.error ?? ''}`;
+}
+
+const results = await runPool(
+  toRun,
+  jobs,
+  async (e) => {
+    active.add(e.mutant.id);
+    progress.update(status());
+    try {
+      return await runMutant(e, settings);
+    } finally {
+      active.delete(e.mutant.id);
+    }
+  },
+  (r) => {
+    finished++;
+    progress.done(line(r));
+  },
+);
+clearInterval(ticker);
+
+// survivors that mutants/equivalent.md shows equivalent by argument are reported as such
+const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
+const report = buildMutantsReport(all, {
+  date: new Date().toISOString(),
+  command: `npm run mutants -- ${process.argv.slice(2).join(' ')}`.trim(),
+  settings: { ...settings, root: undefined, outDir: undefined, jobs },
+  machine: { cores: cpus().length, loadAverageAtStart: startLoad },
+  sources,
+  wallSeconds: (performance.now() - started) / 1000,
+});
+writeMutantsReport(settings.outDir, report);
+
+const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
+const ops = summarize(all.filter((r) => r.kind === 'operator'));
+const out: string[] = [''];
+if (cat.total > 0) {
+  out.push(
+    `catalogue: ${cat.killed}/${cat.total} killed, ${cat.survived} survived, ${cat.stillborn} stillborn; ` +
+      (cat.inconclusive > 0 ? `${cat.inconclusive} inconclusive; ` : '') +
+      `seconds to kill median ${cat.secondsToKillMedian?.toFixed(2) ?? '-'}, worst ${cat.secondsToKillWorst?.toFixed(2) ?? '-'}; ` +
+      `counterexample median ${cat.stepsMedian ?? '-'} steps, ${cat.choicesMedian ?? '-'} choices`,
+  );
+}
+if (ops.total > 0) {
+  out.push(
+    `operators: ${ops.total} generated, ${ops.killed} killed, ${ops.equivalent} equivalent (by construction, or by argument in mutants/equivalent.md), ${ops.survived} survived, ${ops.stillborn} stillborn, ${ops.inconclusive} inconclusive` +
+      (ops.score !== null ? `; score ${(100 * ops.score).toFixed(1)} %` : ''),
+  );
+}
+out.push(`report in ${join(settings.outDir, 'mutants.md')}`, '');
+process.stdout.write(out.join('\n'));
+const catalogueBad = all.some((r) => r.kind === 'catalogue' && r.status !== 'killed');
+process.exit(catalogueBad ? 1 : 0);
