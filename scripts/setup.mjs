@@ -24,8 +24,10 @@ function mtime(path) {
 
 const stamp = 'node_modules/.package-lock.json';
 if (!existsSync(join(root, 'node_modules')) || mtime(stamp) < mtime('package-lock.json')) {
-  process.stderr.write('setup: installing npm dependencies (npm ci)\n');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // npm install, not npm ci: a transitive optional dependency (of vite, through vitest)
+  // names a package the registry does not have, which npm ci refuses as a lock mismatch
+  process.stderr.write('setup: installing npm dependencies (npm install, following package-lock.json)\n');
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 if (process.argv.includes('--native')) {
