@@ -15,7 +15,6 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { grownScenarios } from '../../model/explore/bench/scaling.js';
 import { exploreRow, reductionFactor, SMALL_CONFIGS } from '../../model/explore/bench/exhaustive_bench.js';
 import { measureMutants } from '../../model/explore/bench/mutants_bench.js';
@@ -26,14 +25,15 @@ import { smallWarmstart } from '../../model/explore/small_scenarios.js';
 import { describeScenario } from '../../model/scenario.js';
 import { defaultScenario } from '../../properties/default_scenario.js';
 import { STRATEGIES } from '../../properties/runner.js';
+import { parseOrFail, usageError } from './cli_args.js';
+
+// explicitly typed, so that control flow knows it never returns
+function fail(message: string): never {
+  return usageError('bench', message);
+}
 
 const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'] as const;
 type Section = (typeof SECTIONS)[number];
-
-function fail(message: string): never {
-  process.stderr.write(`bench: ${message}\n`);
-  process.exit(2);
-}
 
 function num(v: string | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback;
@@ -42,7 +42,7 @@ function num(v: string | undefined, name: string, fallback: number): number {
   return n;
 }
 
-const { values } = parseArgs({
+const { values } = parseOrFail('bench', {
   options: {
     only: { type: 'string' },
     out: { type: 'string' },

@@ -22,7 +22,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { applyArguedEquivalence } from '../../mutants/lib/argued.js';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
@@ -35,6 +34,13 @@ import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
+import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
+
+// explicitly typed, so that control flow knows it never returns
+function fail(message: string): never {
+  return usageError('mutants', message);
+}
+const num = (v: string | undefined, name: string, fallback: number): number => nonNegativeOption('mutants', v, name, fallback);
 
 /** The commit and the uncommitted source changes a run saw (git is optional). */
 function sourcesAt(dir: string, rev = 'HEAD'): { commit: string; changed: string[] } {
@@ -47,19 +53,7 @@ function sourcesAt(dir: string, rev = 'HEAD'): { commit: string; changed: string
   return { commit, changed: status.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3)) };
 }
 
-function fail(message: string): never {
-  process.stderr.write(`mutants: ${message}\n`);
-  process.exit(2);
-}
-
-function num(v: string | undefined, name: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) fail(`--${name} wants a non-negative number, got '${v}'`);
-  return n;
-}
-
-const { values } = parseArgs({
+const { values } = parseOrFail('mutants', {
   options: {
     'catalogue-only': { type: 'boolean' },
     'operators-only': { type: 'boolean' },

@@ -8,20 +8,20 @@
  * bit for bit. Writes reports/oracle-<backend>.json and .md; exits 1 on any mismatch or
  * violation, 2 on bad input (arguments, library, fixture).
  */
-import { parseArgs } from 'node:util';
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../oracle/container.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { Progress } from './progress.js';
+import { parseOrFail, usageError } from './cli_args.js';
 
+// explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
-  process.stderr.write(`oracle: ${message}\n`);
-  process.exit(2);
+  return usageError('oracle', message);
 }
 
-const { values } = parseArgs({
+const { values } = parseOrFail('oracle', {
   options: {
     backend: { type: 'string', default: 'cpu' },
     devices: { type: 'string', default: '0' },

@@ -24,7 +24,6 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Scenario } from '../../model/scenario.js';
 import { describeScenario } from '../../model/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
@@ -40,20 +39,15 @@ import {
   type SuiteResult,
 } from '../../properties/runner.js';
 import { Progress } from './progress.js';
+import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
 
+// explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
-  process.stderr.write(`properties: ${message}\n`);
-  process.exit(2);
+  return usageError('properties', message);
 }
+const intOption = (v: string | undefined, name: string, fallback: number): number => nonNegativeOption('properties', v, name, fallback);
 
-function intOption(v: string | undefined, name: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) fail(`--${name} wants a non-negative number, got '${v}'`);
-  return n;
-}
-
-const { values } = parseArgs({
+const { values } = parseOrFail('properties', {
   options: {
     runs: { type: 'string' },
     seconds: { type: 'string' },

@@ -4,13 +4,13 @@
  * A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first.
  */
-import { parseArgs } from 'node:util';
 import { describeScenario } from '../../model/scenario.js';
 import { propertyInfo } from '../../properties/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
+import { parseOrFail } from './cli_args.js';
 
-const { values, positionals } = parseArgs({ options: { full: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' } }, allowPositionals: true });
 const file = positionals[0];
 if (file === undefined) {
   process.stderr.write('usage: npm run replay -- COUNTEREXAMPLE.json [--full]\n');
