@@ -12,6 +12,7 @@ import { accountingChecker } from './checkers/accounting.js';
 import { CoverageChecker } from './checkers/coverage.js';
 import { endStateChecker } from './checkers/end_state.js';
 import { postconditionChecker } from './checkers/postconditions.js';
+import { stopWakesChecker } from './checkers/stop_wakes.js';
 import { DEFAULT_LIMITS, Runtime, type Checker, type RunLimits, type RunOutcome } from './rt/runtime.js';
 import type { Strategy } from './rt/strategy.js';
 import type { Trace } from './rt/trace.js';
@@ -78,7 +79,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
   const checkers: Checker[] =
-    opts.checks === false ? [] : [accountingChecker(ctx), postconditionChecker(ctx), endStateChecker(ctx), coverage];
+    opts.checks === false ? [] : [accountingChecker(ctx), postconditionChecker(ctx), stopWakesChecker(ctx), endStateChecker(ctx), coverage];
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
   const plan = driverPlanOf(s);

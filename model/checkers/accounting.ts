@@ -69,7 +69,7 @@ export function accountingChecker(ctx: CheckContext): Checker {
         if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
         granted[d] = Math.max(granted[d] ?? 0, budget);
         const consumed = world.ledger.consumed[d] ?? 0;
-        if (consumed > (granted[d] ?? 0) && !st.shutdownDone) {
+        if (consumed > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
           throw new Violation(
             'DEV-BUDGET',
             `device ${d}: ${consumed} bytes consumed, budget ${granted[d]}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`,

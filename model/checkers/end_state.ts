@@ -14,11 +14,12 @@ export function endStateChecker(ctx: CheckContext): Checker {
       if (world.combines !== want) {
         throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${want} token-layers were combined`);
       }
-      if (st.uploaderTid >= 0 && !st.shutdownDone) {
-        // init failed (tier off) is the only way to end without shutdown
-        throw new Violation('POST-SHUTDOWN', 'every thread ended but the tier was never shut down');
+      // judged by what the world saw (the backend shut down), not by the tier's own flags
+      const started = world.ledger.tensors.length > 0 || world.ledger.staging.length > 0 || st.uploaderTid >= 0;
+      if (started && world.leakedAtShutdown === null) {
+        throw new Violation('POST-SHUTDOWN', 'every thread ended but the backend was never shut down');
       }
-      if (!st.shutdownDone) return; // tier never started: nothing to release
+      if (world.leakedAtShutdown === null) return; // tier never started: nothing to release
       const problems: string[] = [];
       const leaked = world.leakedAtShutdown;
       if (leaked === null) problems.push('the backend was never shut down');
