@@ -156,6 +156,13 @@ export const PROPERTIES: readonly PropertyInfo[] = [
     when: 'every op',
   },
   {
+    id: 'SAFE-NO-CRASH',
+    family: 'memory safety',
+    statement: 'no thread throws: no failed assertion, no null dereference, no out-of-range index',
+    reason: 'in C each of these is an abort or undefined behaviour in the engine process',
+    when: 'every op',
+  },
+  {
     id: 'SYNC-DISCIPLINE',
     family: 'sync discipline',
     statement: 'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',

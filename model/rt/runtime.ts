@@ -122,9 +122,10 @@ export class Runtime implements RunView {
       this.loop();
       for (const c of this.checkers) c.atEnd?.(this);
     } catch (e) {
-      if (!(e instanceof Violation)) throw e;
-      violation = e;
-      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${e.message}`);
+      // an exception thrown inside a thread (a failed assertion, a null dereference) is a
+      // crash of the engine: a result with a trace and a replay, not a crash of tierlab
+      violation = e instanceof Violation ? e : new Violation('SAFE-NO-CRASH', `${this.current?.name ?? 'a thread'} threw: ${(e as Error).message}`);
+      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${violation.message}`);
     }
     return {
       ok: violation === null,

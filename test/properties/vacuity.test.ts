@@ -193,6 +193,12 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
       }
     },
   },
+  'SAFE-NO-CRASH': {
+    *main(tier) {
+      yield* tier.init();
+      yield* tier.note(99, 0, null); // no such layer: the tier's slot lookup throws
+    },
+  },
   'SYNC-DISCIPLINE': {
     *main() {
       yield UNLOCK;
