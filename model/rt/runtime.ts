@@ -122,10 +122,9 @@ export class Runtime implements RunView {
       this.loop();
       for (const c of this.checkers) c.atEnd?.(this);
     } catch (e) {
-      // an exception thrown inside a thread (a failed assertion, a null dereference) is a
-      // crash of the engine: a result with a trace and a replay, not a crash of tierlab
-      violation = e instanceof Violation ? e : new Violation('SAFE-NO-CRASH', `${this.current?.name ?? 'a thread'} threw: ${(e as Error).message}`);
-      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${violation.message}`);
+      if (!(e instanceof Violation)) throw e;
+      violation = e;
+      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${e.message}`);
     }
     return {
       ok: violation === null,
@@ -316,7 +315,7 @@ export class Runtime implements RunView {
 
   /** Runs th's generator with `value` until its next scheduling op (or its end). */
   private advance(th: SimThread, value: unknown): void {
-    let res = th.gen.next(value);
+    let res = this.resume(th, value);
     for (;;) {
       if (res.done === true) {
         th.state = ThreadState.Done;
@@ -328,11 +327,24 @@ export class Runtime implements RunView {
       const op = res.value;
       if (op.k === 'call' || op.k === 'ret' || op.k === 'mark') {
         this.onMark(th, op);
-        res = th.gen.next(undefined);
+        res = this.resume(th, undefined);
         continue;
       }
       th.pending = op;
       return;
+    }
+  }
+
+  /**
+   * Runs thread code. An exception thrown there (a failed assertion, a null dereference)
+   * is a crash of the engine: a result with a trace and a replay, not a crash of tierlab.
+   */
+  private resume(th: SimThread, value: unknown): IteratorResult<Op, void> {
+    try {
+      return th.gen.next(value);
+    } catch (e) {
+      if (e instanceof Violation) throw e;
+      throw new Violation('SAFE-NO-CRASH', `${th.name} threw: ${(e as Error).message}`);
     }
   }
 
