@@ -87,25 +87,8 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
 /* After vk_pipeline_create (the row sets exist). */
 int vk_group_init(tl_backend *b, char *err, size_t cap) {
   vk_group *g = &b->group;
-  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                 .queueFamilyIndex = b->qfam};
-  VkResult r = vkCreateCommandPool(b->dev, &pci, NULL, &g->cmd_pool);
-  if (r != VK_SUCCESS) {
-    g->cmd_pool = VK_NULL_HANDLE;
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group command pool: %s", vk_result_str(r));
-  }
-  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                     .commandPool = g->cmd_pool,
-                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                     .commandBufferCount = 1};
-  if ((r = vkAllocateCommandBuffers(b->dev, &cai, &g->cmd)) != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group command buffer: %s", vk_result_str(r));
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if ((r = vkCreateFence(b->dev, &fci, NULL, &g->fence)) != VK_SUCCESS) {
-    g->fence = VK_NULL_HANDLE;
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group fence: %s", vk_result_str(r));
-  }
+  int rc = vk_lane_create(b, "group", &g->cmd_pool, &g->cmd, &g->fence, err, cap);
+  if (rc != TL_OK) return rc;
   return make_buffers(b, err, cap);
 }
 

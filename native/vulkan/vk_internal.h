@@ -180,6 +180,9 @@ void vk_arena_destroy(tl_backend *b);
 /* vk_upload.c */
 /* VK_UPLOAD_STAGED or VK_UPLOAD_MAPPED, or minus a tl_status when the value is bad */
 int vk_upload_mode_from_env(char *err, size_t cap);
+/* vk_commands.c: a command pool, one command buffer and a fence */
+int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkCommandBuffer *cmd,
+                   VkFence *fence, char *err, size_t cap);
 int vk_upload_init(tl_backend *b, char *err, size_t cap);
 int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                      const float *scales, size_t nscales, char *err, size_t cap);

@@ -35,26 +35,8 @@ int vk_upload_mode_from_env(char *err, size_t cap) {
 }
 
 int vk_upload_init(tl_backend *b, char *err, size_t cap) {
-  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                 .queueFamilyIndex = b->qfam};
-  VkResult r = vkCreateCommandPool(b->dev, &pci, NULL, &b->up_pool);
-  if (r != VK_SUCCESS) {
-    b->up_pool = VK_NULL_HANDLE;
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload command pool: %s", vk_result_str(r));
-  }
-  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                     .commandPool = b->up_pool,
-                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                     .commandBufferCount = 1};
-  if ((r = vkAllocateCommandBuffers(b->dev, &cai, &b->up_cmd)) != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload command buffer: %s",
-                   vk_result_str(r));
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if ((r = vkCreateFence(b->dev, &fci, NULL, &b->up_fence)) != VK_SUCCESS) {
-    b->up_fence = VK_NULL_HANDLE;
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload fence: %s", vk_result_str(r));
-  }
+  int rc = vk_lane_create(b, "upload", &b->up_pool, &b->up_cmd, &b->up_fence, err, cap);
+  if (rc != TL_OK) return rc;
   if (b->upload_mode != VK_UPLOAD_STAGED) return TL_OK;
   /* staging lives in host memory: prefer a type that is not device-local, so the
    * small BAR window (if any) stays free */

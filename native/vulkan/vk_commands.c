@@ -1,0 +1,31 @@
+/*
+ * One submission lane: a resettable command pool, one primary command buffer and a
+ * fence. The upload path and the group path each own one, so neither waits on the
+ * other's submissions. On failure every handle not created stays VK_NULL_HANDLE, so the
+ * backend's shutdown destroys exactly what exists.
+ */
+#include "vk_internal.h"
+
+int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkCommandBuffer *cmd,
+                   VkFence *fence, char *err, size_t cap) {
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = b->qfam};
+  VkResult r = vkCreateCommandPool(b->dev, &pci, NULL, pool);
+  if (r != VK_SUCCESS) {
+    *pool = VK_NULL_HANDLE;
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s command pool: %s", what, vk_result_str(r));
+  }
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .commandPool = *pool,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                     .commandBufferCount = 1};
+  if ((r = vkAllocateCommandBuffers(b->dev, &cai, cmd)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s command buffer: %s", what, vk_result_str(r));
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if ((r = vkCreateFence(b->dev, &fci, NULL, fence)) != VK_SUCCESS) {
+    *fence = VK_NULL_HANDLE;
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s fence: %s", what, vk_result_str(r));
+  }
+  return TL_OK;
+}
