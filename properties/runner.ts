@@ -12,6 +12,7 @@
  * `property` filter, violations of other properties are counted (and make the whole run
  * fail) but are not shrunk.
  */
+import type { PropertyId } from '../src/check/catalogue.js';
 import fc from 'fast-check';
 import type { Guarantee } from '../model/explore/guarantee.js';
 import { runScenario, type RunResult } from '../model/run.js';
@@ -30,7 +31,7 @@ export interface CheckRequest {
   readonly runs: number;
   /** wall-clock budget for this suite; stops early (not a failure) */
   readonly seconds?: number;
-  readonly property?: string;
+  readonly property?: PropertyId;
   readonly strategy?: StrategyName;
   /** called every few hundred runs with the runs so far */
   readonly onProgress?: (runs: number) => void;
@@ -52,7 +53,7 @@ export interface ScenarioRequest extends Omit<CheckRequest, 'suite'> {
 }
 
 export interface Counterexample {
-  readonly property: string;
+  readonly property: PropertyId;
   readonly detail: string;
   readonly suite: Suite | 'scenario';
   readonly scenario: Scenario;

@@ -16,7 +16,7 @@
  */
 import { runScenario, type RunResult } from '../run.js';
 import { PctStrategy } from '../rt/pct.js';
-import { DEFAULT_LIMITS } from '../rt/runtime.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { trimPath } from '../rt/strategy.js';
 import type { Scenario } from '../scenario.js';
 import { CountingQuietStrategy } from './measure.js';

@@ -8,14 +8,14 @@
  * lost, doubled, stale or misrouted contribution is caught where it is combined.
  */
 import type { Contribution, GroupRow, Op, RouteInfo } from '../../src/ops.js';
-import type { CheckedWorld } from '../checkers/context.js';
-import type { SimWorld } from '../rt/runtime.js';
-import { Violation } from '../rt/violation.js';
+import type { CheckedWorld } from '../../src/check/checked_world.js';
+import type { SimWorld } from '../rt/world.js';
+import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
 import type { Scenario } from '../scenario.js';
-import { deviceFootprint } from './allocator.js';
+import { deviceFootprint } from '../../src/check/allocator.js';
 import { FaultCounter } from './faults.js';
-import { describeTensor, Ledger, type BlockRow, type SimStaging, type SimTensor } from './ledger.js';
+import { describeTensor, Ledger, type BlockRow, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
 
 export interface SimOutput {
   readonly token: number;

@@ -9,7 +9,7 @@
  * violation, 2 on bad input (arguments, library, fixture).
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
-import { FixtureError, loadModel } from '../oracle/container.js';
+import { FixtureError, loadModel } from '../fixture/container.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import type { Scenario } from '../../model/scenario.js';
 import { describeScenario } from '../../model/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { propertyInfo, PROPERTIES } from '../../properties/catalogue.js';
+import { isPropertyId, propertyInfo, PROPERTIES } from '../check/catalogue.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
 import {
@@ -88,7 +88,7 @@ if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct') fai
 if ((preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) && strategy !== 'exhaustive') {
   fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
 }
-if (values.property !== undefined && propertyInfo(values.property) === undefined) {
+if (values.property !== undefined && !isPropertyId(values.property)) {
   fail(`no property '${values.property}'; known: ${PROPERTIES.map((p) => p.id).join(', ')}`);
 }
 if (given !== null && values.suite !== undefined) fail('--scenario explores one scenario: drop --suite');

@@ -5,7 +5,7 @@
  * --replay FILE`, which applies the mutant first.
  */
 import { describeScenario } from '../../model/scenario.js';
-import { propertyInfo } from '../../properties/catalogue.js';
+import { propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail } from './cli_args.js';

@@ -15,11 +15,11 @@ import { runReal } from '../engine/native/real_runtime.js';
 import { expertBytes } from '../tier/sizes.js';
 import { Tier } from '../tier/tier.js';
 import { tierConfigFor } from '../tier/variants.js';
-import { accountingChecker } from '../../model/checkers/accounting.js';
-import { endStateChecker } from '../../model/checkers/end_state.js';
-import { postconditionChecker } from '../../model/checkers/postconditions.js';
-import type { Checker } from '../../model/rt/runtime.js';
-import type { LoadedModel } from './model_types.js';
+import { accountingChecker } from '../check/checkers/accounting.js';
+import { endStateChecker } from '../check/checkers/end_state.js';
+import { postconditionChecker } from '../check/checkers/postconditions.js';
+import type { Checker } from '../check/checker.js';
+import type { LoadedModel } from '../fixture/model_types.js';
 
 export interface OracleRunSpec {
   readonly name: string;

@@ -9,11 +9,11 @@
  * changes what the engine does.
  */
 import type { Contribution, GroupRow, Op, RouteInfo } from '../../ops.js';
-import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../oracle/model_types.js';
+import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
-import type { CheckedWorld } from '../../../model/checkers/context.js';
-import { Ledger, type SimStaging, type SimTensor } from '../../../model/sim_engine/ledger.js';
-import { Violation } from '../../../model/rt/violation.js';
+import type { CheckedWorld } from '../../check/checked_world.js';
+import { Ledger, type SimStaging, type SimTensor } from '../../check/ledger.js';
+import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
 import { copyWeights, RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';

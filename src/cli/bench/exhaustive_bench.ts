@@ -8,9 +8,9 @@
  * so the state counts agree whenever both searches complete; a limit that stops a search
  * is reported as incomplete, never as a result.
  */
-import { search, type SearchResult } from '../search.js';
-import { scenarioSubject } from '../subject.js';
-import type { Scenario } from '../../scenario.js';
+import { search, type SearchResult } from '../../../model/explore/search.js';
+import { scenarioSubject } from '../../../model/explore/subject.js';
+import type { Scenario } from '../../../model/scenario.js';
 
 export interface ExhaustiveRow {
   readonly label: string;

@@ -4,10 +4,10 @@
  * sleeper there was not woken by shutdown and is waiting for luck (a later broadcast by
  * someone else), which is the #1340 family even when this run happens to be rescued.
  */
-import type { Checker, RunView } from '../rt/runtime.js';
-import { ThreadState } from '../rt/thread.js';
-import { Violation } from '../rt/violation.js';
-import type { CheckContext } from './context.js';
+import type { Checker, RunView } from '../checker.js';
+import { ThreadState } from '../checker.js';
+import { Violation } from '../violation.js';
+import type { CheckContext } from '../checked_world.js';
 
 export function stopWakesChecker(ctx: CheckContext): Checker {
   return {

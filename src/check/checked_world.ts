@@ -1,8 +1,8 @@
 /**
  * What a checker may read: the tier's state and the simulated world. Read only.
  */
-import type { TierState } from '../../src/tier/state.js';
-import type { Ledger } from '../sim_engine/ledger.js';
+import type { TierState } from '../tier/state.js';
+import type { Ledger } from './ledger.js';
 
 /** The world as checkers see it: the simulated one, or the shadow of a real run. */
 export interface CheckedWorld {

@@ -2,11 +2,11 @@
  * Accounting invariants, checked whenever mx is released (the protocol's state must then
  * be consistent): ACC-INFLIGHT, ACC-BUDGET, ACC-FOOTPRINT, DEV-BUDGET.
  */
-import type { SimTensor } from '../sim_engine/ledger.js';
-import type { Checker } from '../rt/runtime.js';
-import { Violation } from '../rt/violation.js';
-import { allocFootprintTruth } from './truth.js';
-import type { CheckContext } from './context.js';
+import type { SimTensor } from '../ledger.js';
+import type { Checker } from '../checker.js';
+import { Violation } from '../violation.js';
+import { deviceFootprint } from '../allocator.js';
+import type { CheckContext } from '../checked_world.js';
 
 export function accountingChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
@@ -15,7 +15,7 @@ export function accountingChecker(ctx: CheckContext): Checker {
   // the budget init granted: a device-full failure lowers budget to used, and on a
   // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
   const granted = new Array<number>(devices).fill(0);
-  const denseCharge = allocFootprintTruth(st.cfg.denseBytes);
+  const denseCharge = deviceFootprint(st.cfg.denseBytes);
   return {
     guardedDigest() {
       // scalars, per-device budgets, and every slot's flags: what a thread may only

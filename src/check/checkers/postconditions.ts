@@ -2,10 +2,10 @@
  * Postconditions at API boundaries (call/ret marks): POST-FILL-WAIT, POST-WARMSTART,
  * POST-RESIDENCY, VARIANT-FILL-ONCE.
  */
-import type { Op } from '../../src/ops.js';
-import type { Checker } from '../rt/runtime.js';
-import { Violation } from '../rt/violation.js';
-import type { CheckContext } from './context.js';
+import type { Op } from '../../ops.js';
+import type { Checker } from '../checker.js';
+import { Violation } from '../violation.js';
+import type { CheckContext } from '../checked_world.js';
 
 export function postconditionChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;

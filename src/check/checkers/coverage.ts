@@ -2,10 +2,10 @@
  * Coverage marks: observes (never fails) which hard-to-reach situations a run reached,
  * so a report can say how often random scenarios really get there.
  */
-import type { Op } from '../../src/ops.js';
-import type { Checker, RunView, ThreadView } from '../rt/runtime.js';
-import { ThreadState } from '../rt/thread.js';
-import type { CheckContext } from './context.js';
+import type { Op } from '../../ops.js';
+import type { Checker, RunView, ThreadView } from '../checker.js';
+import { ThreadState } from '../checker.js';
+import type { CheckContext } from '../checked_world.js';
 
 export const COVERAGE_MARKS = [
   'ring-full',

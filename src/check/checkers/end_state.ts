@@ -2,9 +2,9 @@
  * End-of-run checks: POST-SHUTDOWN (nothing left) and COMP-EXACT-ONCE (every token and
  * layer combined).
  */
-import type { Checker } from '../rt/runtime.js';
-import { Violation } from '../rt/violation.js';
-import type { CheckContext } from './context.js';
+import type { Checker } from '../checker.js';
+import { Violation } from '../violation.js';
+import type { CheckContext } from '../checked_world.js';
 
 export function endStateChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;

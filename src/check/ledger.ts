@@ -7,7 +7,7 @@
  *
  * Ground truth only: nothing here reads the tier's state.
  */
-import { Violation } from '../rt/violation.js';
+import { Violation } from './violation.js';
 
 export interface SimTensor {
   readonly id: number;

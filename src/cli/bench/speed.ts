@@ -8,9 +8,9 @@
  * time the process got: on a shared machine, steps per CPU second is the simulator's
  * own speed, steps per wall second what this run saw.
  */
-import { runScenario } from '../../run.js';
-import { RandomStrategy } from '../../rt/strategy.js';
-import type { Scenario } from '../../scenario.js';
+import { runScenario } from '../../../model/run.js';
+import { RandomStrategy } from '../../../model/rt/strategy.js';
+import type { Scenario } from '../../../model/scenario.js';
 
 export interface SpeedSample {
   readonly stepsPerSecond: number;
