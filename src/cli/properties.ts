@@ -25,6 +25,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../../model/scenario.js';
+import { parseScenario } from '../../model/scenario_json.js';
+import { InputError } from '../input/input_error.js';
 import { describeScenario } from '../../model/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
 import { isPropertyId, propertyInfo, PROPERTIES } from '../check/catalogue.js';
@@ -111,13 +113,14 @@ function loadScenario(file: string): Scenario {
   } catch (e) {
     fail(`--scenario ${file}: ${(e as Error).message}`);
   }
-  const d = data as { format?: unknown; scenario?: unknown; devices?: unknown; routes?: unknown };
-  const s = d.format === 'tierlab-counterexample' ? d.scenario : data;
-  const sc = s as { devices?: unknown; routes?: unknown } | null;
-  if (sc === null || typeof sc !== 'object' || typeof sc.devices !== 'number' || !Array.isArray(sc.routes)) {
-    fail(`--scenario ${file}: neither a counterexample file nor a scenario (devices, routes, ...)`);
+  const d = data as { format?: unknown; scenario?: unknown } | null;
+  const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
+  try {
+    return isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
+  } catch (e) {
+    if (e instanceof InputError) fail(`--scenario ${e.message}`);
+    throw e;
   }
-  return sc as unknown as Scenario;
 }
 
 const progress = new Progress();

@@ -11,7 +11,7 @@ import type { Scenario } from '../../model/scenario.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import type { SimulatedWorld } from '../../model/sim_engine/sim_world.js';
 import { PROPERTIES } from '../../src/check/catalogue.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 
 type Main = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 

@@ -1,5 +1,5 @@
 /**
- * Exhaustive search of the small configuration (model/explore/small_scenarios.ts) in the
+ * Exhaustive search of the small configuration (properties/scenarios/small-warmstart.json) in the
  * configurations the benchmark reports: plain DFS and sleep sets within a preemption
  * bound (the reduction factor is schedules(plain) / schedules(reduced) on the same
  * bound), and the whole space, unbounded, with the state cache.

@@ -1,7 +1,7 @@
 /**
- * Growing scenarios for the cost curve: the default scenario (properties/
- * default_scenario.ts) with one dimension grown at a time, experts, devices, loaders,
- * tokens, so the table shows what each one costs per step and per schedule.
+ * Growing scenarios for the cost curve: the default scenario
+ * (properties/scenarios/default.json) with one dimension grown at a time, experts,
+ * devices, loaders, tokens, so the table shows what each one costs per step and per schedule.
  *
  * Invariants: every grown scenario stays valid (budgets per device, routes of distinct
  * experts, topk unchanged) and deterministic; only the named dimension changes.
