@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { COVERAGE_MARKS } from '../src/check/checkers/coverage.js';
 import { describeScenario } from '../model/scenario.js';
 import { PROPERTIES } from '../src/check/catalogue.js';
-import type { SuiteResult } from './runner.js';
+import type { SuiteResult } from './types.js';
 
 export interface PropertiesReport {
   readonly date: string;

@@ -14,28 +14,8 @@ import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
 import type { MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
-import type { MutantEntry } from './types.js';
+import type { MutantEntry, RunSettings } from './types.js';
 
-export interface RunSettings {
-  /** the working tree (node_modules, report paths) */
-  readonly root: string;
-  /** where the sources are copied from: the run's snapshot (defaults to root) */
-  readonly sourceDir?: string;
-  /** where reports/mutants.* go; counterexamples land in OUT/mutants/ */
-  readonly outDir: string;
-  readonly seconds: number;
-  readonly seed: number;
-  /** passed through to the properties CLI when given */
-  readonly strategy?: string;
-  readonly runs?: number;
-  readonly suite?: string;
-  /** seconds of the no-bail sampling pass per killed mutant (0: none) */
-  readonly matrixSeconds: number;
-  readonly typecheck: boolean;
-  readonly keep: boolean;
-  /** appended to replay commands (`--at COMMIT` when the sources were a commit's) */
-  readonly replaySuffix?: string;
-}
 
 export function safeName(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]+/g, '_');

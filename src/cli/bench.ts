@@ -23,7 +23,7 @@ import { measureSpeed } from './bench/speed.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
 import { describeScenario } from '../../model/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
-import { STRATEGIES } from '../../properties/runner.js';
+import { STRATEGIES } from '../../properties/types.js';
 import { parseOrFail, usageError } from './cli_args.js';
 
 // explicitly typed, so that control flow knows it never returns

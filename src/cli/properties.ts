@@ -32,14 +32,8 @@ import { SUITES, type Suite } from '../../properties/arbitraries.js';
 import { isPropertyId, propertyInfo, PROPERTIES } from '../check/catalogue.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import {
-  checkScenario,
-  checkSuite,
-  replayCounterexample,
-  STRATEGIES,
-  type StrategyName,
-  type SuiteResult,
-} from '../../properties/runner.js';
+import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
+import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
 import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
 
