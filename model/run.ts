@@ -15,7 +15,7 @@ import type { Tier } from '../src/tier/tier.js';
 import { Runtime, type RunOutcome } from './rt/runtime.js';
 import type { Strategy } from './rt/strategy.js';
 import type { Trace } from './rt/trace.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario } from './scenario/scenario.js';
 import { scaleBytesOf, SimulatedWorld } from './sim_engine/sim_world.js';
 
 export interface RunOptions {

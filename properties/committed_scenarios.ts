@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Scenario } from '../model/scenario.js';
-import { parseScenario } from '../model/scenario_json.js';
+import type { Scenario } from '../model/scenario/scenario.js';
+import { parseScenario } from '../model/scenario/scenario_json.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 

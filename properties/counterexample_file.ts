@@ -7,8 +7,8 @@ import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Scenario } from '../model/scenario.js';
-import { parseScenario } from '../model/scenario_json.js';
+import type { Scenario } from '../model/scenario/scenario.js';
+import { parseScenario } from '../model/scenario/scenario_json.js';
 
 export interface CounterexampleFile {
   readonly format: 'tierlab-counterexample';

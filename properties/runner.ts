@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { runScenario, type RunResult } from '../model/run.js';
 import { ChoicesStrategy, RandomStrategy, trimPath, type Strategy } from '../model/rt/strategy.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, scheduleArb, type Suite } from './arbitraries.js';
 import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
 import { checkExhaustive, checkPct, exhaustiveOnScenario, pctOnScenario } from './runner_explore.js';

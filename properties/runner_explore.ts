@@ -24,7 +24,7 @@ import { runScenario } from '../model/run.js';
 import { PctStrategy } from '../model/rt/pct.js';
 import { DEFAULT_LIMITS } from '../src/check/limits.js';
 import { ChoicesStrategy } from '../model/rt/strategy.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, type Suite } from './arbitraries.js';
 import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
 import { newTally, record, summarize, type Tally } from './tally.js';

@@ -5,7 +5,7 @@
  */
 import type { PropertyId } from '../src/check/catalogue.js';
 import type { Guarantee } from '../model/explore/guarantee.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import type { Suite } from './arbitraries.js';
 
 export const STRATEGIES = ['choices', 'random', 'pct', 'exhaustive'] as const;

@@ -12,7 +12,7 @@ import type { Tier } from '../../src/tier/tier.js';
 import { runScenario } from '../run.js';
 import type { Strategy } from '../rt/strategy.js';
 import type { Violation } from '../../src/check/violation.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
 import { stateDigest, type ThreadCounters } from './state_digest.js';
 

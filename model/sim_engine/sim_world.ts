@@ -11,7 +11,7 @@
  * The handlers are a map the compiler checks for completeness: every op a world must
  * answer (WorldOpKind) has exactly one handler with the result type of OpResults.
  */
-import { EXPERT_PARTS, type GroupRow, type Op, type OpOf, type OpResults, type RouteInfo, type WorldOpKind } from '../../src/ops.js';
+import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type RouteInfo, type WorldOpKind } from '../../src/ops.js';
 import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
@@ -19,7 +19,7 @@ import { describeTensor, Ledger, type BlockRow, type SimStaging, type SimTensor 
 import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
 import type { SimWorld } from '../rt/world.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import { FaultInjector } from './faults.js';
 
 export interface SimOutput {
@@ -93,6 +93,11 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   }
 
   private makeHandlers(): Handlers {
+    return { ...this.backendHandlers(), ...this.engineHandlers() };
+  }
+
+  /** The backend's ops: device memory, staging, groups, the heat file. */
+  private backendHandlers(): Pick<Handlers, BackendOp['k']> {
     const L = this.ledger;
     return {
       memInfo: (op) => {
@@ -139,6 +144,12 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         this.leakedAtShutdown = { tensors: L.liveTensors, staging: L.liveStaging };
         L.backendShutdown = true;
       },
+    };
+  }
+
+  /** The engine's ops: routing, the RAM copies, CPU experts, combining. */
+  private engineHandlers(): Pick<Handlers, EngineOp['k']> {
+    return {
       route: (op) => this.route(op.token, op.layer),
       ramOf: (op) => {
         const ref = this.ram.current(op.layer, op.eid);

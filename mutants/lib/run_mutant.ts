@@ -8,6 +8,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { runChild } from './child.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
@@ -88,7 +89,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     });
     if (child.timedOut) return stillborn(entry, `the properties run hung past ${(s.seconds * 3 + 90).toFixed(0)} s (a loop with no yield?)`, child.wallSeconds);
     const jsonPath = join(reportDir, 'properties.json');
-    if (!existsSync(jsonPath) || (child.rc !== 0 && child.rc !== 1)) {
+    if (!existsSync(jsonPath) || child.rc === null || !VERDICT_EXITS.includes(child.rc)) {
       return stillborn(entry, `the properties run crashed (exit ${child.rc ?? child.signal}): ${lastLines(child.stderr || child.stdout, 4)}`, child.wallSeconds);
     }
     const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { suites: ReportSuite[] };

@@ -21,7 +21,7 @@ import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
-import { describeScenario } from '../../model/scenario.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
 import { parseOrFail, usageError } from './cli_args.js';

@@ -24,12 +24,13 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from '../../model/scenario.js';
-import { parseScenario } from '../../model/scenario_json.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
+import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { InputError } from '../input/input_error.js';
-import { describeScenario } from '../../model/scenario.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { isPropertyId, propertyInfo, PROPERTIES } from '../check/catalogue.js';
+import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../check/catalogue.js';
+import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
 import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
@@ -195,4 +196,9 @@ process.stdout.write(
   `\n${report.ok ? 'PASS' : 'FAIL'}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties; report in ${reportDir}/properties.md\n`,
 );
-process.exit(failed ? 1 : 0);
+const violated = new Set<PropertyId>();
+for (const r of results) {
+  for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
+  if (r.failure !== null) violated.add(r.failure.property);
+}
+process.exit(failed ? exitForViolations(violated) || EXIT.safety : EXIT.ok);

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assemble, standardCheckers } from '../engine/assemble.js';
+import { assemble, standardCheckers, type Assembly } from '../engine/assemble.js';
 import { engineMain } from '../engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../engine/fault_sites.js';
 import type { NativeEngineLib } from '../engine/native/binding.js';
@@ -84,7 +84,6 @@ function residencyProbe(tier: Tier): Checker & { resident: number } {
 
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
-  const shape = model.shape;
   const prompt = model.manifest.prompt;
   const steps = prompt.length + ctx.tokens - 1;
   const created = lib.createEngine(ctx.devices, 0);
@@ -100,35 +99,9 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
         if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
       }
     }
-    const e0 = model.layers[0]?.experts[0];
-    if (e0 === undefined) return fail('model has no experts');
-    const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
-    const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
-    const ndev = ctx.devices.length;
-    const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
-    const { cfg, tier, plan } = assemble({
-      spec: {
-        ...spec,
-        ringCapacity: ENGINE_DEFAULTS.ringCapacity,
-        decayPeriod: ENGINE_DEFAULTS.decayPeriod,
-        denseBytes: 0,
-        refillAfterToken: -1,
-        denseWhileGroupOpen: false,
-      },
-      shape: { layers: shape.layers, experts: shape.experts, topk: shape.topk },
-      devices: ndev,
-      reclaims: lib.reclaims(engine),
-      weightBytes,
-      scaleBytes,
-      expertFootprint: footprint,
-      reserveExperts: 0,
-      heatFile: spec.useHeatFile,
-      tokens: steps,
-    });
-    // the tier's allocator rule and the library's must agree, or budgets mean nothing
-    if (tier.st.expBytes !== footprint) {
-      return fail(`allocator rule mismatch: the tier charges ${tier.st.expBytes} bytes per expert, the library ${footprint}`);
-    }
+    const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
+    if (typeof built === 'string') return fail(built);
+    const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
       streaming: spec.streaming,
@@ -165,6 +138,40 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }
+}
+
+/** The one assembly, fed with the model's tensor sizes and the library's allocator rule. */
+function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean, steps: number): Assembly | string {
+  const { lib, model } = ctx;
+  const e0 = model.layers[0]?.experts[0];
+  if (e0 === undefined) return 'model has no experts';
+  const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
+  const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
+  const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
+  const built = assemble({
+    spec: {
+      ...spec,
+      ringCapacity: ENGINE_DEFAULTS.ringCapacity,
+      decayPeriod: ENGINE_DEFAULTS.decayPeriod,
+      denseBytes: 0,
+      refillAfterToken: -1,
+      denseWhileGroupOpen: false,
+    },
+    shape: { layers: model.shape.layers, experts: model.shape.experts, topk: model.shape.topk },
+    devices: ctx.devices.length,
+    reclaims,
+    weightBytes,
+    scaleBytes,
+    expertFootprint: footprint,
+    reserveExperts: 0,
+    heatFile: spec.useHeatFile,
+    tokens: steps,
+  });
+  // the tier's allocator rule and the library's must agree, or budgets mean nothing
+  if (built.tier.st.expBytes !== footprint) {
+    return `allocator rule mismatch: the tier charges ${built.tier.st.expBytes} bytes per expert, the library ${footprint}`;
+  }
+  return built;
 }
 
 function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {

@@ -1,3 +1,4 @@
+/** The benchmark's parts on small inputs: each measures what it says and reports it in the JSON the report reads. */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+/** PCT: the strategy's priorities and change points, its determinism, and the bound's arithmetic. */
 import { describe, expect, it } from 'vitest';
 import { confidenceOf, describeBound, pctBound, runsFor } from '../../model/explore/pct_bound.js';
 import { pctCampaign } from '../../model/explore/pct_campaign.js';

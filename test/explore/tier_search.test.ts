@@ -1,3 +1,4 @@
+/** Exhaustive search over the real tier on small scenarios: complete within its bound, and it finds the catalogue's races. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@ import type { ExpertPart, Gen, RamRef, StagingCopy, TensorHandle } from '../../s
 import type { Tier } from '../../src/tier/tier.js';
 import { slotOf } from '../../src/tier/state.js';
 import { runScenario } from '../../model/run.js';
-import type { Scenario } from '../../model/scenario.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import type { SimulatedWorld } from '../../model/sim_engine/sim_world.js';
 import { PROPERTIES } from '../../src/check/catalogue.js';

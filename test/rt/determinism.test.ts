@@ -1,3 +1,4 @@
+/** Determinism: the same seed gives the same trace byte for byte, and a recorded path replays exactly. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../model/run.js';

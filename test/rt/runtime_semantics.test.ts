@@ -1,3 +1,4 @@
+/** The runtime's sync semantics: Mesa condition variables, signal and broadcast, spurious wakeups, and the errors that end a run. */
 import { describe, expect, it } from 'vitest';
 import type { Gen } from '../../src/ops.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';

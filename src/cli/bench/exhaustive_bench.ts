@@ -10,7 +10,7 @@
  */
 import { search, type SearchResult } from '../../../model/explore/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface ExhaustiveRow {
   readonly label: string;

@@ -6,7 +6,7 @@
  * Invariants: every grown scenario stays valid (budgets per device, routes of distinct
  * experts, topk unchanged) and deterministic; only the named dimension changes.
  */
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface Grown {
   readonly dimension: 'experts' | 'devices' | 'loaders' | 'tokens';

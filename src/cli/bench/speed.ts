@@ -10,7 +10,7 @@
  */
 import { runScenario } from '../../../model/run.js';
 import { RandomStrategy } from '../../../model/rt/strategy.js';
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface SpeedSample {
   readonly stepsPerSecond: number;

@@ -12,9 +12,9 @@
  * Older files may lack fault sites added later (`stageFails`): a missing site means no
  * fault there. Nothing else is defaulted.
  */
-import { FAULT_SITES, faultKey, type FaultPlan } from '../src/engine/fault_sites.js';
-import type { ShutdownPoint } from '../src/engine/driver.js';
-import { JsonReader, type JsonObject } from '../src/input/json_reader.js';
+import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
+import type { ShutdownPoint } from '../../src/engine/driver.js';
+import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { Scenario } from './scenario.js';
 
 /** Size caps: beyond them a run is a memory or time sink, not a test. */
