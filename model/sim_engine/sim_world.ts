@@ -11,7 +11,7 @@
  * The handlers are a map the compiler checks for completeness: every op a world must
  * answer (WorldOpKind) has exactly one handler with the result type of OpResults.
  */
-import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type RouteInfo, type WorldOpKind } from '../../src/ops.js';
+import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type RouteInfo, type TensorHandle, type WorldOpKind } from '../../src/ops.js';
 import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
@@ -80,6 +80,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
 
   get combines(): number {
     return this.combined.combines;
+  }
+
+  deviceBytes(tensor: TensorHandle): number {
+    return open<SimTensor>(tensor).bytes;
   }
 
   get expectedCombines(): number {

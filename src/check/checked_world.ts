@@ -1,6 +1,8 @@
 /**
- * What a checker may read: the tier's state and the simulated world. Read only.
+ * What a checker may read: the tier's state and the world (the simulated one, or the
+ * shadow of a real run). Read only.
  */
+import type { TensorHandle } from '../ops.js';
 import type { TierState } from '../tier/state.js';
 import type { Ledger } from './ledger.js';
 
@@ -12,6 +14,8 @@ export interface CheckedWorld {
   readonly expectedCombines: number;
   /** device tensors and staging copies alive when the backend was shut down */
   readonly leakedAtShutdown: { readonly tensors: number; readonly staging: number } | null;
+  /** device bytes a tensor the world handed out really takes */
+  deviceBytes(tensor: TensorHandle): number;
 }
 
 export interface CheckContext {

@@ -2,7 +2,6 @@
  * Accounting invariants, checked whenever mx is released (the protocol's state must then
  * be consistent): ACC-INFLIGHT, ACC-BUDGET, ACC-FOOTPRINT, DEV-BUDGET.
  */
-import type { SimTensor } from '../ledger.js';
 import type { Checker } from '../checker.js';
 import { Violation } from '../violation.js';
 import { deviceFootprint } from '../allocator.js';
@@ -38,10 +37,10 @@ export function accountingChecker(ctx: CheckContext): Checker {
           if (slot.queued) queued++;
           if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
           if (slot.resident) {
-            const tensors = slot.tensors as unknown as SimTensor[] | null;
+            const tensors = slot.tensors;
             if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
             let bytes = 0;
-            for (const t of tensors) bytes += t.bytes;
+            for (const t of tensors) bytes += world.deviceBytes(t);
             if (bytes !== st.expBytes) {
               throw new Violation(
                 'ACC-FOOTPRINT',

@@ -8,7 +8,7 @@
  * a leak at shutdown are the same violations with the same ids. The shadow never
  * changes what the engine does.
  */
-import type { Contribution, ExpertOutput, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, WorldOpKind } from '../../ops.js';
+import type { Contribution, ExpertOutput, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, TensorHandle, WorldOpKind } from '../../ops.js';
 import { FMT_I4_GROUP, type ExpertMatrix, type ExpertWeights, type LoadedModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
 import type { CheckedWorld } from '../../check/checked_world.js';
@@ -110,6 +110,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.expectedCombines = opts.steps * model.shape.layers;
     this.combined = new CombineLedger(model.shape.layers);
     this.handlers = this.makeHandlers();
+  }
+
+  deviceBytes(tensor: TensorHandle): number {
+    return open<RealTensor>(tensor).bytes;
   }
 
   get combines(): number {
