@@ -20,6 +20,7 @@ describe('replays of fixed bugs', () => {
       const cx = loadCounterexample(join(dir, file));
       const a = replayCounterexample(cx.scenario, cx.choices);
       const b = replayCounterexample(cx.scenario, cx.choices);
+      expect(a.scheduleProblem).toBeNull();
       expect(a.violation?.message ?? null).toBeNull();
       expect(a.trace?.hash()).toBe(b.trace?.hash());
     });
