@@ -141,8 +141,11 @@ function validationOf(b: string): Validation | null {
   if (b !== 'vulkan') return null;
   const v = process.env.TIERLAB_VK_VALIDATION ?? '';
   if (v === '' || v === '0') return 'off';
+  // synchronization validation is asked for by TIERLAB_VK_VALIDATION=sync or in the layer's
+  // own environment (native/vulkan/vulkan.mk sets both)
+  const layerSync = /SYNCHRONIZATION_VALIDATION/.test(process.env.VK_LAYER_ENABLES ?? '') || process.env.VK_KHRONOS_VALIDATION_VALIDATE_SYNC === '1';
+  if (v === 'sync' || (v === '1' && layerSync)) return 'sync';
   if (v === '1') return 'core';
-  if (v === 'sync') return 'sync';
   return fail(`TIERLAB_VK_VALIDATION=${v}: want 1 (the validation layer), sync (with synchronization validation), or 0 or unset (off)`);
 }
 

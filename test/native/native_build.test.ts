@@ -1,10 +1,12 @@
 /**
- * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan,
- * the Vulkan backend's bit-exactness test on lavapipe, and a compile of the CUDA
- * library wherever nvcc exists (it cannot run without a GPU, but it must build).
+ * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan and
+ * under TSan, the Vulkan backend's bit-exactness test on lavapipe (skipped, with one line
+ * saying what to install, where the Vulkan packages are missing), and a compile of the
+ * CUDA library wherever nvcc exists (it cannot run without a GPU, but it must build).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { NO_VULKAN } from './vulkan_toolchain.js';
 
 function make(target: string) {
   const r = spawnSync('make', ['-s', '-C', 'native', target], { encoding: 'utf8', timeout: 600_000 });
@@ -27,7 +29,14 @@ describe('native engine', () => {
     expect(r.out).toMatch(/\d+ passed, 0 failed/);
   });
 
-  it('the Vulkan backend is bit-exact against the CPU math on lavapipe', () => {
+  it('C tests pass under ThreadSanitizer', () => {
+    const r = make('test-tsan');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/\d+ passed, 0 failed/);
+    expect(r.out).not.toMatch(/WARNING: ThreadSanitizer/);
+  });
+
+  it.skipIf(NO_VULKAN)('the Vulkan backend is bit-exact against the CPU math on lavapipe', () => {
     const r = make('vulkan-test');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed, 0 failed/);
