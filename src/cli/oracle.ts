@@ -32,7 +32,7 @@ const { values } = parseOrFail('oracle', {
   options: {
     backend: { type: 'string', default: 'cpu' },
     devices: { type: 'string', default: '0' },
-    tokens: { type: 'string', default: '64' },
+    tokens: { type: 'string' },
     fixture: { type: 'string', default: 'fixtures/tiny-moe' },
     report: { type: 'string', default: 'reports' },
     only: { type: 'string' },
@@ -57,8 +57,8 @@ try {
   fail(e instanceof FixtureError ? e.message : `cannot load fixture: ${(e as Error).message}`);
 }
 const available = model.manifest.reference.tokens.length;
-const tokens = Number(values.tokens);
-if (!Number.isInteger(tokens) || tokens < 1 || tokens > available) fail(`--tokens must be 1..${available} (the fixture's reference length), got '${values.tokens}'`);
+// by default every reference token, up to 64
+const tokens = intOption('oracle', values.tokens, 'tokens', 1, available, Math.min(64, available));
 
 let lib: NativeEngineLib;
 try {
