@@ -13,7 +13,8 @@ import { EXIT } from '../check/exit_codes.js';
 import { InputError } from '../input/input_error.js';
 
 export function usageError(tool: string, message: string): never {
-  process.stderr.write(`${tool}: ${message}\n`);
+  // messages from elsewhere (Node's parser, esbuild) may run over several lines
+  process.stderr.write(`${tool}: ${message.trim().replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(EXIT.badInput);
 }
 

@@ -97,6 +97,13 @@ if (values.strategy !== undefined && !(STRATEGIES as readonly string[]).includes
   fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy}'`);
 }
 if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite)) fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
+// every number is read before anything slow starts
+const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
+const seed = seedOption('mutants', values.seed, 20261129);
+const runs = values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : undefined;
+const matrixSeconds = secondsOption('mutants', values['matrix-seconds'], 'matrix-seconds', 2, 'no sampling pass, an empty kill matrix');
+const jobs = countOption('mutants', values.jobs, 'jobs', cpus().length);
+const baselineSeconds = secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(seconds, 3));
 // --at reaches git only as the commit it names
 let commit: string | null = null;
 if (values.at !== undefined) {
@@ -126,6 +133,7 @@ if (values.replay !== undefined) {
   process.exit(rc);
 }
 
+const outDir = prepareOutputDir('mutants', 'out', values.out ?? join(root, 'reports'));
 // one snapshot of the sources for the whole run: the tree may change under a long run
 const snapshot = makeSnapshot(root, commit ?? undefined);
 process.on('exit', () => snapshot.remove());
@@ -160,24 +168,23 @@ const settings: RunSettings = {
   root,
   sourceDir: snapshot.dir,
   ...(commit !== null ? { replaySuffix: ` --at ${sources.commit}` } : {}),
-  outDir: prepareOutputDir('mutants', 'out', values.out ?? join(root, 'reports')),
-  seconds: secondsOption('mutants', values.seconds, 'seconds', 30),
-  seed: seedOption('mutants', values.seed, 20261129),
+  outDir,
+  seconds,
+  seed,
   ...(values.strategy !== undefined ? { strategy: values.strategy } : {}),
-  ...(values.runs !== undefined ? { runs: countOption('mutants', values.runs, 'runs', 1) } : {}),
+  ...(runs !== undefined ? { runs } : {}),
   ...(values.suite !== undefined ? { suite: values.suite } : {}),
-  matrixSeconds: secondsOption('mutants', values['matrix-seconds'], 'matrix-seconds', 2, 'no sampling pass, an empty kill matrix'),
+  matrixSeconds,
   typecheck: values.typecheck === true,
   keep: values.keep === true,
 };
-const jobs = countOption('mutants', values.jobs, 'jobs', cpus().length);
 const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
 const toRun = entries.filter((e) => runEquivalent || e.equivalent === undefined);
 const skipped = entries.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
 
 if (values['no-baseline'] !== true && toRun.length > 0) {
   process.stderr.write('baseline: the unmutated sources, a short run ...\n');
-  const problem = await checkBaseline(settings, secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(settings.seconds, 3)));
+  const problem = await checkBaseline(settings, baselineSeconds);
   if (problem !== null) fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
 }
 
