@@ -14,6 +14,7 @@
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../fixture/container.js';
+import type { LoadedModel } from '../fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
@@ -50,7 +51,7 @@ const validation = validationOf(backend);
 const reportDir = values.report ?? 'reports';
 prepareOutputDir('oracle', 'report', reportDir);
 
-let model;
+let model: LoadedModel;
 try {
   model = loadModel(values.fixture ?? 'fixtures/tiny-moe');
 } catch (e) {
