@@ -127,11 +127,11 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
   'POST-FILL-WAIT': {
     *main(tier) {
       yield* tier.init();
-      yield { k: 'call', fn: 'fill_wait' };
+      yield { k: 'call', call: { fn: 'fill_wait' } };
       yield LOCK;
       slotOf(tier.st, 0, 0).queued = true;
       tier.st.inflight = 1;
-      yield { k: 'ret', fn: 'fill_wait', value: 'done' };
+      yield { k: 'ret', ret: { fn: 'fill_wait', value: 'done' } };
     },
   },
   'POST-WARMSTART': {
@@ -178,7 +178,7 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
   },
   'LIVE-SHUTDOWN': {
     *main() {
-      yield { k: 'call', fn: 'shutdown' };
+      yield { k: 'call', call: { fn: 'shutdown' } };
       yield LOCK;
       yield { k: 'wait', cv: 'cv_take' };
       yield UNLOCK;
