@@ -88,6 +88,7 @@ function slots(s: SpecState, t: TierState): Difference | null {
       const b = trow[e];
       if (a === undefined || b === undefined) continue;
       const at = `L${l}E${e}`;
+      if (b.home !== e % s.cfg.devices) return diff(`${at}.home`, `device ${e % s.cfg.devices}`, `device ${b.home}`);
       if (a.heat !== b.heat) return diff(`${at}.heat`, a.heat, b.heat);
       if (a.resident !== b.resident) return diff(`${at}.resident`, a.resident, b.resident);
       if (a.queued !== b.queued) return diff(`${at}.queued`, a.queued, b.queued);

@@ -80,8 +80,12 @@ export class RefinementChecker implements Checker {
     }
     const step = this.run(th, t);
     const did: Release = cv === null ? 'unlock' : cv === 'cv' ? 'wait-cv' : 'wait-take';
-    if ('returned' in step) this.fail('SPEC-WAKEUP', th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
-    else if (step.release !== did) this.fail('SPEC-WAKEUP', th, t, `the tier ${describeRelease(did)} where the protocol ${describeRelease(step.release)}`);
+    if ('returned' in step) this.fail(t.call.family, th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
+    else if (step.release !== did) {
+      // waiting on the other condition variable is a wakeup defect; waiting or not, the call's own
+      const family = step.release !== 'unlock' && did !== 'unlock' ? 'SPEC-WAKEUP' : t.call.family;
+      this.fail(family, th, t, `the tier ${describeRelease(did)} where the protocol ${describeRelease(step.release)}`);
+    }
     this.compare(th, t, this.familyOf(t));
   }
 
@@ -123,6 +127,7 @@ const UNCHANGED: Step = { release: 'unlock' };
 /** Counters are their own family; a heat that differs after a decay is the decay's. */
 function refine(family: SpecFamily, d: Difference, t: Tracked): SpecFamily {
   if (d.field.startsWith('counters.')) return 'SPEC-COUNTERS';
+  if (d.field.endsWith('.home')) return 'SPEC-HOME';
   if (d.field.endsWith('.heat') && t.name === 'init') return 'SPEC-HEAT-FILE';
   if (d.field.endsWith('.heat') && t.call.tickOutcome?.decayed === true) return 'SPEC-DECAY';
   if ((d.field.startsWith('used[') || d.field.startsWith('budget[')) && family === 'SPEC-PLAN') return 'SPEC-HOME';
