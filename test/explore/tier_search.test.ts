@@ -14,7 +14,7 @@ import { checkScenario } from '../../properties/runner.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
 
 // two experts, one loader: small enough for plain DFS to finish in CI
-const tiny = smallWarmstart({ experts: 2, budgetExperts: [2], loaders: 1 });
+const tiny = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2], loaders: 1 });
 const faulty = faultyWarmstart(1);
 
 describe('exhaustive search over the tier', () => {
