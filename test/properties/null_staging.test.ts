@@ -26,7 +26,7 @@ describe('a null staging copy', () => {
     it(`${name} is a MEM-HOST violation`, () => {
       const r = runScenario(defaultScenario(), { strategy: new ChoicesStrategy([]), main });
       expect(r.violation?.property, r.violation?.message).toBe('MEM-HOST');
-      expect(r.violation?.detail).toMatch(/does not exist \(the handle is null\)/);
+      expect(r.violation?.detail).toMatch(/has no staging copy/);
     });
   }
 });

@@ -109,11 +109,13 @@ describe('the size caps', () => {
       budgetExperts: new Array(devices).fill(layers),
       capacityExperts: new Array(devices).fill(null),
       swapPeriod: 1,
+      ramCapacity: experts,
       routes: Array.from({ length: tokens }, (_, t) => Array.from({ length: layers }, (_, l) => [(t * 7 + l * 3) % experts])),
       refillAfterToken: -1,
     };
     const r = runScenario(parseScenario(corner, 'corner'), { strategy: new ChoicesStrategy([]) });
     expect(r.violation).toBeNull();
+    expect(r.steps).toBeGreaterThan(10_000);
     expect(r.steps).toBeLessThan(DEFAULT_LIMITS.maxSteps / 2);
   });
 });

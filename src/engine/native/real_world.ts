@@ -8,17 +8,17 @@
  * a leak at shutdown are the same violations with the same ids. The shadow never
  * changes what the engine does.
  */
-import type { Contribution, ExpertOutput, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, TensorHandle, WorldOpKind } from '../../ops.js';
+import type { Contribution, ExpertOutput, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, HostArray, StagingCopy, TensorHandle, WorldOpKind } from '../../ops.js';
 import { FMT_I4_GROUP, type ExpertMatrix, type ExpertWeights, type LoadedModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
 import type { CheckedWorld } from '../../check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../check/combine.js';
-import { Ledger, type SimStaging, type SimTensor } from '../../check/ledger.js';
+import { Ledger, type SimHostArray, type SimStaging, type SimTensor } from '../../check/ledger.js';
 import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
 import { copyWeights, RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
-import { readHeatFile, writeHeatFile } from './heat_file.js';
+import { readHeatBytes, writeHeatBytes } from './heat_file.js';
 import { Trunk, type LayerRoute } from './trunk.js';
 
 /** Each op a world answers, with its result type or a promise of it (a native call). */
@@ -116,6 +116,18 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     return open<RealTensor>(tensor).bytes;
   }
 
+  tensorOwner(tensor: TensorHandle): SimTensor {
+    return open<RealTensor>(tensor).shadow;
+  }
+
+  stagingOwner(staging: StagingCopy): SimStaging {
+    return open<RealStaging>(staging).shadow;
+  }
+
+  hostArrayKind(array: HostArray): string {
+    return open<SimHostArray>(array).what;
+  }
+
   get combines(): number {
     return this.combined.combines;
   }
@@ -136,6 +148,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   private makeHandlers(): Handlers {
     const L = this.ledger;
     return {
+      hostAlloc: (op) => seal(L.hostAlloc(op.what, op.bytes)),
+      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
+      // the real mutex and condition variables are the runtime's: nothing can fail here
+      syncInit: () => true,
       memInfo: (op) => {
         const r = this.lib.memInfo(this.engine, op.dev);
         if (r.status.code !== 0) {
@@ -169,9 +185,9 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       // the tiny model has no dense residents: the trunk runs on the CPU
       uploadDense: () => null,
       denseGemv: () => undefined,
-      readHeat: () => (this.opts.heatPath === null ? null : readHeatFile(this.opts.heatPath, this.model.shape, this.stats.failures)),
+      readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
       writeHeat: (op) => {
-        if (this.opts.heatPath !== null) writeHeatFile(this.opts.heatPath, op.heat);
+        if (this.opts.heatPath !== null) writeHeatBytes(this.opts.heatPath, op.bytes);
       },
       backendShutdown: () => this.backendShutdown(),
       route: (op) => {
