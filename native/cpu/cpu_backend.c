@@ -4,8 +4,9 @@
  * threads in cpu_worker.c.
  *
  * Invariants: init either succeeds completely or releases everything it made;
- * shutdown stops every worker (after its pending job) before freeing its buffers;
- * the ledger reports only the group buffers (4 per device), fixed from init on.
+ * shutdown stops the copy threads and every worker (after its pending job) before
+ * freeing buffers; the ledger reports only the group buffers (4 per device), fixed from
+ * init on (the tensor heap holds tensors, which the dispatcher counts).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static void *count_alloc(tl_backend *b, size_t bytes) {
 
 static void cpu_shutdown(tl_backend *b) {
   if (b == NULL) return;
+  cpu_copy_stop(&b->copy); /* no job is left: the dispatcher waited for every upload */
   for (int i = 0; i < b->ndev; i++) {
     cpu_device *d = &b->dev[i];
     cpu_worker_stop(d);
@@ -34,6 +36,7 @@ static void cpu_shutdown(tl_backend *b) {
     free(d->h);
   }
   pthread_mutex_destroy(&b->acct_mu);
+  cpu_heap_destroy(&b->heap);
   free(b);
 }
 
@@ -45,13 +48,15 @@ static int init_device(tl_backend *b, cpu_device *d, char *err, size_t cap) {
   d->q = count_alloc(b, qn);
   d->h = count_alloc(b, (size_t)TL_MAX_WIDTH * sizeof(float));
   d->lut = b->lut;
+  d->b = b;
+  d->owner = b->owner;
   if (d->x == NULL || d->y == NULL || d->q == NULL || d->h == NULL) {
     return tl_fail(err, cap, TL_E_OOM, "cpu backend: host out of memory for group buffers");
   }
   return cpu_worker_start(b, d, err, cap);
 }
 
-static int cpu_init(tl_backend **out, const int *devices, int ndevices,
+static int cpu_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
                     uint64_t capacity_bytes, char *err, size_t cap) {
   for (int i = 0; i < ndevices; i++) {
     if (devices[i] > CPU_MAX_DEVICE_ID) {
@@ -63,13 +68,25 @@ static int cpu_init(tl_backend **out, const int *devices, int ndevices,
   tl_backend *b = calloc(1, sizeof *b);
   if (b == NULL) return tl_fail(err, cap, TL_E_OOM, "cpu backend: host out of memory");
   pthread_mutex_init(&b->acct_mu, NULL);
+  b->owner = owner;
   b->capacity_bytes = capacity_bytes > 0 ? capacity_bytes : CPU_DEFAULT_CAPACITY;
+  /* footprints round sizes up, so the blocks of a full device fit in its capacity */
+  cpu_heap_init(&b->heap, b->capacity_bytes * (uint64_t)ndevices);
+  int rc = cpu_copy_start(&b->copy, err, cap);
+  /* a declared size is memory that exists from creation on, as on a GPU */
+  if (rc == TL_OK && capacity_bytes > 0) {
+    rc = cpu_heap_prefault(&b->heap, capacity_bytes * (uint64_t)ndevices, err, cap);
+  }
+  if (rc != TL_OK) {
+    cpu_shutdown(b);
+    return rc;
+  }
   for (int i = 0; i < ndevices; i++) {
     cpu_device *d = &b->dev[i];
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     b->ndev = i + 1; /* shutdown releases exactly the devices set up so far */
-    int rc = init_device(b, d, err, cap);
+    rc = init_device(b, d, err, cap);
     if (rc != TL_OK) {
       cpu_shutdown(b);
       return rc;
@@ -114,4 +131,8 @@ const tl_backend_ops tl_backend_impl = {
     .group_take = cpu_group_take,
     .ledger = cpu_ledger,
     .set_lut = cpu_set_lut,
+    .tensor_upload_async = cpu_tensor_upload_async,
+    .host_register = NULL, /* host memory is the device's: nothing to page-lock */
+    .host_unregister = NULL,
+    .copy_bandwidth = cpu_copy_bandwidth,
 };

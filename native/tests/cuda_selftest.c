@@ -125,7 +125,7 @@ static int issue(tl_engine *eng, int dev, dev_run *d, const test_case *c) {
     u[r] = d->t[i][1];
     dn[r] = d->t[i][2];
   }
-  int rc = tl_group_issue(eng, dev, c->rows, g, u, dn, d->x, c->hidden, err, sizeof err);
+  int rc = tl_group_issue(eng, dev, c->rows, g, u, dn, d->x, c->hidden, 0, err, sizeof err);
   if (rc != TL_OK) printf("  issue failed on dev %d: %s\n", dev, err);
   return rc;
 }
