@@ -8,10 +8,28 @@
  * freeing buffers; the ledger reports only the group buffers (4 per device), fixed from
  * init on (the tensor heap holds tensors, which the dispatcher counts).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cpu_backend.h"
+
+/* The tensor heap's chunks: host memory in huge pages where the kernel gives them,
+ * touched at once, so no upload ever takes a page fault. */
+static void *host_map(void *ctx, size_t bytes) {
+  (void)ctx;
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint */
+  memset(p, 0, bytes);
+  return p;
+}
+
+static void host_unmap(void *ctx, void *p, size_t bytes) {
+  (void)ctx;
+  munmap(p, bytes);
+}
 
 static void *count_alloc(tl_backend *b, size_t bytes) {
   void *p = malloc(bytes);
@@ -36,7 +54,7 @@ static void cpu_shutdown(tl_backend *b) {
     free(d->h);
   }
   pthread_mutex_destroy(&b->acct_mu);
-  cpu_heap_destroy(&b->heap);
+  tl_heap_destroy(&b->heap);
   free(b);
 }
 
@@ -71,11 +89,13 @@ static int cpu_init(tl_backend **out, tl_engine *owner, const int *devices, int 
   b->owner = owner;
   b->capacity_bytes = capacity_bytes > 0 ? capacity_bytes : CPU_DEFAULT_CAPACITY;
   /* footprints round sizes up, so the blocks of a full device fit in its capacity */
-  cpu_heap_init(&b->heap, b->capacity_bytes * (uint64_t)ndevices);
+  tl_heap_init(&b->heap, b->capacity_bytes * (uint64_t)ndevices, host_map, host_unmap, NULL);
   int rc = cpu_copy_start(&b->copy, err, cap);
   /* a declared size is memory that exists from creation on, as on a GPU */
-  if (rc == TL_OK && capacity_bytes > 0) {
-    rc = cpu_heap_prefault(&b->heap, capacity_bytes * (uint64_t)ndevices, err, cap);
+  if (rc == TL_OK && capacity_bytes > 0 &&
+      tl_heap_reserve(&b->heap, capacity_bytes * (uint64_t)ndevices) != 0) {
+    rc = tl_fail(err, cap, TL_E_OOM, "cpu backend: cannot map %llu bytes of device memory",
+                 (unsigned long long)(capacity_bytes * (uint64_t)ndevices));
   }
   if (rc != TL_OK) {
     cpu_shutdown(b);

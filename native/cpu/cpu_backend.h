@@ -4,7 +4,7 @@
  * Role: a "device" is a region of host memory with a capacity (capacity_bytes, or
  * CPU_DEFAULT_CAPACITY when 0) and one worker thread that runs that device's expert
  * group asynchronously, so issue returns at once and take waits, as on a GPU.
- * Tensor memory comes from a heap of pre-faulted host memory (cpu_heap.c), as a GPU's
+ * Tensor memory comes from a heap of pre-faulted host memory (block_heap.c), as a GPU's
  * memory exists before the first upload; asynchronous uploads are copied by a pool of
  * copy threads (cpu_copy.c), and a group's worker waits until its tensors have landed.
  * Invariants: the worker owns x/y/q/h while a job is PENDING; the issuing thread owns
@@ -18,6 +18,7 @@
 #include <pthread.h>
 
 #include "../src/backend.h"
+#include "../src/block_heap.h"
 #include "../src/expert_math.h"
 
 /* Default device size when capacity_bytes is 0: 1 GiB per simulated device. */
@@ -30,29 +31,6 @@
 #define CPU_COPY_THREADS_DEFAULT 2
 
 typedef enum cpu_phase { CPU_IDLE = 0, CPU_PENDING, CPU_DONE } cpu_phase;
-
-/* Pre-faulted host memory for tensors: chunks mapped (and touched) once, carved
- * bottom-up, freed blocks kept per exact size for the next tensor of that size. A
- * request it cannot serve is not an error: the tensor falls back to malloc. */
-typedef struct cpu_chunk {
-  unsigned char *base;
-  size_t bytes, top;
-} cpu_chunk;
-
-typedef struct cpu_size_class {
-  size_t bytes;
-  void **blocks;
-  size_t n, cap;
-} cpu_size_class;
-
-typedef struct cpu_heap {
-  pthread_mutex_t mu;
-  cpu_chunk *chunks;
-  int nchunks, cap_chunks;
-  cpu_size_class *classes;
-  int nclasses, cap_classes;
-  uint64_t limit, mapped; /* bytes the heap may map in all; mapped so far */
-} cpu_heap;
 
 typedef struct cpu_device {
   tl_engine *owner;
@@ -89,7 +67,7 @@ struct tl_backend {
   int ndev;
   tl_engine *owner;
   cpu_device dev[TL_MAX_DEVICES];
-  cpu_heap heap;
+  tl_heap heap; /* tensor memory: pre-faulted host chunks (cpu_backend.c) */
   cpu_copy_pool copy;
   uint64_t capacity_bytes; /* per device, CPU_DEFAULT_CAPACITY when 0 was asked */
   pthread_mutex_t acct_mu;
@@ -105,11 +83,10 @@ typedef struct cpu_tensor {
   size_t block_bytes;
   int from_heap; /* else malloc'd */
   int ready;     /* copy mutex: the bytes are in place */
-  /* an asynchronous upload's job (copy threads) */
+  /* an asynchronous upload's job (copy threads): one span, weights and scales */
   tl_tensor *t;
-  const void *src_w;
-  const float *src_s;
-  size_t wbytes, sbytes;
+  const void *src;
+  size_t span_bytes;
   struct cpu_tensor *next;
 } cpu_tensor;
 
@@ -128,15 +105,6 @@ int cpu_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data
 int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
                             size_t cap);
 void cpu_tensor_free(tl_backend *b, tl_tensor *t);
-
-/* cpu_heap.c */
-void cpu_heap_init(cpu_heap *h, uint64_t limit);
-/* Maps and touches `bytes` now (a device with a declared size: its memory exists from
- * creation on, like VRAM). */
-int cpu_heap_prefault(cpu_heap *h, uint64_t bytes, char *err, size_t cap);
-void *cpu_heap_alloc(cpu_heap *h, size_t bytes); /* NULL: use malloc */
-void cpu_heap_free(cpu_heap *h, void *p, size_t bytes);
-void cpu_heap_destroy(cpu_heap *h);
 
 /* cpu_copy.c */
 int cpu_copy_start(cpu_copy_pool *pool, char *err, size_t cap);

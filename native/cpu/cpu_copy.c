@@ -32,8 +32,7 @@ static void *copy_main(void *arg) {
     pool->head = job->next;
     if (pool->head == NULL) pool->tail = NULL;
     pthread_mutex_unlock(&pool->mu);
-    memcpy(job->w, job->src_w, job->wbytes);
-    memcpy(job->s, job->src_s, job->sbytes);
+    memcpy(job->w, job->src, job->span_bytes);
     tl_tensor *t = job->t;
     pthread_mutex_lock(&pool->mu);
     job->ready = 1;

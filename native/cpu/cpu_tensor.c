@@ -15,7 +15,8 @@
 
 #include "cpu_backend.h"
 
-static size_t scales_at(size_t data_bytes) { return (data_bytes + 63) / 64 * 64; }
+/* the RAM copies' layout (backend.h): an asynchronous upload is one memcpy */
+static size_t scales_at(size_t data_bytes) { return tl_span_scales_at(data_bytes); }
 
 /* Charges the footprint and makes the tensor's block; the bytes are copied later. */
 static int make_tensor(tl_backend *b, tl_tensor *t, size_t data_bytes, size_t nscales,
@@ -36,7 +37,7 @@ static int make_tensor(tl_backend *b, tl_tensor *t, size_t data_bytes, size_t ns
   void *block = NULL;
   size_t bytes = scales_at(data_bytes) + nscales * sizeof(float);
   if (ct != NULL) {
-    block = cpu_heap_alloc(&b->heap, bytes);
+    block = tl_heap_alloc(&b->heap, bytes);
     ct->from_heap = block != NULL;
     if (block == NULL) block = malloc(bytes);
   }
@@ -72,10 +73,8 @@ int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src,
   cpu_tensor *ct = NULL;
   int rc = make_tensor(b, t, src->data_bytes, src->nscales, &ct, err, cap);
   if (rc != TL_OK) return rc;
-  ct->src_w = src->data;
-  ct->src_s = src->scales;
-  ct->wbytes = src->data_bytes;
-  ct->sbytes = src->nscales * sizeof(float);
+  ct->src = src->data;
+  ct->span_bytes = src->span_bytes;
   t->impl = ct; /* before the job runs: a group issued meanwhile waits for ready */
   cpu_copy_queue(&b->copy, ct);
   return TL_OK;
@@ -85,7 +84,7 @@ void cpu_tensor_free(tl_backend *b, tl_tensor *t) {
   cpu_tensor *ct = t->impl;
   if (ct != NULL) {
     if (ct->from_heap) {
-      cpu_heap_free(&b->heap, ct->w, ct->block_bytes);
+      tl_heap_free(&b->heap, ct->w, ct->block_bytes);
     } else {
       free(ct->w);
     }

@@ -51,17 +51,26 @@ struct tl_tensor {
 };
 #define TL_TENSOR_MAGIC 0x544c5445u
 
+/* In a RAM copy the scales follow the weights at the next multiple of TL_SPAN_ALIGN, so
+ * one copy of span_bytes from data moves both; a backend that lays its tensor out the
+ * same way (scales at tl_span_scales_at(data_bytes)) copies once. */
+#define TL_SPAN_ALIGN 64
+static inline size_t tl_span_scales_at(size_t data_bytes) {
+  return (data_bytes + TL_SPAN_ALIGN - 1) / TL_SPAN_ALIGN * TL_SPAN_ALIGN;
+}
+
 /* What an upload from a RAM copy reads: engine-owned host memory that stays unchanged
  * and alive until the backend calls tl_upload_done. pin is the backend's own token for
- * the chunk holding both ranges (from host_register), or NULL when it is pageable;
- * data_at and scales_at are the ranges' offsets from that chunk's base. */
+ * the chunk holding it (from host_register), or NULL when it is pageable; data_at is
+ * the span's offset from that chunk's base. */
 typedef struct tl_host_src {
-  const void *data;
+  const void *data; /* the span starts with the weights */
   size_t data_bytes;
-  const float *scales;
+  const float *scales; /* == data + tl_span_scales_at(data_bytes) */
   size_t nscales;
+  size_t span_bytes; /* tl_span_scales_at(data_bytes) + nscales * 4 */
   void *pin;
-  uint64_t data_at, scales_at;
+  uint64_t data_at;
 } tl_host_src;
 
 typedef struct tl_backend_ops {

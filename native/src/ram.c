@@ -22,9 +22,9 @@
 #include "expert_math.h"
 #include "shape.h"
 
-#define RAM_ALIGN 64
-
-static size_t align_up(size_t v) { return (v + RAM_ALIGN - 1) / RAM_ALIGN * RAM_ALIGN; }
+/* Parts start at TL_SPAN_ALIGN, their scales right after the weights at the next
+ * TL_SPAN_ALIGN: the span a backend copies in one go (backend.h). */
+static size_t align_up(size_t v) { return tl_span_scales_at(v); }
 
 /* Checks the parts against the source size; lays them out in a slot (weights, then
  * scales, each 64-byte aligned); *total is the slot size needed. */
@@ -38,7 +38,7 @@ static int layout(const char *fn, const tl_part *parts, int nparts, uint64_t src
   size_t at = 0;
   for (int i = 0; i < nparts; i++) {
     const tl_part *p = &parts[i];
-    char what[16];
+    char what[24];
     snprintf(what, sizeof what, "part %d", i);
     uint64_t bytes, nscales;
     int rc = tl_check_shape(fn, what, p->fmt, p->rows, p->cols, p->group, &bytes, &nscales,
@@ -233,9 +233,10 @@ tl_host_src tl_ram_src(const tl_ram *ram, int p) {
                        .data_bytes = part->data_bytes,
                        .scales = (const float *)(ram->slot + part->scales_at),
                        .nscales = part->nscales,
+                       .span_bytes = part->scales_at - part->data_at +
+                                     part->nscales * sizeof(float),
                        .pin = ram->chunk->pin,
-                       .data_at = (uint64_t)(ram->slot + part->data_at - base),
-                       .scales_at = (uint64_t)(ram->slot + part->scales_at - base)};
+                       .data_at = (uint64_t)(ram->slot + part->data_at - base)};
 }
 
 /* Validates a handle of set (rams or stagings) and removes it, with mu held. */
