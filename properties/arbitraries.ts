@@ -8,7 +8,7 @@
  * streaming, fill-once) while staying inside the same space.
  */
 import fc from 'fast-check';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 
 /** 'mixed' draws from every other suite: the quickest first look (mutation runs bail

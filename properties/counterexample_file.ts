@@ -3,15 +3,17 @@
  * the schedule, and which mutant, if any, was applied). Fixed bugs are kept as such
  * files in properties/replays/ and replayed by the tests.
  */
+import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
+import { parseScenario } from '../model/scenario/scenario_json.js';
 
 export interface CounterexampleFile {
   readonly format: 'tierlab-counterexample';
   readonly version: 1;
-  readonly property: string;
+  readonly property: PropertyId;
   readonly detail: string;
   readonly mutant: string | null;
   readonly scenario: Scenario;
@@ -42,5 +44,8 @@ export function loadCounterexample(file: string): CounterexampleFile {
   if (cx.scenario === undefined || !Array.isArray(cx.choices) || cx.choices.some((c) => !Number.isInteger(c) || c < 0)) {
     throw new Error(`${file}: counterexample lacks a scenario or a list of non-negative integer choices`);
   }
-  return cx as CounterexampleFile;
+  if (typeof cx.property !== 'string' || !isPropertyId(cx.property)) {
+    throw new Error(`${file}: counterexample names no catalogued property (${String(cx.property)})`);
+  }
+  return { ...(cx as CounterexampleFile), scenario: parseScenario(cx.scenario, file, 'scenario') };
 }

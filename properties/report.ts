@@ -3,12 +3,13 @@
  * (for people). Per property: its statement and whether any run violated it; per suite:
  * runs, steps and speed; per coverage mark: how often runs reached it.
  */
+import type { PropertyId } from '../src/check/catalogue.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COVERAGE_MARKS } from '../model/checkers/coverage.js';
-import { describeScenario } from '../model/scenario.js';
-import { PROPERTIES } from './catalogue.js';
-import type { SuiteResult } from './runner.js';
+import { COVERAGE_MARKS } from '../src/check/checkers/coverage.js';
+import { describeScenario } from '../model/scenario/scenario.js';
+import { PROPERTIES } from '../src/check/catalogue.js';
+import type { SuiteResult } from './types.js';
 
 export interface PropertiesReport {
   readonly date: string;
@@ -18,7 +19,7 @@ export interface PropertiesReport {
   readonly ok: boolean;
   readonly totals: { runs: number; steps: number; seconds: number; stepsPerSecond: number; runsPerSecond: number };
   readonly properties: { id: string; family: string; statement: string; reason: string; violations: number; status: string }[];
-  readonly suites: (Omit<SuiteResult, 'failure'> & { failure: null | { property: string; detail: string; choices: number[]; replay: string } })[];
+  readonly suites: (Omit<SuiteResult, 'failure'> & { failure: null | { property: PropertyId; detail: string; choices: number[]; replay: string } })[];
   readonly coverage: { mark: string; runs: number; percent: number }[];
 }
 

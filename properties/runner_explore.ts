@@ -12,6 +12,7 @@
  * bound. Either way the first violation found is shrunk by the prefix minimizer
  * (model/explore/minimize.ts) and saved like fast-check's finds.
  */
+import type { PropertyId } from '../src/check/catalogue.js';
 import fc from 'fast-check';
 import { pctGuarantee, searchGuarantee } from '../model/explore/guarantee.js';
 import { CountingQuietStrategy } from '../model/explore/measure.js';
@@ -21,11 +22,11 @@ import { search, type FoundViolation } from '../model/explore/search.js';
 import { scenarioSubject } from '../model/explore/subject.js';
 import { runScenario } from '../model/run.js';
 import { PctStrategy } from '../model/rt/pct.js';
-import { DEFAULT_LIMITS } from '../model/rt/runtime.js';
+import { DEFAULT_LIMITS } from '../src/check/limits.js';
 import { ChoicesStrategy } from '../model/rt/strategy.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, type Suite } from './arbitraries.js';
-import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './runner.js';
+import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
 import { newTally, record, summarize, type Tally } from './tally.js';
 
 /** PCT over generated scenarios: runs per scenario after the measuring (quiet) run. */
@@ -135,7 +136,7 @@ export function exhaustiveOnScenario(req: ScenarioRequest): SuiteResult {
 function shrunk(
   suite: Suite | 'scenario',
   scenario: Scenario,
-  found: { readonly property: string; readonly choices: readonly number[] },
+  found: { readonly property: PropertyId; readonly choices: readonly number[] },
   tally: Tally,
   seed: number,
 ): Counterexample {

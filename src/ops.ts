@@ -103,7 +103,7 @@ export type BackendOp =
     }
   | { readonly k: 'uploadDense'; readonly dev: number; readonly bytes: number }
   | { readonly k: 'readHeat' }
-  | { readonly k: 'writeHeat'; readonly heat: readonly (readonly number[])[] }
+  | { readonly k: 'writeHeat'; readonly heat: HeatTable }
   | { readonly k: 'backendShutdown' };
 
 /** Operations of the engine that drives the tier (decode loop, loaders, RAM owner). */
@@ -135,20 +135,94 @@ export type EngineOp =
     }
   | { readonly k: 'finishToken'; readonly token: number };
 
+/** The tier's public calls, as call/ret marks name them. */
+export type TierApi = 'init' | 'plan_fill' | 'fill_wait' | 'issue' | 'take' | 'shutdown';
+
+/** Situations the tier marks in the trace (never a scheduling point). */
+export type MarkName =
+  | 'swap-abandoned'
+  | 'upload-failed'
+  | 'swap-enqueued'
+  | 'issue-failed'
+  | 'take-failed'
+  | 'tier-off'
+  | 'residency'
+  /** a named point in a hand-written thread (tests), checked by nobody */
+  | 'phase';
+
 /** Trace-only marks: recorded, never a scheduling point, never change behaviour. */
 export type MarkOp =
-  | { readonly k: 'call'; readonly fn: string; readonly arg?: string }
-  | { readonly k: 'ret'; readonly fn: string; readonly value?: string }
-  | { readonly k: 'mark'; readonly what: string; readonly detail?: string };
+  | { readonly k: 'call'; readonly fn: TierApi; readonly arg?: string }
+  | { readonly k: 'ret'; readonly fn: TierApi; readonly value?: string }
+  | { readonly k: 'mark'; readonly what: MarkName; readonly detail?: string };
 
 export type Op = SyncOp | BackendOp | EngineOp | MarkOp;
 export type OpKind = Op['k'];
+export type OpOf<K extends OpKind> = Extract<Op, { readonly k: K }>;
+
+/** Ops a world answers (the runtimes execute sync ops and marks themselves). */
+export type WorldOpKind = Exclude<OpKind, SyncOp['k'] | MarkOp['k']>;
+
+export interface MemInfo {
+  readonly free: number;
+  readonly total: number;
+}
+
+/** heat per layer and expert, layer-major (the heat file's contents) */
+export type HeatTable = readonly (readonly number[])[];
+
+/**
+ * What the world sends back for each op: the one table both worlds implement and the
+ * tier reads. A missing kind does not compile (`OpResults[K]` for every OpKind).
+ */
+export interface OpResults {
+  lock: void;
+  unlock: void;
+  wait: void;
+  signal: void;
+  broadcast: void;
+  /** the new thread's id */
+  spawn: number;
+  join: void;
+  /** null: the backend could not say */
+  memInfo: MemInfo | null;
+  /** null: the host staging copy could not be allocated */
+  stage: StagingCopy | null;
+  unstage: void;
+  /** null: the upload failed (device full, or an injected fault) */
+  upload: TensorHandle | null;
+  free: void;
+  writeInput: void;
+  /** false: the group could not be issued (its experts go back to the CPU) */
+  issueGroup: boolean;
+  /** one output per row, in row order; null: the collection failed */
+  takeGroup: readonly ExpertOutput[] | null;
+  denseGemv: void;
+  uploadDense: TensorHandle | null;
+  readHeat: HeatTable | null;
+  writeHeat: void;
+  backendShutdown: void;
+  route: RouteInfo;
+  ramOf: RamRef | null;
+  loadRam: RamRef | null;
+  freeRam: void;
+  recycleRam: void;
+  cpuExpert: ExpertOutput;
+  combine: void;
+  finishToken: void;
+  call: void;
+  ret: void;
+  mark: void;
+}
 
 /** A thread body: yields ops, receives each op's result. */
 export type Gen<T> = Generator<Op, T, unknown>;
 export type Thread = () => Gen<void>;
 
-/** Ops that do not give the scheduler a choice point (pure trace records). */
-export function isMark(op: Op): op is MarkOp {
-  return op.k === 'call' || op.k === 'ret' || op.k === 'mark';
+/**
+ * Yields one op and types its result: `const h = yield* perform({ k: 'upload', ... })`.
+ * The only place a yielded value is cast: the world answers by the OpResults table.
+ */
+export function* perform<K extends OpKind>(op: OpOf<K>): Gen<OpResults[K]> {
+  return (yield op) as OpResults[K];
 }

@@ -11,9 +11,10 @@
  * Invariants: the result fails with the same property as the input and replays with
  * ChoicesStrategy; it is never longer, and the work is bounded by `maxRuns`.
  */
+import type { PropertyId } from '../../src/check/catalogue.js';
 import { runScenario } from '../run.js';
 import { ChoicesStrategy, trimPath } from '../rt/strategy.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import type { MainThread } from './subject.js';
 
 export interface MinimizeResult {
@@ -27,7 +28,7 @@ export interface MinimizeResult {
 export function minimizeChoices(
   s: Scenario,
   choices: readonly number[],
-  property: string,
+  property: PropertyId,
   maxRuns = 2000,
   /** a hand-written main thread (tests); the engine's by default */
   main?: MainThread,

@@ -14,6 +14,7 @@
  * finished: `complete` means every schedule within the preemption bound was covered,
  * up to the independence relation of footprint.ts.
  */
+import type { PropertyId } from '../../src/check/catalogue.js';
 import { ChoiceNode } from './choice_node.js';
 import { ExplorerStrategy, SleepBlocked, type CacheEntry } from './explorer.js';
 import { GLOBAL } from './footprint.js';
@@ -39,7 +40,7 @@ export interface SearchOptions {
 }
 
 export interface FoundViolation {
-  readonly property: string;
+  readonly property: PropertyId;
   readonly detail: string;
   /** the option taken at each choice point: replays with ChoicesStrategy */
   readonly choices: number[];

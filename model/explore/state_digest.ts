@@ -98,7 +98,8 @@ export function stateDigest(st: TierState, world: SimulatedWorld, th: ThreadCoun
   const s = world.scenario;
   for (let layer = 0; layer < s.layers; layer++) for (let eid = 0; eid < s.experts; eid++) h.bool(world.ram.current(layer, eid) !== null);
   h.add(world.ram.liveSlots).add(world.combines).bool(world.savedHeat !== null);
-  h.add(world.injected.upload).add(world.injected.issue).add(world.injected.take);
+  const fired = world.faults.injected;
+  h.add(fired.get('upload') ?? 0).add(fired.get('issue') ?? 0).add(fired.get('take') ?? 0);
 
   for (let tid = 0; tid < th.threads.length; tid++) {
     const t = th.threads[tid];

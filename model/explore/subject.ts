@@ -6,14 +6,13 @@
  * Invariant: the same strategy path gives the same run (the runtime is deterministic),
  * which is what lets a stateless search reproduce a state by replaying a prefix.
  */
-import { engineMain } from '../../src/engine/driver.js';
 import type { Gen } from '../../src/ops.js';
 import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
-import { driverPlanOf, runScenario } from '../run.js';
+import { runScenario } from '../run.js';
 import type { Strategy } from '../rt/strategy.js';
-import type { Violation } from '../rt/violation.js';
-import type { Scenario } from '../scenario.js';
+import type { Violation } from '../../src/check/violation.js';
+import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
 import { stateDigest, type ThreadCounters } from './state_digest.js';
 
@@ -47,11 +46,10 @@ export function scenarioSubject(scenario: Scenario, checks = true, main?: MainTh
       const r = runScenario(scenario, {
         strategy,
         checks,
-        // wrapped only to see the tier and world the run uses
-        main: (tier, w) => {
+        ...(main !== undefined ? { main } : {}),
+        onBuilt: (tier, w) => {
           st = tier.st;
           world = w;
-          return main !== undefined ? main(tier, w) : engineMain(tier, driverPlanOf(scenario));
         },
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };

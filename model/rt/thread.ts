@@ -7,18 +7,13 @@
  * re-acquire mx (`reacquire`) before its `wait` returns.
  */
 import type { CvName, Gen, Op } from '../../src/ops.js';
+import { ThreadState, type ThreadView } from '../../src/check/checker.js';
 
-export const enum ThreadState {
-  Ready = 0,
-  CvWait = 1,
-  Done = 2,
-}
+export { ThreadState };
 
-export class SimThread {
+export class SimThread implements ThreadView {
   state = ThreadState.Ready;
   pending: Op | null = null;
-  /** the value the pending op's execution produced, sent into the generator next */
-  result: unknown = undefined;
   /** woken from a cv wait: must take mx before going on */
   reacquire = false;
   waitingOn: CvName | null = null;
@@ -30,6 +25,10 @@ export class SimThread {
     readonly name: string,
     readonly gen: Gen<void>,
   ) {}
+
+  isDone(): boolean {
+    return this.state === ThreadState.Done;
+  }
 
   /** what the thread is doing, for deadlock and livelock reports */
   describe(): string {

@@ -4,12 +4,12 @@
  *
  * Invariants checked at load (a bad entry fails loudly, naming its file): the file
  * exports a mutant (`export const mutant` or a default export), its id equals the file
- * name, ids are unique, and every expected property id exists in properties/catalogue.ts.
+ * name, ids are unique, and every expected property id exists in src/check/catalogue.ts.
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { PROPERTIES } from '../../properties/catalogue.js';
+import { isPropertyId } from '../../src/check/catalogue.js';
 import type { Mutant, MutantEntry } from './types.js';
 
 /** the repository root (this file is mutants/lib/catalogue.ts) */
@@ -37,7 +37,6 @@ function problemWith(m: unknown): string | null {
 
 /** Loads every mutant of a catalogue directory, sorted by file name. */
 export async function loadCatalogue(dir: string = CATALOGUE_DIR): Promise<MutantEntry[]> {
-  const known = new Set(PROPERTIES.map((p) => p.id));
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .sort();
@@ -55,7 +54,7 @@ export async function loadCatalogue(dir: string = CATALOGUE_DIR): Promise<Mutant
     if (seen.has(mutant.id)) throw new Error(`mutant catalogue: ${path}: duplicate id '${mutant.id}'`);
     seen.add(mutant.id);
     for (const p of mutant.expectedProperties) {
-      if (!known.has(p)) throw new Error(`mutant catalogue: ${path}: unknown property '${p}' in expectedProperties`);
+      if (!isPropertyId(p)) throw new Error(`mutant catalogue: ${path}: unknown property '${p}' in expectedProperties`);
     }
     out.push({ kind: 'catalogue', mutant, source: relative(REPO_ROOT, path).split(sep).join('/') });
   }

@@ -15,16 +15,15 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { grownScenarios } from '../../model/explore/bench/scaling.js';
-import { exploreRow, reductionFactor, SMALL_CONFIGS } from '../../model/explore/bench/exhaustive_bench.js';
-import { measureMutants } from '../../model/explore/bench/mutants_bench.js';
-import { measureRace, RACE_FILE, RACE_REPLACE } from '../../model/explore/bench/race.js';
-import { measureSpeed } from '../../model/explore/bench/speed.js';
-import { writeBenchReport, type BenchReport } from '../../model/explore/bench/bench_report.js';
-import { smallWarmstart } from '../../model/explore/small_scenarios.js';
-import { describeScenario } from '../../model/scenario.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
-import { STRATEGIES } from '../../properties/runner.js';
+import { grownScenarios } from './bench/scaling.js';
+import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_bench.js';
+import { measureMutants } from './bench/mutants_bench.js';
+import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
+import { measureSpeed } from './bench/speed.js';
+import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
+import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
+import { STRATEGIES } from '../../properties/types.js';
 import { parseOrFail, usageError } from './cli_args.js';
 
 // explicitly typed, so that control flow knows it never returns

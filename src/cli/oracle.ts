@@ -9,7 +9,7 @@
  * violation, 2 on bad input (arguments, library, fixture).
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
-import { FixtureError, loadModel } from '../oracle/container.js';
+import { FixtureError, loadModel } from '../fixture/container.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
@@ -60,9 +60,9 @@ if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not
 const progress = new Progress();
 const heatDir = newHeatDir();
 const ctx = { lib, model, devices, tokens, heatDir };
-const half = Math.ceil((model.shape.layers * model.shape.experts) / devices.length / 2);
+const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
-const [cpuOnly, ...rest] = oracleMatrix(half);
+const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice);
 const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...rest.filter((s) => values.only === undefined || s.name.includes(values.only))];
 const rows: OracleRow[] = [];
 const reference = model.manifest.reference.tokens.slice(0, tokens);

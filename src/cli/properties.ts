@@ -24,20 +24,17 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from '../../model/scenario.js';
-import { describeScenario } from '../../model/scenario.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
+import { parseScenario } from '../../model/scenario/scenario_json.js';
+import { InputError } from '../input/input_error.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { propertyInfo, PROPERTIES } from '../../properties/catalogue.js';
+import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../check/catalogue.js';
+import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import {
-  checkScenario,
-  checkSuite,
-  replayCounterexample,
-  STRATEGIES,
-  type StrategyName,
-  type SuiteResult,
-} from '../../properties/runner.js';
+import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
+import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
 import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
 
@@ -88,7 +85,7 @@ if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct') fai
 if ((preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) && strategy !== 'exhaustive') {
   fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
 }
-if (values.property !== undefined && propertyInfo(values.property) === undefined) {
+if (values.property !== undefined && !isPropertyId(values.property)) {
   fail(`no property '${values.property}'; known: ${PROPERTIES.map((p) => p.id).join(', ')}`);
 }
 if (given !== null && values.suite !== undefined) fail('--scenario explores one scenario: drop --suite');
@@ -111,13 +108,14 @@ function loadScenario(file: string): Scenario {
   } catch (e) {
     fail(`--scenario ${file}: ${(e as Error).message}`);
   }
-  const d = data as { format?: unknown; scenario?: unknown; devices?: unknown; routes?: unknown };
-  const s = d.format === 'tierlab-counterexample' ? d.scenario : data;
-  const sc = s as { devices?: unknown; routes?: unknown } | null;
-  if (sc === null || typeof sc !== 'object' || typeof sc.devices !== 'number' || !Array.isArray(sc.routes)) {
-    fail(`--scenario ${file}: neither a counterexample file nor a scenario (devices, routes, ...)`);
+  const d = data as { format?: unknown; scenario?: unknown } | null;
+  const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
+  try {
+    return isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
+  } catch (e) {
+    if (e instanceof InputError) fail(`--scenario ${e.message}`);
+    throw e;
   }
-  return sc as unknown as Scenario;
 }
 
 const progress = new Progress();
@@ -198,4 +196,9 @@ process.stdout.write(
   `\n${report.ok ? 'PASS' : 'FAIL'}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties; report in ${reportDir}/properties.md\n`,
 );
-process.exit(failed ? 1 : 0);
+const violated = new Set<PropertyId>();
+for (const r of results) {
+  for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
+  if (r.failure !== null) violated.add(r.failure.property);
+}
+process.exit(failed ? exitForViolations(violated) || EXIT.safety : EXIT.ok);

@@ -4,11 +4,12 @@
  * A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first.
  */
-import { describeScenario } from '../../model/scenario.js';
-import { propertyInfo } from '../../properties/catalogue.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
+import { propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail } from './cli_args.js';
+import { EXIT, exitForViolations } from '../check/exit_codes.js';
 
 const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' } }, allowPositionals: true });
 const file = positionals[0];
@@ -38,4 +39,4 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-process.exit(r.violation === null ? 0 : 1);
+process.exit(r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]));

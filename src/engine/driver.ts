@@ -12,7 +12,7 @@
  *    the pointer (ownership-based free);
  *  - fill_wait is called only with no group open.
  */
-import type { Contribution, ExpertKey, Gen, RamRef, RouteInfo } from '../ops.js';
+import { perform, type Contribution, type ExpertKey, type Gen, type RamRef, type RouteInfo } from '../ops.js';
 import type { Tier } from '../tier/tier.js';
 
 export interface DriverPlan {
@@ -70,7 +70,7 @@ function* warmstartPlanned(tier: Tier, plan: DriverPlan): Gen<void> {
   const n = Math.max(1, plan.loaders);
   for (let i = 0; i < n; i++) {
     const mine = planned.filter((_, j) => j % n === i);
-    loaders.push((yield { k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }) as number);
+    loaders.push(yield* perform({ k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }));
   }
   yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
   for (const tid of loaders) yield { k: 'join', tid };
@@ -87,7 +87,7 @@ function* loaderThread(tier: Tier, mine: readonly ExpertKey[]): Gen<void> {
   for (const key of mine) {
     // materialize the RAM int8 copy the tier will stage from (a failed load hands over
     // null, and the tier gives the reservation back)
-    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' }) as RamRef | null;
+    const ram = yield* perform({ k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' });
     yield* tier.notePlanned(key.layer, key.eid, ram);
   }
 }
@@ -96,7 +96,7 @@ function* warmstartBlocking(tier: Tier, plan: DriverPlan): Gen<void> {
   const experts = tier.st.cfg.experts;
   for (let layer = 0; layer < plan.layers; layer++) {
     for (let eid = 0; eid < experts; eid++) {
-      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      const ram = yield* perform({ k: 'ramOf', layer, eid });
       yield* tier.noteBlock(layer, eid, ram);
     }
     if (layer === 0) yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
@@ -107,22 +107,22 @@ function* warmstartBlocking(tier: Tier, plan: DriverPlan): Gen<void> {
 /** RAM weights to compute an expert on the CPU: the lent copy, or a fresh one. */
 function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef | null> {
   if (!streaming) {
-    const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+    const ram = yield* perform({ k: 'ramOf', layer, eid });
     if (ram !== null) return ram;
   }
-  return (yield { k: 'loadRam', layer, eid, why: 'cpu' }) as RamRef | null;
+  return yield* perform({ k: 'loadRam', layer, eid, why: 'cpu' });
 }
 
 function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
   yield* maybeShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: false });
-  const route = (yield { k: 'route', token, layer }) as RouteInfo;
+  const route = yield* perform({ k: 'route', token, layer });
   for (const eid of route.eids) {
     if (plan.streaming) {
-      const ram = (yield { k: 'loadRam', layer, eid, why: 'stream' }) as RamRef | null;
+      const ram = yield* perform({ k: 'loadRam', layer, eid, why: 'stream' });
       yield* tier.note(layer, eid, ram);
       if (ram !== null) yield { k: 'recycleRam', ram };
     } else {
-      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      const ram = yield* perform({ k: 'ramOf', layer, eid });
       yield* tier.note(layer, eid, ram);
     }
   }
@@ -155,8 +155,8 @@ function* computeOnCpu(
     const eid = route.eids[k];
     if (eid === undefined || !wanted(k)) continue;
     const ram = yield* ramForCpu(route.layer, eid, streaming);
-    const output = yield { k: 'cpuExpert', layer: route.layer, eid, ram, input: route.input };
-    parts[k] = { eid, output: output as Contribution['output'], where: 'cpu' };
+    const output = yield* perform({ k: 'cpuExpert', layer: route.layer, eid, ram, input: route.input });
+    parts[k] = { eid, output, where: 'cpu' };
     if (streaming && ram !== null) yield { k: 'recycleRam', ram };
   }
 }

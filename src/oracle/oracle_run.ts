@@ -8,34 +8,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engineMain, type DriverPlan, type ShutdownPoint } from '../engine/driver.js';
+import { assemble, standardCheckers, type Assembly } from '../engine/assemble.js';
+import { engineMain } from '../engine/driver.js';
+import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../engine/fault_sites.js';
 import type { NativeEngineLib } from '../engine/native/binding.js';
 import { RealWorld } from '../engine/native/real_world.js';
 import { runReal } from '../engine/native/real_runtime.js';
-import { expertBytes } from '../tier/sizes.js';
-import { Tier } from '../tier/tier.js';
-import { tierConfigFor } from '../tier/variants.js';
-import { accountingChecker } from '../../model/checkers/accounting.js';
-import { endStateChecker } from '../../model/checkers/end_state.js';
-import { postconditionChecker } from '../../model/checkers/postconditions.js';
-import type { Checker } from '../../model/rt/runtime.js';
-import type { LoadedModel } from './model_types.js';
+import type { RunSpec } from '../engine/run_spec.js';
+import { ENGINE_DEFAULTS } from '../tier/config.js';
+import type { Tier } from '../tier/tier.js';
+import type { Checker } from '../check/checker.js';
+import type { LoadedModel } from '../fixture/model_types.js';
 
-export interface OracleRunSpec {
+/**
+ * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
+ * read the heat file an earlier run of the same matrix left (a warm start). Faults: at
+ * most one, on a site the native engine can fail (upload, issue, take); its index counts
+ * that site's calls on device 0.
+ */
+export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'> & {
   readonly name: string;
-  /** experts per device: a number, or 'all' */
-  readonly budgetExperts: number | 'all';
-  readonly warmstart: 'none' | 'plan';
-  readonly loaders: number;
-  /** read the heat file left by an earlier run of the same set (warm start) */
-  readonly heatFile: boolean;
-  readonly swaps: boolean;
-  readonly swapPeriod: number;
-  readonly streaming: boolean;
-  /** arm one injected failure: the after-th call of op on device 0 fails */
-  readonly fault: { readonly op: 'upload' | 'issue' | 'take'; readonly after: number } | null;
-  readonly shutdownAt: ShutdownPoint | null;
-}
+  readonly faults: FaultPlan;
+  readonly useHeatFile: boolean;
+};
 
 export interface OracleRunResult {
   readonly spec: OracleRunSpec;
@@ -89,7 +84,6 @@ function residencyProbe(tier: Tier): Checker & { resident: number } {
 
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
-  const shape = model.shape;
   const prompt = model.manifest.prompt;
   const steps = prompt.length + ctx.tokens - 1;
   const created = lib.createEngine(ctx.devices, 0);
@@ -99,61 +93,25 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
   try {
     const lut = lib.setLut(engine, model.siluLut);
     if (lut.code !== 0) return fail(`set LUT: ${lut.message}`);
-    if (spec.fault !== null) {
-      const armed = lib.faultArm(engine, spec.fault.op, 0, spec.fault.after);
-      if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
+    for (const site of NATIVE_FAULT_SITES) {
+      for (const after of spec.faults[faultKey(site)]) {
+        const armed = lib.faultArm(engine, site, 0, after);
+        if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
+      }
     }
-    const e0 = model.layers[0]?.experts[0];
-    if (e0 === undefined) return fail('model has no experts');
-    const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
-    const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
-    const ndev = ctx.devices.length;
-    const perDevice = Math.ceil((shape.layers * shape.experts) / ndev);
-    const budget = spec.budgetExperts === 'all' ? perDevice : spec.budgetExperts;
-    const base = {
-      layers: shape.layers,
-      experts: shape.experts,
-      topk: shape.topk,
-      weightBytes,
-      scaleBytes,
-      budgetBytes: new Array<number>(ndev).fill(0),
-      reserveBytes: 0,
-      ringCapacity: 48,
-      wantSwaps: spec.swaps,
-      streaming: spec.streaming,
-      heatFile: spec.heatFile,
-      swapPeriod: spec.swapPeriod,
-      decayPeriod: 1024,
-      denseBytes: 0,
-    };
-    const exp = expertBytes(tierConfigFor({ devices: ndev, reclaims: true }, base));
-    const native = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
-    if (native !== exp) return fail(`allocator rule mismatch: the tier charges ${exp} bytes per expert, the library ${native}`);
-    const cfg = tierConfigFor(
-      { devices: ndev, reclaims: lib.reclaims(engine) },
-      { ...base, budgetBytes: new Array<number>(ndev).fill(budget * exp) },
-    );
-    const tier = new Tier(cfg);
+    const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
+    if (typeof built === 'string') return fail(built);
+    const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
-      devices: ndev,
+      devices: cfg.devices,
       streaming: spec.streaming,
-      heatPath: spec.heatFile ? join(ctx.heatDir, 'heat.json') : null,
+      heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.json') : null,
       prompt,
       steps,
     });
-    const plan: DriverPlan = {
-      warmstart: spec.warmstart,
-      loaders: spec.loaders,
-      tokens: steps,
-      layers: shape.layers,
-      refillAfterToken: -1,
-      shutdownAt: spec.shutdownAt,
-      denseWhileGroupOpen: false,
-      streaming: spec.streaming,
-    };
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
-    const checkers: Checker[] = [accountingChecker(checkCtx), postconditionChecker(checkCtx), endStateChecker(checkCtx), probe];
+    const checkers: Checker[] = [...standardCheckers(checkCtx), probe];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     const c = tier.st.counters;
     const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
@@ -180,6 +138,40 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }
+}
+
+/** The one assembly, fed with the model's tensor sizes and the library's allocator rule. */
+function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean, steps: number): Assembly | string {
+  const { lib, model } = ctx;
+  const e0 = model.layers[0]?.experts[0];
+  if (e0 === undefined) return 'model has no experts';
+  const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
+  const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
+  const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
+  const built = assemble({
+    spec: {
+      ...spec,
+      ringCapacity: ENGINE_DEFAULTS.ringCapacity,
+      decayPeriod: ENGINE_DEFAULTS.decayPeriod,
+      denseBytes: 0,
+      refillAfterToken: -1,
+      denseWhileGroupOpen: false,
+    },
+    shape: { layers: model.shape.layers, experts: model.shape.experts, topk: model.shape.topk },
+    devices: ctx.devices.length,
+    reclaims,
+    weightBytes,
+    scaleBytes,
+    expertFootprint: footprint,
+    reserveExperts: 0,
+    heatFile: spec.useHeatFile,
+    tokens: steps,
+  });
+  // the tier's allocator rule and the library's must agree, or budgets mean nothing
+  if (built.tier.st.expBytes !== footprint) {
+    return `allocator rule mismatch: the tier charges ${built.tier.st.expBytes} bytes per expert, the library ${footprint}`;
+  }
+  return built;
 }
 
 function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {

@@ -7,7 +7,7 @@
 // the top-k router logits (ties: lower id) with softmax weights in route order; the
 // moe sum runs in route order; SiLU values come from the container's table.
 
-import type { LoadedModel, ModelShape } from "./model_types.js";
+import type { LoadedModel, ModelShape } from "../fixture/model_types.js";
 import type { UnpackedExpert } from "./reference_expert.js";
 import { expertForward, unpackExpert } from "./reference_expert.js";
 import { argmaxWithMargin, matvec, rmsnorm, softmax, topK } from "./reference_math.js";

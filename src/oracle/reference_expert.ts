@@ -6,8 +6,8 @@
 // [-8, 7] (int4, low nibble first); groups are summed in order; t is clamped to the
 // table's [-512, 511].
 
-import type { ExpertMatrix, ExpertWeights } from "./model_types.js";
-import { FMT_I4_GROUP, FMT_I8_ROW, SILU_LUT_SIZE } from "./model_types.js";
+import type { ExpertMatrix, ExpertWeights } from "../fixture/model_types.js";
+import { FMT_I4_GROUP, FMT_I8_ROW, SILU_LUT_SIZE } from "../fixture/model_types.js";
 import { quant, rintHalfEven } from "./reference_quant.js";
 
 /** A matrix unpacked to one signed weight per element, row-major [rows][cols]. */

@@ -36,3 +36,15 @@ export interface TierConfig {
 /** Rows one device group holds: the engine's QT_MAX_ROWS. */
 export const MAX_GROUP_ROWS = 32;
 export const HEAT_MAX = 0xffffffff;
+
+/** The seed engine's constants, named once: every world and every default starts here. */
+export const ENGINE_DEFAULTS = {
+  /** QCAP: upload ring entries */
+  ringCapacity: 48,
+  /** an LFRU round every this many ticks */
+  swapPeriod: 16,
+  /** all heats halved every this many ticks */
+  decayPeriod: 1024,
+  /** 'auto' budgets keep this much device memory free */
+  reserveBytes: 1 << 30,
+} as const;

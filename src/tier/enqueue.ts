@@ -10,7 +10,7 @@
  *
  * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + dense[d].
  */
-import type { ExpertKey, Gen, RamRef, StagingCopy } from '../ops.js';
+import { perform, type ExpertKey, type Gen, type RamRef } from '../ops.js';
 import { SIGNAL_CV } from './sync.js';
 import { slotOf, type TierState } from './state.js';
 
@@ -37,7 +37,7 @@ export function* enqueueLocked(
   const dev = slot.home;
   const charge = victim === null && !reserved;
   if (charge && (st.used[dev] ?? 0) + st.expBytes > (st.budget[dev] ?? 0)) return false;
-  const staging = (yield { k: 'stage', ram, layer, eid }) as StagingCopy | null;
+  const staging = yield* perform({ k: 'stage', ram, layer, eid });
   if (staging === null) return false; // host staging allocation failed: nothing charged
   if (charge) st.used[dev] = (st.used[dev] ?? 0) + st.expBytes;
   // a planned expert's reservation now covers the queued entry

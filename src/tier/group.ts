@@ -14,7 +14,7 @@
  * `issue_open = 0` and broadcast. The per-device group lists are owned by the decode
  * thread (only issue and take touch them).
  */
-import type { ExpertOutput, Gen, GroupRow, RouteInfo } from '../ops.js';
+import { perform, type ExpertOutput, type Gen, type GroupRow, type RouteInfo } from '../ops.js';
 import { MAX_GROUP_ROWS } from './config.js';
 import { lfruTickLocked } from './lfru.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK } from './sync.js';
@@ -57,7 +57,7 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
     if (devRows.length === 0) continue;
     const rowOffset = inputBlockRow(dev);
     yield { k: 'writeInput', dev, rowOffset, rows: devRows.length, input: route.input };
-    const ok = (yield { k: 'issueGroup', dev, rowOffset, rows: devRows }) as boolean;
+    const ok = yield* perform({ k: 'issueGroup', dev, rowOffset, rows: devRows });
     if (!ok) {
       for (const k of positions[dev] ?? []) mask[k] = false;
       yield { k: 'mark', what: 'issue-failed', detail: `dev${dev}` };
@@ -76,7 +76,7 @@ export function* take(st: TierState, layer: number): Gen<Map<number, ExpertOutpu
   for (let dev = 0; dev < st.cfg.devices; dev++) {
     const rows = st.groups[dev] ?? [];
     if (rows.length === 0) continue;
-    const outs = (yield { k: 'takeGroup', dev, rows }) as ExpertOutput[] | null;
+    const outs = yield* perform({ k: 'takeGroup', dev, rows });
     if (outs === null) {
       yield { k: 'mark', what: 'take-failed', detail: `dev${dev}` };
     } else {

@@ -5,7 +5,7 @@
  * An impossible configuration is a result (a reason string), not an exception: the
  * engine reports it and runs on the CPU.
  */
-import type { Gen, TensorHandle } from '../ops.js';
+import { perform, type Gen } from '../ops.js';
 import { MAX_GROUP_ROWS } from './config.js';
 import { allocFootprint } from './sizes.js';
 import type { TierState } from './state.js';
@@ -36,14 +36,14 @@ export function* init(st: TierState): Gen<InitResult> {
   for (let dev = 0; dev < st.cfg.devices; dev++) {
     const want = st.cfg.budgetBytes[dev] ?? 0;
     if (want === 'auto') {
-      const info = (yield { k: 'memInfo', dev }) as { free: number; total: number } | null;
+      const info = yield* perform({ k: 'memInfo', dev });
       st.budget[dev] = info === null ? 0 : Math.max(0, info.free - st.cfg.reserveBytes);
     } else {
       st.budget[dev] = Math.max(0, want);
     }
   }
   if (st.cfg.heatFile) {
-    const heat = (yield { k: 'readHeat' }) as readonly (readonly number[])[] | null;
+    const heat = yield* perform({ k: 'readHeat' });
     if (heat !== null) {
       // halved on load, so last run's heat informs but does not dominate
       for (const row of st.slots) for (const slot of row) slot.heat = (heat[slot.layer]?.[slot.eid] ?? 0) >>> 1;
@@ -54,13 +54,13 @@ export function* init(st: TierState): Gen<InitResult> {
     const charge = allocFootprint(st.cfg.denseBytes);
     for (let dev = 0; dev < st.cfg.devices; dev++) {
       if ((st.used[dev] ?? 0) + charge > (st.budget[dev] ?? 0)) continue;
-      const tensor = (yield { k: 'uploadDense', dev, bytes: st.cfg.denseBytes }) as TensorHandle | null;
+      const tensor = yield* perform({ k: 'uploadDense', dev, bytes: st.cfg.denseBytes });
       if (tensor === null) continue;
       st.dense[dev] = tensor;
       st.used[dev] = (st.used[dev] ?? 0) + charge;
     }
   }
-  st.uploaderTid = (yield { k: 'spawn', name: 'uploader', body: () => uploaderThread(st) }) as number;
+  st.uploaderTid = yield* perform({ k: 'spawn', name: 'uploader', body: () => uploaderThread(st) });
   yield { k: 'ret', fn: 'init', value: 'ok' };
   return { ok: true };
 }

@@ -1,14 +1,15 @@
+/** The benchmark's parts on small inputs: each measures what it says and reports it in the JSON the report reads. */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, type BenchReport } from '../../model/explore/bench/bench_report.js';
-import { reductionFactor, type ExhaustiveRow } from '../../model/explore/bench/exhaustive_bench.js';
-import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../model/explore/bench/race.js';
-import { grownScenarios } from '../../model/explore/bench/scaling.js';
-import { measureSpeed, median } from '../../model/explore/bench/speed.js';
+import { renderMarkdown, type BenchReport } from '../../src/cli/bench/bench_report.js';
+import { reductionFactor, type ExhaustiveRow } from '../../src/cli/bench/exhaustive_bench.js';
+import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../src/cli/bench/race.js';
+import { grownScenarios } from '../../src/cli/bench/scaling.js';
+import { measureSpeed, median } from '../../src/cli/bench/speed.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 
 describe('bench parts', () => {
   it('every grown scenario is valid and passes under the quiet schedule', () => {

@@ -1,10 +1,11 @@
+/** Exhaustive search over the real tier on small scenarios: complete within its bound, and it finds the catalogue's races. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { minimizeChoices } from '../../model/explore/minimize.js';
 import { search } from '../../model/explore/search.js';
-import { smallWarmstart } from '../../model/explore/small_scenarios.js';
+import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { scenarioSubject } from '../../model/explore/subject.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';

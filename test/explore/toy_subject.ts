@@ -6,9 +6,11 @@
  * touches nothing. So tests can count interleavings by hand and build a lost update.
  */
 import type { Gen, Op, Thread } from '../../src/ops.js';
-import { DEFAULT_LIMITS, Runtime, type Checker } from '../../model/rt/runtime.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
+import { Runtime } from '../../model/rt/runtime.js';
+import type { Checker } from '../../src/check/checker.js';
 import type { Strategy } from '../../model/rt/strategy.js';
-import { Violation } from '../../model/rt/violation.js';
+import { Violation } from '../../src/check/violation.js';
 import type { Subject } from '../../model/explore/subject.js';
 
 export class CounterWorld {
@@ -64,7 +66,7 @@ export function toySubject(main: Thread, expectCounter?: number): Subject {
           : [
               {
                 atEnd() {
-                  if (world.counter !== expectCounter) throw new Violation('TOY-LOST-UPDATE', `counter ${world.counter}, want ${expectCounter}`);
+                  if (world.counter !== expectCounter) throw new Violation('COMP-EXACT-ONCE', `counter ${world.counter}, want ${expectCounter}`);
                 },
               },
             ];

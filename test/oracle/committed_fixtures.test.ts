@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildFixture } from "../../fixtures/build_fixture.js";
-import { loadModel } from "../../src/oracle/container.js";
+import { loadModel } from "../../src/fixture/container.js";
 import { referenceGenerate } from "../../src/oracle/reference.js";
 
 const FIXTURES = ["fixtures/tiny-moe", "fixtures/tiny-moe-i8", "fixtures/wide-moe"];

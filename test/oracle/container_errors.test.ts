@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FixtureError, loadModel } from "../../src/oracle/container.js";
+import { FixtureError, loadModel } from "../../src/fixture/container.js";
 import { tempDir, withFiles, withManifest, writeSmallModel } from "./small_model.js";
 
 let src = "";

@@ -2,9 +2,9 @@
 // byte, for every expert format; views share the file's memory.
 
 import { describe, expect, it } from "vitest";
-import { loadModel } from "../../src/oracle/container.js";
-import { expertName, layerName } from "../../src/oracle/fixture_layout.js";
-import type { ExpertFormat } from "../../src/oracle/model_types.js";
+import { loadModel } from "../../src/fixture/container.js";
+import { expertName, layerName } from "../../src/fixture/fixture_layout.js";
+import type { ExpertFormat } from "../../src/fixture/model_types.js";
 import { writeSmallModel } from "./small_model.js";
 
 function bytesOf(v: Float32Array | Int8Array | Uint8Array): number[] {

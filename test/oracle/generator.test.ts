@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildFixture } from "../../fixtures/build_fixture.js";
 import { UsageError, parseArgs } from "../../fixtures/generate.js";
-import { loadModel } from "../../src/oracle/container.js";
+import { loadModel } from "../../src/fixture/container.js";
 import { smallShape, tempDir } from "./small_model.js";
 
 const sha = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");

@@ -3,11 +3,11 @@
 // clamp, top-k and argmax tie rules, and bad-input errors.
 
 import { describe, expect, it } from "vitest";
-import type { ExpertMatrix } from "../../src/oracle/model_types.js";
+import type { ExpertMatrix } from "../../src/fixture/model_types.js";
 import { dotRow, expertForward, unpackMatrix } from "../../src/oracle/reference_expert.js";
 import { argmaxWithMargin, rmsnorm, softmax, topK } from "../../src/oracle/reference_math.js";
 import { ReferenceModel, referenceGenerate } from "../../src/oracle/reference.js";
-import { loadModel } from "../../src/oracle/container.js";
+import { loadModel } from "../../src/fixture/container.js";
 import { siluTable } from "../../fixtures/synthesize.js";
 import { writeSmallModel } from "./small_model.js";
 

@@ -4,9 +4,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExpertFormat, ModelShape } from "../../src/oracle/model_types.js";
-import type { WrittenModel } from "../../src/oracle/fixture_writer.js";
-import { writeModel } from "../../src/oracle/fixture_writer.js";
+import type { ExpertFormat, ModelShape } from "../../src/fixture/model_types.js";
+import type { WrittenModel } from "../../src/fixture/fixture_writer.js";
+import { writeModel } from "../../src/fixture/fixture_writer.js";
 import { synthesizePrompt, synthesizeTensors } from "../../fixtures/synthesize.js";
 
 export function smallShape(expertFormat: ExpertFormat = 4): ModelShape {

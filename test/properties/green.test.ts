@@ -1,7 +1,8 @@
+/** The correct tier holds every property over every suite, and the coverage marks say the generators reach the hard situations. */
 import { describe, expect, it } from 'vitest';
 import { SUITES } from '../../properties/arbitraries.js';
 import { checkSuite } from '../../properties/runner.js';
-import { COVERAGE_MARKS } from '../../model/checkers/coverage.js';
+import { COVERAGE_MARKS } from '../../src/check/checkers/coverage.js';
 
 // CI-sized: a few hundred schedules per suite on 2 cores
 const RUNS = Number(process.env.TIERLAB_TEST_RUNS ?? 2000);

@@ -7,11 +7,11 @@ import type { ExpertPart, Gen, RamRef, StagingCopy, TensorHandle } from '../../s
 import type { Tier } from '../../src/tier/tier.js';
 import { slotOf } from '../../src/tier/state.js';
 import { runScenario } from '../../model/run.js';
-import type { Scenario } from '../../model/scenario.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import type { SimulatedWorld } from '../../model/sim_engine/sim_world.js';
-import { PROPERTIES } from '../../properties/catalogue.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { PROPERTIES } from '../../src/check/catalogue.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 
 type Main = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 
@@ -202,6 +202,12 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
   'SYNC-DISCIPLINE': {
     *main() {
       yield UNLOCK;
+    },
+  },
+  'LIMIT-THREADS': {
+    *main() {
+      // a thread started per call: the run's thread limit ends it
+      for (let i = 0; i < 64; i++) yield { k: 'spawn', name: `worker${i}`, body: function* () {} };
     },
   },
 };

@@ -3,7 +3,8 @@
  * answers nothing else, no checkers.
  */
 import type { Gen, Op } from '../../src/ops.js';
-import { Runtime, DEFAULT_LIMITS, type RunLimits } from '../../model/rt/runtime.js';
+import { Runtime } from '../../model/rt/runtime.js';
+import { DEFAULT_LIMITS, type RunLimits } from '../../src/check/limits.js';
 import type { Strategy } from '../../model/rt/strategy.js';
 
 const nullWorld = {

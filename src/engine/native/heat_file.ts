@@ -5,7 +5,7 @@
  * advice, never a reason to fail a run.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ModelShape } from '../../oracle/model_types.js';
+import type { ModelShape } from '../../fixture/model_types.js';
 
 const FORMAT = 'tierlab-heat';
 

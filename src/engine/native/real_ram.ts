@@ -4,8 +4,8 @@
  * succeed here where the C engine reads garbage: every lending carries a generation,
  * and a stale read is the model's MEM-RAM violation.
  */
-import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../oracle/model_types.js';
-import { Violation } from '../../../model/rt/violation.js';
+import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../fixture/model_types.js';
+import { Violation } from '../../check/violation.js';
 
 export interface RealRam {
   readonly layer: number;

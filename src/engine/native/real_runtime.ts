@@ -7,11 +7,12 @@
  * A violation, or an unexpected error in any thread, ends the run: the first one is
  * kept and reported; nothing is swallowed.
  */
-import type { CvName, Op, Thread } from '../../ops.js';
-import type { Checker, RunView } from '../../../model/rt/runtime.js';
-import { DEFAULT_LIMITS } from '../../../model/rt/runtime.js';
-import { Violation } from '../../../model/rt/violation.js';
-import { RealCondVar, RealMutex } from './real_sync.js';
+import type { CvName, MarkOp, Op, Thread } from '../../ops.js';
+import { ThreadState, type Checker, type RunView } from '../../check/checker.js';
+import { DEFAULT_LIMITS } from '../../check/limits.js';
+import { mustHoldMx, mustNotEndHolding } from '../../check/sync_discipline.js';
+import { Violation } from '../../check/violation.js';
+import { RealCondVar, RealMutex, RealThread } from './real_sync.js';
 
 export interface RealWorldApi {
   exec(op: Op, tid: number): unknown;
@@ -34,144 +35,182 @@ export interface RealOutcome {
   readonly seconds: number;
 }
 
+export interface RealRunOptions {
+  readonly traced?: boolean;
+  /** seconds without progress before the run counts as deadlocked */
+  readonly stallSeconds?: number;
+}
+
 class Aborted extends Error {}
 
-export async function runReal(
-  main: Thread,
-  world: RealWorldApi,
-  checkers: readonly Checker[],
-  opts: { traced?: boolean; stallSeconds?: number } = {},
-): Promise<RealOutcome> {
-  const traced = opts.traced ?? true;
-  const stallMs = (opts.stallSeconds ?? 20) * 1000;
-  const mx = new RealMutex();
-  const cvs: Record<CvName, RealCondVar> = { cv: new RealCondVar('cv'), cv_take: new RealCondVar('cv_take') };
-  const events: RealEvent[] = [];
-  const names: string[] = [];
-  const tasks: Promise<void>[] = [];
-  const view: RunView = { threads: [], spuriousLeft: 0, limits: DEFAULT_LIMITS };
-  const started = performance.now();
-  let failure: Error | null = null;
-  let lastProgress = performance.now();
-  /** what each thread is blocked on, for a stall report */
-  const doing: string[] = [];
+export function runReal(main: Thread, world: RealWorldApi, checkers: readonly Checker[], opts: RealRunOptions = {}): Promise<RealOutcome> {
+  return new RealRun(world, checkers, opts).run(main);
+}
 
-  const note = (tid: number, text: string): void => {
-    lastProgress = performance.now();
-    if (traced) events.push({ t: (lastProgress - started) * 1000, tid, text });
-  };
+class RealRun implements RunView {
+  readonly threads: RealThread[] = [];
+  readonly spuriousLeft = 0;
+  readonly limits = DEFAULT_LIMITS;
+  private readonly mx = new RealMutex();
+  private readonly cvs: Record<CvName, RealCondVar> = { cv: new RealCondVar('cv'), cv_take: new RealCondVar('cv_take') };
+  private readonly events: RealEvent[] = [];
+  private readonly tasks: Promise<void>[] = [];
+  private readonly started = performance.now();
+  private lastProgress = performance.now();
+  private failure: Error | null = null;
+  private readonly traced: boolean;
+  private readonly stallMs: number;
 
-  function spawn(name: string, body: Thread): number {
-    const tid = names.length;
-    names.push(name);
-    tasks[tid] = drive(tid, body).catch((e: unknown) => {
-      if (failure === null) failure = e instanceof Error ? e : new Error(String(e));
-    });
-    return tid;
+  constructor(
+    private readonly world: RealWorldApi,
+    private readonly checkers: readonly Checker[],
+    opts: RealRunOptions,
+  ) {
+    this.traced = opts.traced ?? true;
+    this.stallMs = (opts.stallSeconds ?? 20) * 1000;
   }
 
-  async function drive(tid: number, body: Thread): Promise<void> {
+  async run(main: Thread): Promise<RealOutcome> {
+    this.spawn('main', main);
+    const stalled = this.watchStalls();
+    await Promise.race([this.allTasks(), stalled.promise]);
+    stalled.stop();
+    if (this.failure === null) {
+      try {
+        for (const c of this.checkers) c.atEnd?.(this);
+      } catch (e) {
+        this.failure = e instanceof Error ? e : new Error(String(e));
+      }
+    }
+    const f = this.failure;
+    return {
+      ok: f === null,
+      violation: f instanceof Violation ? f : null,
+      error: f !== null && !(f instanceof Violation) ? f : null,
+      events: this.events,
+      threadNames: this.threads.map((t) => t.name),
+      seconds: (performance.now() - this.started) / 1000,
+    };
+  }
+
+  private note(th: RealThread, text: string): void {
+    this.lastProgress = performance.now();
+    if (this.traced) this.events.push({ t: (this.lastProgress - this.started) * 1000, tid: th.tid, text });
+  }
+
+  private fail(e: unknown): void {
+    if (this.failure === null) this.failure = e instanceof Error ? e : new Error(String(e));
+  }
+
+  private spawn(name: string, body: Thread): number {
+    const th = new RealThread(this.threads.length, name);
+    this.threads.push(th);
+    this.tasks[th.tid] = this.drive(th, body).catch((e: unknown) => this.fail(e));
+    return th.tid;
+  }
+
+  private async drive(th: RealThread, body: Thread): Promise<void> {
     const gen = body();
     let value: unknown = undefined;
     for (;;) {
-      if (failure !== null) throw new Aborted('another thread failed');
+      if (this.failure !== null) throw new Aborted('another thread failed');
       const r = gen.next(value);
       if (r.done === true) {
-        doing[tid] = 'finished';
-        if (mx.owner === tid) throw new Violation('SYNC-DISCIPLINE', `${names[tid]} ended holding mx`);
-        note(tid, 'ends');
+        th.state = ThreadState.Done;
+        th.doing = 'finished';
+        mustNotEndHolding(this.mx.owner, th);
+        this.note(th, 'ends');
         return;
       }
-      const op = r.value;
-      value = undefined;
-      switch (op.k) {
-        case 'call':
-        case 'ret':
-        case 'mark':
-          note(tid, op.k === 'mark' ? `# ${op.what} ${op.detail ?? ''}` : `${op.k === 'call' ? '>' : '<'} ${op.fn} ${op.k === 'ret' ? (op.value ?? '') : (op.arg ?? '')}`);
-          for (const c of checkers) c.onMark?.(view, { tid, name: names[tid] ?? '' }, op);
-          break;
-        case 'lock':
-          doing[tid] = 'waits for mx';
-          await mx.lock(tid);
-          note(tid, 'lock');
-          break;
-        case 'unlock':
-          mx.unlock(tid);
-          note(tid, 'unlock');
-          for (const c of checkers) c.onQuiescent?.(view);
-          break;
-        case 'wait':
-          note(tid, `wait ${op.cv}`);
-          doing[tid] = `waits on ${op.cv}`;
-          await cvs[op.cv].wait(mx, tid);
-          note(tid, `woken on ${op.cv}, re-took mx`);
-          break;
-        case 'signal':
-          if (mx.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `${names[tid]} signals ${op.cv} without holding mx`);
-          note(tid, `signal ${op.cv}`);
-          cvs[op.cv].signal();
-          break;
-        case 'broadcast':
-          if (mx.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `${names[tid]} broadcasts ${op.cv} without holding mx`);
-          note(tid, `broadcast ${op.cv}`);
-          cvs[op.cv].broadcast();
-          break;
-        case 'spawn':
-          value = spawn(op.name, op.body);
-          note(tid, `spawn ${op.name}`);
-          break;
-        case 'join':
-          doing[tid] = `joins ${names[op.tid] ?? op.tid}`;
-          await tasks[op.tid];
-          note(tid, `join ${names[op.tid] ?? op.tid}`);
-          break;
-        default: {
-          doing[tid] = `in ${op.k}`;
-          const res = world.exec(op, tid);
-          value = res instanceof Promise ? await res : res;
-          if (traced) note(tid, world.describe(op, value));
-        }
+      value = await this.exec(th, r.value);
+    }
+  }
+
+  private async exec(th: RealThread, op: Op): Promise<unknown> {
+    switch (op.k) {
+      case 'call':
+      case 'ret':
+      case 'mark':
+        this.mark(th, op);
+        return undefined;
+      case 'lock':
+        th.doing = 'waits for mx';
+        await this.mx.lock(th);
+        this.note(th, 'lock');
+        return undefined;
+      case 'unlock':
+        this.mx.unlock(th);
+        this.note(th, 'unlock');
+        for (const c of this.checkers) c.onQuiescent?.(this);
+        return undefined;
+      case 'wait':
+        this.note(th, `wait ${op.cv}`);
+        th.doing = `waits on ${op.cv}`;
+        await this.cvs[op.cv].wait(this.mx, th);
+        this.note(th, `woken on ${op.cv}, re-took mx`);
+        return undefined;
+      case 'signal':
+        mustHoldMx(this.mx.owner, th, `signals ${op.cv}`);
+        this.note(th, `signal ${op.cv}`);
+        this.cvs[op.cv].signal();
+        return undefined;
+      case 'broadcast':
+        mustHoldMx(this.mx.owner, th, `broadcasts ${op.cv}`);
+        this.note(th, `broadcast ${op.cv}`);
+        this.cvs[op.cv].broadcast();
+        return undefined;
+      case 'spawn': {
+        const tid = this.spawn(op.name, op.body);
+        this.note(th, `spawn ${op.name}`);
+        return tid;
+      }
+      case 'join': {
+        const target = this.threads[op.tid];
+        th.doing = `joins ${target?.name ?? op.tid}`;
+        await this.tasks[op.tid];
+        this.note(th, `join ${target?.name ?? op.tid}`);
+        return undefined;
+      }
+      default: {
+        th.doing = `in ${op.k}`;
+        const res = this.world.exec(op, th.tid);
+        const value = res instanceof Promise ? ((await res) as unknown) : res;
+        if (this.traced) this.note(th, this.world.describe(op, value));
+        return value;
       }
     }
   }
 
-  spawn('main', main);
-  // a real deadlock leaves promises that never settle, and Node would then exit quietly:
-  // a watchdog turns a stall into a LIVE-DEADLOCK report naming every thread
-  let stalled: () => void = () => undefined;
-  const stall = new Promise<void>((resolve) => (stalled = resolve));
-  const watchdog = setInterval(() => {
-    if (performance.now() - lastProgress < stallMs) return;
-    const who = names.map((n, i) => `${n}: ${doing[i] ?? 'running'}`).filter((d) => !d.endsWith('finished'));
-    failure ??= new Violation('LIVE-DEADLOCK', `no progress for ${stallMs / 1000} s: ${who.join('; ')}`);
-    stalled();
-  }, 250);
-  const all = (async () => {
-    // threads spawn threads: wait until no task is left running
+  private mark(th: RealThread, op: MarkOp): void {
+    const text =
+      op.k === 'mark' ? `# ${op.what} ${op.detail ?? ''}` : op.k === 'call' ? `> ${op.fn} ${op.arg ?? ''}` : `< ${op.fn} ${op.value ?? ''}`;
+    this.note(th, text);
+    for (const c of this.checkers) c.onMark?.(this, th, op);
+  }
+
+  /** Threads spawn threads: resolves once no task is left running. */
+  private async allTasks(): Promise<void> {
     let seen = 0;
-    while (seen < tasks.length) {
-      const upTo = tasks.length;
-      await Promise.all(tasks.slice(seen, upTo));
+    while (seen < this.tasks.length) {
+      const upTo = this.tasks.length;
+      await Promise.all(this.tasks.slice(seen, upTo));
       seen = upTo;
     }
-  })();
-  await Promise.race([all, stall]);
-  clearInterval(watchdog);
-  if (failure === null) {
-    try {
-      for (const c of checkers) c.atEnd?.(view);
-    } catch (e) {
-      failure = e as Error;
-    }
   }
-  const f = failure as Error | null;
-  return {
-    ok: f === null,
-    violation: f instanceof Violation ? f : null,
-    error: f !== null && !(f instanceof Violation) ? f : null,
-    events,
-    threadNames: names,
-    seconds: (performance.now() - started) / 1000,
-  };
+
+  /**
+   * A real deadlock leaves promises that never settle, and Node would then exit quietly:
+   * a watchdog turns a stall into a LIVE-DEADLOCK report naming every thread.
+   */
+  private watchStalls(): { promise: Promise<void>; stop: () => void } {
+    let stalled: () => void = () => undefined;
+    const promise = new Promise<void>((resolve) => (stalled = resolve));
+    const timer = setInterval(() => {
+      if (performance.now() - this.lastProgress < this.stallMs) return;
+      const who = this.threads.filter((t) => t.state !== ThreadState.Done).map((t) => `${t.name}: ${t.doing}`);
+      this.fail(new Violation('LIVE-DEADLOCK', `no progress for ${this.stallMs / 1000} s: ${who.join('; ')}`));
+      stalled();
+    }, 250);
+    return { promise, stop: () => clearInterval(timer) };
+  }
 }

@@ -4,51 +4,77 @@
  * the main thread, and they meet here. Mesa semantics as in the model: a woken waiter
  * re-takes the mutex and re-checks its predicate (the tier's `while`s do that).
  *
- * Discipline errors are the model's SYNC-DISCIPLINE violations, raised the same way.
+ * Discipline errors are the shared SYNC-DISCIPLINE rules (src/check/sync_discipline.ts).
+ * A waiter's thread view says CvWait from the moment it sleeps until it is woken, so the
+ * checkers see a real run's sleepers as they see a simulated run's.
  */
-import { Violation } from '../../../model/rt/violation.js';
+import type { CvName } from '../../ops.js';
+import { ThreadState } from '../../check/checker.js';
+import { mustHoldMx, mustNotRelock, mustOwnToUnlock } from '../../check/sync_discipline.js';
+
+/** A real thread as the checkers see it. */
+export class RealThread {
+  state = ThreadState.Ready;
+  waitingOn: CvName | null = null;
+  /** what it is blocked on, for a stall report */
+  doing = 'running';
+
+  constructor(
+    readonly tid: number,
+    readonly name: string,
+  ) {}
+}
 
 export class RealMutex {
   owner = -1;
   private readonly queue: (() => void)[] = [];
 
-  async lock(tid: number): Promise<void> {
-    if (this.owner === tid) throw new Violation('SYNC-DISCIPLINE', `thread ${tid} locks mx it already holds`);
+  async lock(th: RealThread): Promise<void> {
+    mustNotRelock(this.owner, th);
     while (this.owner >= 0) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.owner = tid;
+    this.owner = th.tid;
   }
 
-  unlock(tid: number): void {
-    if (this.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `thread ${tid} unlocks mx it does not hold`);
+  unlock(th: RealThread): void {
+    mustOwnToUnlock(this.owner, th);
     this.owner = -1;
     this.queue.shift()?.();
   }
 }
 
 export class RealCondVar {
-  private waiters: (() => void)[] = [];
+  private waiters: { th: RealThread; resolve: () => void }[] = [];
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: CvName) {}
 
-  async wait(mx: RealMutex, tid: number): Promise<void> {
-    if (mx.owner !== tid) throw new Violation('SYNC-DISCIPLINE', `thread ${tid} waits on ${this.name} without holding mx`);
-    const woken = new Promise<void>((resolve) => this.waiters.push(resolve));
-    mx.unlock(tid);
+  async wait(mx: RealMutex, th: RealThread): Promise<void> {
+    mustHoldMx(mx.owner, th, `waits on ${this.name}`);
+    const woken = new Promise<void>((resolve) => this.waiters.push({ th, resolve }));
+    th.state = ThreadState.CvWait;
+    th.waitingOn = this.name;
+    mx.unlock(th);
     await woken;
-    await mx.lock(tid);
+    await mx.lock(th);
   }
 
   signal(): void {
-    this.waiters.shift()?.();
+    const w = this.waiters.shift();
+    if (w !== undefined) wakeUp(w);
   }
 
   broadcast(): void {
     const all = this.waiters;
     this.waiters = [];
-    for (const wake of all) wake();
+    for (const w of all) wakeUp(w);
   }
 
   get waiting(): number {
     return this.waiters.length;
   }
+}
+
+function wakeUp(w: { th: RealThread; resolve: () => void }): void {
+  w.th.state = ThreadState.Ready;
+  w.th.waitingOn = null;
+  w.resolve();
 }

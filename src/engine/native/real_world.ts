@@ -8,17 +8,32 @@
  * a leak at shutdown are the same violations with the same ids. The shadow never
  * changes what the engine does.
  */
-import type { Contribution, GroupRow, Op, RouteInfo } from '../../ops.js';
-import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../oracle/model_types.js';
+import type { Contribution, ExpertOutput, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, TensorHandle, WorldOpKind } from '../../ops.js';
+import { FMT_I4_GROUP, type ExpertMatrix, type ExpertWeights, type LoadedModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
-import type { CheckedWorld } from '../../../model/checkers/context.js';
-import { Ledger, type SimStaging, type SimTensor } from '../../../model/sim_engine/ledger.js';
-import { Violation } from '../../../model/rt/violation.js';
+import type { CheckedWorld } from '../../check/checked_world.js';
+import { CombineLedger, requireCpuWeights } from '../../check/combine.js';
+import { Ledger, type SimStaging, type SimTensor } from '../../check/ledger.js';
+import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
 import { copyWeights, RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
 import { readHeatFile, writeHeatFile } from './heat_file.js';
 import { Trunk, type LayerRoute } from './trunk.js';
+
+/** Each op a world answers, with its result type or a promise of it (a native call). */
+type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] | Promise<OpResults[K]> };
+
+/** The real world's handles are its own records: the one place the opaque types are opened. */
+function open<T>(handle: unknown): T {
+  return handle as T;
+}
+function seal<H>(record: object): H {
+  return record as unknown as H;
+}
+function sealOrNull<H>(record: object | null): H | null {
+  return record === null ? null : seal<H>(record);
+}
 
 interface RealTensor {
   readonly ptr: NativePtr;
@@ -63,7 +78,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   readonly ledger: Ledger;
   readonly ram: RealRamTable;
   readonly trunk: Trunk;
-  combines = 0;
+  readonly combined: CombineLedger;
   readonly expectedCombines: number;
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
   /** argmax of every step, and the final hidden state of every step (bit comparisons) */
@@ -78,6 +93,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   decodeStarted = 0;
   decodeEnded = 0;
   private readonly H: number;
+  private readonly handlers: Handlers;
 
   constructor(
     private readonly lib: NativeEngineLib,
@@ -92,6 +108,16 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.block = new Float32Array(opts.devices * MAX_GROUP_ROWS * this.H);
     this.pendingRows = new Array<RealOutput[] | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
+    this.combined = new CombineLedger(model.shape.layers);
+    this.handlers = this.makeHandlers();
+  }
+
+  deviceBytes(tensor: TensorHandle): number {
+    return open<RealTensor>(tensor).bytes;
+  }
+
+  get combines(): number {
+    return this.combined.combines;
   }
 
   private inputToken(step: number): number {
@@ -102,87 +128,75 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   exec(op: Op): unknown {
-    switch (op.k) {
-      case 'memInfo': {
+    const handler = this.handlers[op.k as WorldOpKind] as ((op: Op) => unknown) | undefined;
+    if (handler === undefined) throw new Error(`internal error: the real world has no op '${op.k}'`);
+    return handler(op);
+  }
+
+  private makeHandlers(): Handlers {
+    const L = this.ledger;
+    return {
+      memInfo: (op) => {
         const r = this.lib.memInfo(this.engine, op.dev);
         if (r.status.code !== 0) {
           this.stats.failures.push(`memInfo dev${op.dev}: ${r.status.message}`);
           return null;
         }
         return { free: r.free, total: r.total };
-      }
-      case 'stage': {
-        const ram = op.ram as unknown as RealRam;
+      },
+      stage: (op) => {
+        const ram = open<RealRam>(op.ram);
         this.ram.check(ram, op.layer, op.eid, 'staging copy');
-        const staging: RealStaging = { weights: copyWeights(ram.weights), shadow: this.ledger.stage(op.layer, op.eid) };
-        return staging;
-      }
-      case 'unstage':
-        this.ledger.unstage((op.staging as unknown as RealStaging).shadow);
-        return undefined;
-      case 'upload':
-        return this.upload(op.dev, op.staging as unknown as RealStaging, op.part, op.layer, op.eid);
-      case 'free': {
-        const t = op.tensor as unknown as RealTensor;
-        this.ledger.free(t.shadow, op.dev);
+        const staging: RealStaging = { weights: copyWeights(ram.weights), shadow: L.stage(op.layer, op.eid) };
+        return seal(staging);
+      },
+      unstage: (op) => L.unstage(open<RealStaging>(op.staging).shadow),
+      upload: async (op) => sealOrNull(await this.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid)),
+      free: (op) => {
+        const t = open<RealTensor>(op.tensor);
+        L.free(t.shadow, op.dev);
         if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
         const st = this.lib.free(this.engine, t.ptr);
         if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
-        return undefined;
-      }
-      case 'writeInput': {
-        const a = op.input as unknown as Activation;
-        this.ledger.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
+      },
+      writeInput: (op) => {
+        const a = open<Activation>(op.input);
+        L.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
         for (let r = 0; r < op.rows; r++) this.block.set(a.x, (op.rowOffset + r) * this.H);
-        return undefined;
-      }
-      case 'issueGroup':
-        return this.issueGroup(op.dev, op.rowOffset, op.rows);
-      case 'takeGroup':
-        return this.takeGroup(op.dev);
-      case 'uploadDense':
-      case 'denseGemv':
-        return op.k === 'uploadDense' ? null : undefined; // no dense residents in the tiny model
-      case 'readHeat':
-        return this.opts.heatPath === null ? null : readHeatFile(this.opts.heatPath, this.model.shape, this.stats.failures);
-      case 'writeHeat':
+      },
+      issueGroup: (op) => this.issueGroup(op.dev, op.rowOffset, op.rows),
+      takeGroup: async (op) => (await this.takeGroup(op.dev))?.map((o) => seal<ExpertOutput>(o)) ?? null,
+      // the tiny model has no dense residents: the trunk runs on the CPU
+      uploadDense: () => null,
+      denseGemv: () => undefined,
+      readHeat: () => (this.opts.heatPath === null ? null : readHeatFile(this.opts.heatPath, this.model.shape, this.stats.failures)),
+      writeHeat: (op) => {
         if (this.opts.heatPath !== null) writeHeatFile(this.opts.heatPath, op.heat);
-        return undefined;
-      case 'backendShutdown':
-        return this.backendShutdown();
-      case 'route': {
+      },
+      backendShutdown: () => this.backendShutdown(),
+      route: (op) => {
         if (this.decodeStarted === 0) this.decodeStarted = performance.now();
         // the decode thread's native calls are synchronous: give the event loop a turn
         // each layer, so the uploader's finished native uploads are taken in, as a real
         // uploader thread would run beside the decode thread
         const { token, layer } = op;
         return new Promise<RouteInfo>((resolve) => setImmediate(() => resolve(this.route(token, layer))));
-      }
-      case 'ramOf':
-        return this.ram.current(op.layer, op.eid);
-      case 'loadRam':
-        return this.ram.load(op.layer, op.eid);
-      case 'freeRam': {
+      },
+      ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
+      loadRam: (op) => seal(this.ram.load(op.layer, op.eid)),
+      freeRam: (op) => {
         const ram = this.ram.current(op.layer, op.eid);
         if (ram !== null) this.ram.release(ram);
-        return undefined;
-      }
-      case 'recycleRam':
-        this.ram.release(op.ram as unknown as RealRam);
-        return undefined;
-      case 'cpuExpert':
-        return this.cpuExpert(op.layer, op.eid, op.ram as unknown as RealRam | null, op.input as unknown as Activation);
-      case 'combine':
-        this.combine(op.token, op.layer, op.parts);
-        return undefined;
-      case 'finishToken':
+      },
+      recycleRam: (op) => this.ram.release(open<RealRam>(op.ram)),
+      cpuExpert: (op) => seal(this.cpuExpert(op.layer, op.eid, op.ram, open<Activation>(op.input))),
+      combine: (op) => this.combine(op.token, op.layer, op.parts),
+      finishToken: () => {
         this.argmax.push(this.trunk.finish());
         this.hidden.push(this.trunk.x.slice());
         this.decodeEnded = performance.now();
-        return undefined;
-      default:
-        throw new Error(`the real world has no op '${op.k}'`);
-    }
+      },
+    };
   }
 
   private async upload(dev: number, staging: RealStaging, part: 'gate' | 'up' | 'down', layer: number, eid: number): Promise<RealTensor | null> {
@@ -195,7 +209,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       rows: m.rows,
       cols: m.cols,
       // the ABI takes a group size only for the grouped format (0 otherwise)
-      group: m.format === 4 ? m.group : 0,
+      group: m.format === FMT_I4_GROUP ? m.group : 0,
       data: m.data,
       scales: m.scales,
     });
@@ -211,7 +225,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
-    const tensors = rows.map((r) => r.tensors as unknown as RealTensor[]);
+    const tensors = rows.map((r) => r.tensors.map((h) => open<RealTensor>(h)));
     this.ledger.openGroup(dev, tensors.flat().map((t) => t.shadow), `group on device ${dev}`);
     const x = this.block.subarray(rowOffset * this.H, (rowOffset + rows.length) * this.H);
     const ptrs = (i: number) => tensors.map((ts) => ts[i]?.ptr ?? null);
@@ -246,11 +260,11 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     const r = this.trunk.route(layer);
     this.routes.set(layer, r);
     const input: Activation = { token, layer, x: r.input };
-    return { token, layer, eids: Array.from(r.ids), input: input as unknown as RouteInfo['input'] };
+    return { token, layer, eids: Array.from(r.ids), input: seal(input) };
   }
 
-  private cpuExpert(layer: number, eid: number, ram: RealRam | null, input: Activation): RealOutput {
-    if (ram === null) throw new Violation('COMP-MISS-WEIGHTS', `L${layer}E${eid} computed on the CPU with no RAM weights`);
+  private cpuExpert(layer: number, eid: number, lent: RamRef | null, input: Activation): RealOutput {
+    const ram = open<RealRam>(requireCpuWeights(layer, eid, lent));
     this.ram.check(ram, layer, eid, 'CPU expert');
     const w = ram.weights;
     const y = new Float32Array(this.H);
@@ -259,7 +273,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         fmt: w.gate.format,
         hidden: this.H,
         width: this.model.shape.expertWidth,
-        group: w.gate.format === 4 ? this.model.shape.groupSize : 0,
+        group: w.gate.format === FMT_I4_GROUP ? this.model.shape.groupSize : 0,
         gate: w.gate.data,
         gateS: w.gate.scales,
         up: w.up.data,
@@ -277,21 +291,12 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
 
   private combine(token: number, layer: number, parts: readonly Contribution[]): void {
     const route = this.routes.get(layer);
-    if (route === undefined) throw new Error(`combine of layer ${layer} before its route`);
-    const want = Array.from(route.ids);
-    const got = parts.map((p) => p.eid);
-    if (got.length !== want.length || got.some((e, i) => e !== want[i])) {
-      throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer}: combined [${got.join(',')}], routed [${want.join(',')}]`);
-    }
-    const ys = parts.map((p) => {
-      const out = p.output as unknown as RealOutput;
-      if (out.token !== token || out.layer !== layer || out.eid !== p.eid) {
-        throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer}: expert ${p.eid}'s output belongs to token ${out.token} layer ${out.layer} expert ${out.eid}`);
-      }
-      return out.y;
-    });
-    this.trunk.combine(route, ys);
-    this.combines++;
+    if (route === undefined) throw new Error(`internal error: combine of layer ${layer} before its route`);
+    this.combined.record(token, layer, Array.from(route.ids), parts, (p) => open<RealOutput>(p.output));
+    this.trunk.combine(
+      route,
+      parts.map((p) => open<RealOutput>(p.output).y),
+    );
   }
 
   private backendShutdown(): undefined {

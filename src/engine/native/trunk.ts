@@ -4,7 +4,7 @@
  * order, lm_head. Identical for every run on one machine, so any difference between two
  * runs' hidden states comes from the expert tier, and there must be none.
  */
-import type { LoadedModel } from '../../oracle/model_types.js';
+import type { LoadedModel } from '../../fixture/model_types.js';
 import type { NativeEngineLib } from './binding.js';
 
 export interface LayerRoute {

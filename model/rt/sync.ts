@@ -1,0 +1,78 @@
+/**
+ * The sync semantics of the one mutex `mx` and the two condition variables, as the
+ * simulator executes them. Mesa semantics: a woken waiter leaves the cv queue, becomes
+ * ready and must re-take mx before its `wait` returns; `signal` wakes one waiter (the
+ * scheduler chooses which), `broadcast` all, oldest first; spurious wakeups are injected
+ * by the scheduler (scheduler.ts). Discipline violations are the shared rules of
+ * src/check/sync_discipline.ts.
+ */
+import type { CvName } from '../../src/ops.js';
+import { mustHoldMx, mustNotRelock, mustOwnToUnlock } from '../../src/check/sync_discipline.js';
+import type { RunState } from './run_state.js';
+import { decide } from './choice.js';
+import { ThreadState, type SimThread } from './thread.js';
+
+export function lock(run: RunState, th: SimThread): void {
+  mustNotRelock(run.mxOwner, th);
+  run.mxOwner = th.tid;
+  run.record(th, 'lock');
+}
+
+export function unlock(run: RunState, th: SimThread): void {
+  mustOwnToUnlock(run.mxOwner, th);
+  run.mxOwner = -1;
+  run.record(th, 'unlock');
+}
+
+/** Releases mx and parks th on cv; it has no pending op until it is woken. */
+export function wait(run: RunState, th: SimThread, cv: CvName): void {
+  mustHoldMx(run.mxOwner, th, `waits on ${cv}`);
+  run.mxOwner = -1;
+  th.state = ThreadState.CvWait;
+  th.waitingOn = cv;
+  th.pending = null;
+  run.waiters[cv].push(th);
+  run.record(th, `wait ${cv}`);
+}
+
+export function signal(run: RunState, th: SimThread, cv: CvName): void {
+  mustHoldMx(run.mxOwner, th, `signals ${cv}`);
+  const q = run.waiters[cv];
+  run.record(th, `signal ${cv}${q.length === 0 ? ' (no waiter)' : ''}`);
+  if (q.length === 0) return;
+  const i = q.length > 1 ? decide(run, 'wake', q, q.length, th.tid, false) : 0;
+  const w = q[i];
+  if (w !== undefined) wake(run, w, `signalled by ${th.name}`);
+}
+
+export function broadcast(run: RunState, th: SimThread, cv: CvName): void {
+  mustHoldMx(run.mxOwner, th, `broadcasts ${cv}`);
+  const q = run.waiters[cv];
+  run.record(th, `broadcast ${cv} (${q.length} waiting)`);
+  while (q.length > 0) {
+    const w = q[0];
+    if (w === undefined) break;
+    wake(run, w, `broadcast by ${th.name}`);
+  }
+}
+
+/** A woken thread (by signal, broadcast or spuriously) leaves its queue and must re-take mx. */
+export function wake(run: RunState, w: SimThread, why: string): void {
+  const cv = w.waitingOn;
+  if (cv !== null) {
+    const q = run.waiters[cv];
+    const at = q.indexOf(w);
+    if (at >= 0) q.splice(at, 1);
+  }
+  w.state = ThreadState.Ready;
+  w.waitingOn = null;
+  w.reacquire = true;
+  run.record(w, `woken (${why})`);
+}
+
+/** The woken thread takes mx back; its `wait` returns. */
+export function reacquire(run: RunState, th: SimThread): void {
+  th.reacquire = false;
+  run.mxOwner = th.tid;
+  run.record(th, 'wakes, re-takes mx');
+}

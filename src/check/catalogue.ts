@@ -1,0 +1,225 @@
+/**
+ * Every property tierlab checks: an id, whether it is about safety or liveness, the
+ * family it guards, a one-line statement, and why it matters (the defect family of
+ * DEFECTS.md it stands for).
+ *
+ * The ids are one vocabulary: `Violation` takes a PropertyId, so an id that is not
+ * catalogued here does not compile, and the catalogue is a Record over the ids, so an id
+ * without its statement does not compile either. Checks live in src/check/checkers
+ * (state and end-of-run checks), src/check/ledger.ts and the RAM tables (sanitizer-style
+ * checks at the op that commits the fault), src/check/sync_discipline.ts and the two
+ * runtimes (sync discipline, deadlock, limits).
+ */
+export const PROPERTY_IDS = [
+  'ACC-INFLIGHT',
+  'ACC-BUDGET',
+  'ACC-FOOTPRINT',
+  'DEV-BUDGET',
+  'VARIANT-FILL-ONCE',
+  'MEM-DEVICE',
+  'MEM-RAM',
+  'MEM-HOST',
+  'MEM-UPLOAD-BYTES',
+  'MEM-BOUNDS',
+  'MEM-BUFFER-OWNER',
+  'POST-FILL-WAIT',
+  'POST-WARMSTART',
+  'POST-RESIDENCY',
+  'POST-SHUTDOWN',
+  'COMP-EXACT-ONCE',
+  'COMP-MISS-WEIGHTS',
+  'LIVE-DEADLOCK',
+  'LIVE-SHUTDOWN',
+  'LIVE-STEPS',
+  'SAFE-NO-CRASH',
+  'SYNC-DISCIPLINE',
+  'LIMIT-THREADS',
+] as const;
+export type PropertyId = (typeof PROPERTY_IDS)[number];
+
+/** Safety: something bad happened. Liveness: something good never happened (a hang). */
+export type PropertyKind = 'safety' | 'liveness';
+
+export interface PropertyInfo {
+  readonly id: PropertyId;
+  readonly kind: PropertyKind;
+  readonly family: string;
+  readonly statement: string;
+  readonly reason: string;
+  /** when the check runs */
+  readonly when: 'every op' | 'every unlock' | 'at a call or return' | 'end of run';
+}
+
+const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
+  'ACC-INFLIGHT': {
+    kind: 'safety',
+    family: 'accounting',
+    statement: 'inflight equals the number of queued experts; qn counts the ring entries; 0 <= qn <= capacity',
+    reason: 'an exit path of the uploader that skips inflight-- or queued=0 makes fill_wait wait forever',
+    when: 'every unlock',
+  },
+  'ACC-BUDGET': {
+    kind: 'safety',
+    family: 'accounting',
+    statement: 'used[d] = exp_bytes x (resident + queued + planned on d) + dense[d], and 0 <= used[d] <= budget[d]',
+    reason: 'a reservation that is never given back (#1331) leaks budget for the life of the process',
+    when: 'every unlock',
+  },
+  'ACC-FOOTPRINT': {
+    kind: 'safety',
+    family: 'accounting',
+    statement: "a resident expert's device allocations add up to exactly the exp_bytes the tier charged for it",
+    reason: 'charging payload instead of the allocator footprint (#687) plans more than fits',
+    when: 'every unlock',
+  },
+  'DEV-BUDGET': {
+    kind: 'safety',
+    family: 'device accounting',
+    statement: 'device bytes consumed (live, or the arena high-water mark) never exceed the budget',
+    reason: 'swaps on a backend that never reclaims leak one expert of VRAM each',
+    when: 'every unlock',
+  },
+  'VARIANT-FILL-ONCE': {
+    kind: 'safety',
+    family: 'device accounting',
+    statement: 'on a backend that cannot reclaim memory no swap is ever enqueued',
+    reason: 'the Vulkan arena never frees a slice: a swap there is a leak by construction',
+    when: 'at a call or return',
+  },
+  'MEM-DEVICE': {
+    kind: 'safety',
+    family: 'device memory safety',
+    statement: 'no device tensor is freed twice, freed while an open group reads it, or read after it was freed',
+    reason: 'a swap that frees its victim while a group is open makes the GPU compute with freed memory',
+    when: 'every op',
+  },
+  'MEM-RAM': {
+    kind: 'safety',
+    family: 'RAM lifetime',
+    statement: 'nobody reads a RAM slot after the engine freed or recycled it',
+    reason: 'warmstart freeing copies the tier still points at (#1341); streaming slots recycled under the tier',
+    when: 'every op',
+  },
+  'MEM-HOST': {
+    kind: 'safety',
+    family: 'host memory safety',
+    statement: 'every staging copy is freed once and never read after it is freed',
+    reason: 'the uploader owns the staging copy from dequeue to its last upload',
+    when: 'every op',
+  },
+  'MEM-UPLOAD-BYTES': {
+    kind: 'safety',
+    family: 'RAM lifetime',
+    statement: "the bytes an upload sends are the expert's own",
+    reason: 'copying at upload time from a recycled RAM slot sends the wrong expert to the GPU',
+    when: 'every op',
+  },
+  'MEM-BOUNDS': {
+    kind: 'safety',
+    family: 'bounds',
+    statement: "every input write lands inside its device's own block of the input buffer",
+    reason: 'an 8-row stride for a 32-row block (#1339) lets device 1 write into device 0 and off the allocation',
+    when: 'every op',
+  },
+  'MEM-BUFFER-OWNER': {
+    kind: 'safety',
+    family: 'buffer ownership',
+    statement: 'no two in-flight device operations share a buffer',
+    reason: "a dense GEMV on the group's buffers overwrites its input and lands where take reads",
+    when: 'every op',
+  },
+  'POST-FILL-WAIT': {
+    kind: 'safety',
+    family: 'fill_wait residency',
+    statement: 'when fill_wait returns without stop, nothing is queued or in flight: every expert enqueued before is resident or failed',
+    reason: 'the engine frees RAM copies right after fill_wait, trusting residency (#1360)',
+    when: 'at a call or return',
+  },
+  'POST-WARMSTART': {
+    kind: 'safety',
+    family: 'fill_wait residency',
+    statement: 'the warmstart never loses an expert to a full ring: note_block and note_planned wait for space',
+    reason: 'a warmstart that skips on a full ring leaves planned experts on the CPU and their reservations wasted',
+    when: 'at a call or return',
+  },
+  'POST-RESIDENCY': {
+    kind: 'safety',
+    family: 'fill_wait residency',
+    statement: 'the residency the warmstart reports equals the experts really resident',
+    reason: "reporting the plan as residency makes 'N in VRAM' false",
+    when: 'at a call or return',
+  },
+  'POST-SHUTDOWN': {
+    kind: 'safety',
+    family: 'nothing left after shutdown',
+    statement: 'after shutdown: ring empty, nothing queued or resident, zero device allocations and staging copies when the backend shuts down, budgets released',
+    reason: 'a shutdown that joins but does not release leaks every tensor (a validation layer counted 21)',
+    when: 'end of run',
+  },
+  'COMP-EXACT-ONCE': {
+    kind: 'safety',
+    family: 'exactly once',
+    statement: 'every routed expert of every token and layer contributes exactly once, computed from its own input, in route order',
+    reason: 'a failed take whose experts nobody recomputes changes the output silently',
+    when: 'every op',
+  },
+  'COMP-MISS-WEIGHTS': {
+    kind: 'safety',
+    family: 'exactly once',
+    statement: 'every expert computed on the CPU has RAM weights',
+    reason: 'an expert offered with null weights and counted as resident has no CPU fallback',
+    when: 'every op',
+  },
+  'LIVE-DEADLOCK': {
+    kind: 'liveness',
+    family: 'deadlock freedom',
+    statement: 'some thread can always move until every thread has finished',
+    reason: 'fill_wait with a group open waits on a swap that waits on the group',
+    when: 'every op',
+  },
+  'LIVE-SHUTDOWN': {
+    kind: 'liveness',
+    family: 'liveness after shutdown',
+    statement: 'after shutdown starts, every thread ends (no one is left waiting) within a step bound',
+    reason: 'a shutdown that does not broadcast cv_take strands fill_wait, note_block and parked swaps (#1340)',
+    when: 'every op',
+  },
+  'LIVE-STEPS': {
+    kind: 'liveness',
+    family: 'liveness',
+    statement: 'a run ends within its step limit',
+    reason: 'a livelock is a hang that still burns CPU',
+    when: 'every op',
+  },
+  'SAFE-NO-CRASH': {
+    kind: 'safety',
+    family: 'memory safety',
+    statement: 'no thread throws: no failed assertion, no null dereference, no out-of-range index',
+    reason: 'in C each of these is an abort or undefined behaviour in the engine process',
+    when: 'every op',
+  },
+  'SYNC-DISCIPLINE': {
+    kind: 'safety',
+    family: 'sync discipline',
+    statement: 'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',
+    reason: 'a dropped lock or unlock, or a statement moved out of its critical section, is a data race or a deadlock in C',
+    when: 'every op',
+  },
+  'LIMIT-THREADS': {
+    kind: 'liveness',
+    family: 'liveness',
+    statement: 'a run spawns at most its thread limit of threads',
+    reason: 'a thread started per call (per note, per token) is a resource leak that ends in an exhausted process',
+    when: 'every op',
+  },
+};
+
+export const PROPERTIES: readonly PropertyInfo[] = PROPERTY_IDS.map((id) => ({ id, ...CATALOGUE[id] }));
+
+export function isPropertyId(id: string): id is PropertyId {
+  return (PROPERTY_IDS as readonly string[]).includes(id);
+}
+
+export function propertyInfo(id: PropertyId): PropertyInfo {
+  return { id, ...CATALOGUE[id] };
+}

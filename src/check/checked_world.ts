@@ -1,0 +1,24 @@
+/**
+ * What a checker may read: the tier's state and the world (the simulated one, or the
+ * shadow of a real run). Read only.
+ */
+import type { TensorHandle } from '../ops.js';
+import type { TierState } from '../tier/state.js';
+import type { Ledger } from './ledger.js';
+
+/** The world as checkers see it: the simulated one, or the shadow of a real run. */
+export interface CheckedWorld {
+  readonly ledger: Ledger;
+  /** token-layers combined so far, and how many the run must combine */
+  readonly combines: number;
+  readonly expectedCombines: number;
+  /** device tensors and staging copies alive when the backend was shut down */
+  readonly leakedAtShutdown: { readonly tensors: number; readonly staging: number } | null;
+  /** device bytes a tensor the world handed out really takes */
+  deviceBytes(tensor: TensorHandle): number;
+}
+
+export interface CheckContext {
+  readonly st: TierState;
+  readonly world: CheckedWorld;
+}

@@ -1,0 +1,44 @@
+/**
+ * What a checker is and what it may see of a run: the contract both worlds share.
+ *
+ * The simulator (model/rt) and the real runtime (src/engine/native) each present a run as
+ * a RunView and call the same checkers at the same moments: a trace mark, a release of
+ * mx, the end of the run. Checkers are read-only observers; they end a run by throwing a
+ * Violation (violation.ts).
+ */
+import type { CvName, MarkOp } from '../ops.js';
+import type { RunLimits } from './limits.js';
+
+export const enum ThreadState {
+  Ready = 0,
+  CvWait = 1,
+  Done = 2,
+}
+
+/** What a checker sees of one thread. */
+export interface ThreadView {
+  readonly tid: number;
+  readonly name: string;
+  readonly state: ThreadState;
+  /** the condition variable it sleeps on (state CvWait), else null */
+  readonly waitingOn: CvName | null;
+}
+
+/** What a checker may see of the run (the simulator's, or a real run's). */
+export interface RunView {
+  readonly threads: readonly ThreadView[];
+  readonly spuriousLeft: number;
+  readonly limits: RunLimits;
+}
+
+/** Read-only observers; they throw a Violation to end the run. */
+export interface Checker {
+  /** a call/ret/mark op was reached (the thread holds whatever locks it holds) */
+  onMark?(rt: RunView, th: ThreadView, op: MarkOp): void;
+  /** mx was just released: the protocol's state must be consistent */
+  onQuiescent?(rt: RunView): void;
+  /** every thread finished */
+  atEnd?(rt: RunView): void;
+  /** a digest of the mx-guarded state: a thread that does not hold mx must not change it */
+  guardedDigest?(): number;
+}

@@ -1,0 +1,80 @@
+/**
+ * Accounting invariants, checked whenever mx is released (the protocol's state must then
+ * be consistent): ACC-INFLIGHT, ACC-BUDGET, ACC-FOOTPRINT, DEV-BUDGET.
+ */
+import type { Checker } from '../checker.js';
+import { Violation } from '../violation.js';
+import { deviceFootprint } from '../allocator.js';
+import type { CheckContext } from '../checked_world.js';
+
+export function accountingChecker(ctx: CheckContext): Checker {
+  const { st, world } = ctx;
+  const devices = st.cfg.devices;
+  const charged = new Array<number>(devices).fill(0);
+  // the budget init granted: a device-full failure lowers budget to used, and on a
+  // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
+  const granted = new Array<number>(devices).fill(0);
+  const denseCharge = deviceFootprint(st.cfg.denseBytes);
+  return {
+    guardedDigest() {
+      // scalars, per-device budgets, and every slot's flags: what a thread may only
+      // change holding mx
+      let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
+      for (let d = 0; d < devices; d++) h = ((h * 37 + (st.used[d] ?? 0)) % 1e15) + (st.budget[d] ?? 0) * 41;
+      for (const row of st.slots) {
+        for (const slot of row) {
+          const bits = (slot.resident ? 1 : 0) | (slot.queued ? 2 : 0) | (slot.planned ? 4 : 0) | (slot.ram !== null ? 8 : 0) | (slot.tensors !== null ? 16 : 0);
+          h = (h * 33 + bits + slot.heat * 64) % 1e15;
+        }
+      }
+      return h;
+    },
+    onQuiescent() {
+      charged.fill(0);
+      let queued = 0;
+      for (const row of st.slots) {
+        for (const slot of row) {
+          if (slot.queued) queued++;
+          if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
+          if (slot.resident) {
+            const tensors = slot.tensors;
+            if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
+            let bytes = 0;
+            for (const t of tensors) bytes += world.deviceBytes(t);
+            if (bytes !== st.expBytes) {
+              throw new Violation(
+                'ACC-FOOTPRINT',
+                `L${slot.layer}E${slot.eid} takes ${bytes} device bytes but the tier charges ${st.expBytes}`,
+              );
+            }
+          }
+        }
+      }
+      if (st.inflight !== queued) {
+        throw new Violation('ACC-INFLIGHT', `inflight=${st.inflight} but ${queued} experts are queued`);
+      }
+      let entries = 0;
+      for (const e of st.ring) if (e !== null) entries++;
+      if (st.qn !== entries || st.qn < 0 || st.qn > st.cfg.ringCapacity || st.qn > st.inflight) {
+        throw new Violation('ACC-INFLIGHT', `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`);
+      }
+      for (let d = 0; d < devices; d++) {
+        const used = st.used[d] ?? 0;
+        const budget = st.budget[d] ?? 0;
+        const want = (charged[d] ?? 0) * st.expBytes + (st.dense[d] !== null && st.dense[d] !== undefined ? denseCharge : 0);
+        if (used !== want) {
+          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned need ${want}`);
+        }
+        if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
+        granted[d] = Math.max(granted[d] ?? 0, budget);
+        const consumed = world.ledger.consumed[d] ?? 0;
+        if (consumed > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
+          throw new Violation(
+            'DEV-BUDGET',
+            `device ${d}: ${consumed} bytes consumed, budget ${granted[d]}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`,
+          );
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The simulated backend's ledger: every device allocation, host staging copy, input
+ * block write, open group and device buffer in use. It is the simulator's sanitizer:
+ * a use-after-free, a double free, an out-of-block write or two in-flight operations on
+ * one buffer are reported at the op that commits them (property ids in
+ * properties/catalogue.ts), like ASan reports at the faulting access.
+ *
+ * Ground truth only: nothing here reads the tier's state.
+ */
+import { Violation } from './violation.js';
+
+export interface SimTensor {
+  readonly id: number;
+  readonly dev: number;
+  readonly layer: number;
+  readonly eid: number;
+  readonly part: string;
+  readonly bytes: number;
+  alive: boolean;
+  /** open groups that reference it */
+  refs: number;
+}
+
+export interface SimStaging {
+  readonly id: number;
+  readonly layer: number;
+  readonly eid: number;
+  alive: boolean;
+}
+
+export interface BlockRow {
+  readonly token: number;
+  readonly layer: number;
+}
+
+export class Ledger {
+  readonly tensors: SimTensor[] = [];
+  readonly staging: SimStaging[] = [];
+  /** live bytes per device (what the allocator holds now) */
+  readonly live: number[];
+  /** bytes consumed per device: live bytes, or the arena's high-water mark */
+  readonly consumed: number[];
+  liveTensors = 0;
+  liveStaging = 0;
+  /** the shared input buffer: devices x rowsPerDevice rows, each the activation written */
+  readonly inputRows: (BlockRow | null)[];
+  /** buffer name -> what holds it in flight */
+  private readonly busy = new Map<string, string>();
+  /** per device: tensors referenced by the group in flight */
+  readonly openGroups: (SimTensor[] | null)[];
+  backendShutdown = false;
+  oomFailures = 0;
+
+  constructor(
+    readonly devices: number,
+    readonly rowsPerDevice: number,
+    readonly reclaims: boolean,
+  ) {
+    this.live = new Array<number>(devices).fill(0);
+    this.consumed = new Array<number>(devices).fill(0);
+    this.inputRows = new Array<BlockRow | null>(devices * rowsPerDevice).fill(null);
+    this.openGroups = new Array<SimTensor[] | null>(devices).fill(null);
+  }
+
+  alloc(dev: number, layer: number, eid: number, part: string, bytes: number): SimTensor {
+    const t: SimTensor = { id: this.tensors.length, dev, layer, eid, part, bytes, alive: true, refs: 0 };
+    this.tensors.push(t);
+    this.liveTensors++;
+    this.live[dev] = (this.live[dev] ?? 0) + bytes;
+    this.consumed[dev] = (this.consumed[dev] ?? 0) + bytes;
+    return t;
+  }
+
+  free(t: SimTensor, dev: number): void {
+    if (!t.alive) throw new Violation('MEM-DEVICE', `double free of tensor ${describeTensor(t)}`);
+    if (t.dev !== dev) throw new Violation('MEM-DEVICE', `tensor ${describeTensor(t)} freed on device ${dev}`);
+    if (t.refs > 0 && !this.backendShutdown) {
+      throw new Violation('MEM-DEVICE', `tensor ${describeTensor(t)} freed while an open group on device ${t.dev} reads it`);
+    }
+    t.alive = false;
+    this.liveTensors--;
+    this.live[t.dev] = (this.live[t.dev] ?? 0) - t.bytes;
+    // a fill-once arena never gives a slice back
+    if (this.reclaims) this.consumed[t.dev] = (this.consumed[t.dev] ?? 0) - t.bytes;
+  }
+
+  stage(layer: number, eid: number): SimStaging {
+    const s: SimStaging = { id: this.staging.length, layer, eid, alive: true };
+    this.staging.push(s);
+    this.liveStaging++;
+    return s;
+  }
+
+  unstage(s: SimStaging): void {
+    if (!s.alive) throw new Violation('MEM-HOST', `staging copy s${s.id} (L${s.layer}E${s.eid}) freed twice`);
+    s.alive = false;
+    this.liveStaging--;
+  }
+
+  /** the bytes an upload sends must be the expert's own, from a live staging copy */
+  checkUploadSource(s: SimStaging, layer: number, eid: number): void {
+    if (!s.alive) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} reads staging copy s${s.id} after it was freed`);
+    if (s.layer !== layer || s.eid !== eid) {
+      throw new Violation('MEM-UPLOAD-BYTES', `upload of L${layer}E${eid} sends the bytes of L${s.layer}E${s.eid}`);
+    }
+  }
+
+  writeInput(dev: number, rowOffset: number, rows: number, row: BlockRow): void {
+    const own = dev * this.rowsPerDevice;
+    if (rowOffset < own || rowOffset + rows > own + this.rowsPerDevice) {
+      throw new Violation(
+        'MEM-BOUNDS',
+        `device ${dev} writes input rows ${rowOffset}..${rowOffset + rows - 1}, outside its block ${own}..${own + this.rowsPerDevice - 1}` +
+          (rowOffset + rows > this.inputRows.length ? ` and past the ${this.inputRows.length}-row allocation` : ''),
+      );
+    }
+    this.claim(`group_in${dev}`, `input write of device ${dev}`);
+    for (let r = rowOffset; r < rowOffset + rows; r++) this.inputRows[r] = row;
+    this.busy.delete(`group_in${dev}`);
+  }
+
+  openGroup(dev: number, tensors: SimTensor[], holder: string): void {
+    for (const t of tensors) {
+      if (!t.alive) throw new Violation('MEM-DEVICE', `group on device ${dev} issued with freed tensor ${describeTensor(t)}`);
+      if (t.dev !== dev) throw new Violation('MEM-DEVICE', `group on device ${dev} uses tensor ${describeTensor(t)} of device ${t.dev}`);
+    }
+    for (const t of tensors) t.refs++;
+    this.openGroups[dev] = tensors;
+    this.claim(`group_in${dev}`, holder);
+    this.claim(`group_out${dev}`, holder);
+  }
+
+  closeGroup(dev: number): void {
+    const tensors = this.openGroups[dev];
+    if (tensors === null || tensors === undefined) throw new Violation('MEM-DEVICE', `take on device ${dev} with no group open`);
+    for (const t of tensors) {
+      if (!t.alive) throw new Violation('MEM-DEVICE', `group on device ${dev} computed with freed tensor ${describeTensor(t)}`);
+      t.refs--;
+    }
+    this.openGroups[dev] = null;
+    this.busy.delete(`group_in${dev}`);
+    this.busy.delete(`group_out${dev}`);
+  }
+
+  /** a device operation starts using a buffer: nobody else may have it in flight */
+  claim(buf: string, holder: string): void {
+    const other = this.busy.get(buf);
+    if (other !== undefined) throw new Violation('MEM-BUFFER-OWNER', `${holder} uses buffer ${buf} while ${other} has it in flight`);
+    this.busy.set(buf, holder);
+  }
+
+  release(buf: string): void {
+    this.busy.delete(buf);
+  }
+}
+
+export function describeTensor(t: SimTensor): string {
+  return t.layer < 0 ? `t${t.id}(dense dev${t.dev})` : `t${t.id}(L${t.layer}E${t.eid}.${t.part} dev${t.dev})`;
+}

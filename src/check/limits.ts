@@ -1,0 +1,19 @@
+/**
+ * The bounds every run is held to, named once for both worlds (loom's max branches,
+ * TigerBeetle's bounded loops): a run that passes one ends with a violation saying so.
+ */
+export interface RunLimits {
+  maxSteps: number;
+  maxThreads: number;
+  /** spurious wakeups the scheduler may inject in one run */
+  spuriousWakeups: number;
+  /** steps allowed after shutdown starts before the run counts as hung */
+  stepsAfterShutdown: number;
+}
+
+export const DEFAULT_LIMITS: RunLimits = {
+  maxSteps: 200_000,
+  maxThreads: 16,
+  spuriousWakeups: 2,
+  stepsAfterShutdown: 100_000,
+};

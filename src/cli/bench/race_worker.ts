@@ -1,0 +1,46 @@
+/**
+ * Runs inside a scratch copy whose fill_wait waits on `st.qn` (race.ts makes it): for
+ * each strategy and seed, the property suites in the order `npm run properties` runs
+ * them, each with the CLI's per-suite seed (seed + suite index) and a run cap, until the
+ * first violation. Prints one JSON line per (strategy, seed): runs and seconds to find,
+ * and what was found.
+ *
+ *   tsx model/explore/bench/race_worker.ts --seeds N --strategies a,b --runs R
+ *
+ * Invariant: it measures search only (runs until the first violation, seconds to it);
+ * shrinking the counterexample afterwards is not counted.
+ */
+import { parseArgs } from 'node:util';
+import { SUITES } from '../../../properties/arbitraries.js';
+import { checkSuite } from '../../../properties/runner.js';
+import { STRATEGIES, type StrategyName } from '../../../properties/types.js';
+
+const { values } = parseArgs({
+  options: { seeds: { type: 'string' }, strategies: { type: 'string' }, runs: { type: 'string' }, 'first-seed': { type: 'string' } },
+  strict: true,
+});
+const seeds = Number(values.seeds ?? 20);
+const firstSeed = Number(values['first-seed'] ?? 1);
+const runsPerSuite = Number(values.runs ?? 1500);
+const strategies = (values.strategies ?? 'choices').split(',') as StrategyName[];
+for (const s of strategies) if (!STRATEGIES.includes(s)) throw new Error(`unknown strategy ${s}`);
+
+for (const strategy of strategies) {
+  for (let seed = firstSeed; seed < firstSeed + seeds; seed++) {
+    let runs = 0;
+    let seconds = 0;
+    let found: { property: string; suite: string } | null = null;
+    for (const [i, suite] of SUITES.entries()) {
+      const r = checkSuite({ suite, seed: seed + i, runs: runsPerSuite, strategy });
+      if (r.failure !== null) {
+        runs += r.failure.runsToFind;
+        seconds += r.failure.secondsToFind;
+        found = { property: r.failure.property, suite };
+        break;
+      }
+      runs += r.runs;
+      seconds += r.seconds;
+    }
+    process.stdout.write(JSON.stringify({ strategy, seed, found: found !== null, runs, seconds, property: found?.property ?? null, suite: found?.suite ?? null }) + '\n');
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Simulator speed: steps and schedules per second of one scenario under seeded random
+ * schedules, with every checker on or none, repeated so noise shows.
+ *
+ * Invariants: each measurement warms the JIT first (its numbers are not counted), runs
+ * for a fixed wall time, and reports every repeat; the median is the number quoted, the
+ * spread says how much the machine's load moved it. Each sample also counts the CPU
+ * time the process got: on a shared machine, steps per CPU second is the simulator's
+ * own speed, steps per wall second what this run saw.
+ */
+import { runScenario } from '../../../model/run.js';
+import { RandomStrategy } from '../../../model/rt/strategy.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
+
+export interface SpeedSample {
+  readonly stepsPerSecond: number;
+  /** steps per second of CPU time this process was given */
+  readonly stepsPerCpuSecond: number;
+  readonly schedulesPerSecond: number;
+  readonly stepsPerSchedule: number;
+  readonly runs: number;
+  readonly seconds: number;
+}
+
+export interface Speed {
+  readonly checks: boolean;
+  readonly samples: readonly SpeedSample[];
+  /** median of the samples' steps/s */
+  readonly stepsPerSecond: number;
+  /** median of the samples' steps per CPU second */
+  readonly stepsPerCpuSecond: number;
+  readonly schedulesPerSecond: number;
+  readonly stepsPerSchedule: number;
+  /** violations seen (a benchmark of a correct tier expects none) */
+  readonly violations: number;
+}
+
+function sample(s: Scenario, checks: boolean, seconds: number, seed: string): SpeedSample & { violations: number } {
+  let steps = 0;
+  let runs = 0;
+  let violations = 0;
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  const until = started + seconds * 1000;
+  while (performance.now() < until) {
+    for (let i = 0; i < 16; i++) {
+      const r = runScenario(s, { strategy: new RandomStrategy(`${seed}:${runs}`), checks });
+      steps += r.steps;
+      runs++;
+      if (r.violation !== null) violations++;
+    }
+  }
+  const took = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSeconds = Math.max(1e-6, (cpu.user + cpu.system) / 1e6);
+  return { stepsPerSecond: steps / took, stepsPerCpuSecond: steps / cpuSeconds, schedulesPerSecond: runs / took, stepsPerSchedule: steps / runs, runs, seconds: took, violations };
+}
+
+export function measureSpeed(s: Scenario, opts: { checks: boolean; seconds: number; repeats: number; warmupSeconds?: number }): Speed {
+  sample(s, opts.checks, opts.warmupSeconds ?? 0.3, 'warmup');
+  const samples: (SpeedSample & { violations: number })[] = [];
+  for (let i = 0; i < opts.repeats; i++) samples.push(sample(s, opts.checks, opts.seconds, `bench${i}`));
+  const mid = median(samples.map((x) => x.stepsPerSecond));
+  const at = samples.find((x) => x.stepsPerSecond === mid) ?? samples[0];
+  return {
+    checks: opts.checks,
+    samples: samples.map(({ violations: _v, ...rest }) => rest),
+    stepsPerSecond: mid,
+    stepsPerCpuSecond: median(samples.map((x) => x.stepsPerCpuSecond)),
+    schedulesPerSecond: at?.schedulesPerSecond ?? 0,
+    stepsPerSchedule: at?.stepsPerSchedule ?? 0,
+    violations: samples.reduce((a, x) => a + x.violations, 0),
+  };
+}
+
+/** The median (lower middle for an even count, so it is always a measured value). */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}

@@ -1,0 +1,93 @@
+/**
+ * One assembly for both worlds: from a run spec, the model's shape and what the backend
+ * can do, build the tier configuration (budgets in bytes, derived from what one expert
+ * really takes on the device), the tier, the driver's plan and the checkers. The
+ * simulator (model/run.ts) and the oracle (src/oracle/oracle_run.ts) both call it, so the
+ * two worlds configure the tier the same way by construction.
+ */
+import { accountingChecker } from '../check/checkers/accounting.js';
+import { endStateChecker } from '../check/checkers/end_state.js';
+import { postconditionChecker } from '../check/checkers/postconditions.js';
+import { stopWakesChecker } from '../check/checkers/stop_wakes.js';
+import type { CheckContext } from '../check/checked_world.js';
+import type { Checker } from '../check/checker.js';
+import type { TierConfig } from '../tier/config.js';
+import { Tier } from '../tier/tier.js';
+import { tierConfigFor } from '../tier/variants.js';
+import type { DriverPlan } from './driver.js';
+import type { RunSpec } from './run_spec.js';
+
+export interface ModelShape {
+  readonly layers: number;
+  readonly experts: number;
+  readonly topk: number;
+}
+
+export interface AssemblyInput {
+  readonly spec: RunSpec;
+  readonly shape: ModelShape;
+  readonly devices: number;
+  /** freeing a tensor returns its memory (false: a fill-once arena) */
+  readonly reclaims: boolean;
+  /** payload bytes of the gate, up and down weights and of their scales */
+  readonly weightBytes: readonly [number, number, number];
+  readonly scaleBytes: readonly [number, number, number];
+  /** what one expert really takes on a device: the world's allocator, not the tier's */
+  readonly expertFootprint: number;
+  /** 'auto' budgets keep this many experts' worth of device memory free */
+  readonly reserveExperts: number;
+  /** read a heat file at init and save it at shutdown */
+  readonly heatFile: boolean;
+  /** decode steps the driver runs */
+  readonly tokens: number;
+}
+
+export interface Assembly {
+  readonly cfg: TierConfig;
+  readonly tier: Tier;
+  readonly plan: DriverPlan;
+}
+
+export function assemble(a: AssemblyInput): Assembly {
+  const s = a.spec;
+  const cfg = tierConfigFor(
+    { devices: a.devices, reclaims: a.reclaims },
+    {
+      layers: a.shape.layers,
+      experts: a.shape.experts,
+      topk: a.shape.topk,
+      weightBytes: a.weightBytes,
+      scaleBytes: a.scaleBytes,
+      budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * a.expertFootprint)),
+      reserveBytes: a.reserveExperts * a.expertFootprint,
+      ringCapacity: s.ringCapacity,
+      wantSwaps: s.wantSwaps,
+      streaming: s.streaming,
+      heatFile: a.heatFile,
+      swapPeriod: s.swapPeriod,
+      decayPeriod: s.decayPeriod,
+      denseBytes: s.denseBytes,
+    },
+  );
+  const plan: DriverPlan = {
+    // streaming mode has no planned warmstart: experts are not in RAM to plan from
+    warmstart: s.streaming && s.warmstart === 'plan' ? 'none' : s.warmstart,
+    loaders: s.loaders,
+    tokens: a.tokens,
+    layers: a.shape.layers,
+    refillAfterToken: s.refillAfterToken,
+    shutdownAt: s.shutdownAt,
+    denseWhileGroupOpen: s.denseWhileGroupOpen,
+    streaming: s.streaming,
+  };
+  return { cfg, tier: new Tier(cfg), plan };
+}
+
+/**
+ * The checkers every run gets, in both worlds: accounting at every release of mx,
+ * postconditions at API boundaries, nobody left asleep once stop is set, and the end
+ * state. (Coverage marks are the simulator's own: they measure its generators.)
+ */
+export function standardCheckers(ctx: CheckContext): Checker[] {
+  return [accountingChecker(ctx), postconditionChecker(ctx), stopWakesChecker(ctx), endStateChecker(ctx)];
+}
