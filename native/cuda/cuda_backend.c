@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "cuda_backend.h"
-#include "par_copy.h"
+#include "../src/par_copy.h"
 
 /* cudaMalloc counted in the ledger. */
 static int dev_alloc(tl_backend *b, cuda_dev *d, void **p, size_t bytes, const char *what,

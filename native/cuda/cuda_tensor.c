@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "cuda_backend.h"
-#include "par_copy.h"
+#include "../src/par_copy.h"
 
 /* the RAM copies' layout (backend.h): a copy from one is one cudaMemcpyAsync */
 static size_t scales_at(size_t data_bytes) { return tl_span_scales_at(data_bytes); }

@@ -13,13 +13,15 @@
  *   ndev: default every visible device, up to TL_MAX_DEVICES; --quick skips the
  *   largest shapes and the bandwidth measurement (for runs under compute-sanitizer);
  *   --bandwidth measures only the bandwidth. The CUDA backend fills its pinned staging
- *   with TIERLAB_CUDA_COPY_THREADS host threads (default 4).
+ *   with TIERLAB_COPY_THREADS host threads (default 4).
  * Prints "N passed, N failed" after the checks; exit status 0 only when none failed.
  * It uses only the public ABI, so it also runs against libtierlab_cpu.so.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -404,11 +406,22 @@ int main(int argc, char **argv) {
            n_inf, n_zero);
   }
   if (!bw_only) fault_check(eng, lut, &rng);
+  uint64_t copies = 0, host = 0, pinned = 0;
+  check(tl_ram_stats(eng, &copies, &host, &pinned, err, sizeof err) == TL_OK && copies == 0,
+        "every RAM copy released");
+  printf("RAM pool: %.1f MiB of host memory, %.1f MiB page-locked for the device\n",
+         (double)host / 1048576.0, (double)pinned / 1048576.0);
   check(tl_ledger(eng, &c1, &b1, err, sizeof err) == TL_OK && c1 == c0 && b1 == b0,
         "ledger back to its baseline after every free");
   printf("ledger baseline: %" PRIu64 " internal buffers, %" PRIu64 " bytes\n", c0, b0);
   if (!quick) bandwidth(eng, ndev);
   check(tl_engine_destroy(eng, err, sizeof err) == TL_OK, "destroy");
+  /* the Vulkan library counts validation-layer messages; any is a failure */
+  int (*messages)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "tl_vk_validation_messages");
+  if (messages != NULL) {
+    printf("validation-layer messages: %d\n", messages());
+    check(messages() == 0, "no validation-layer message");
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

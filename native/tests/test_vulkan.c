@@ -261,7 +261,7 @@ static void test_arena_direct(void) {
   tl_backend *b = NULL;
   int dev = 0;
   const uint64_t cap = 5ull << 20;
-  int rc = ops->init(&b, &dev, 1, cap, err, sizeof err);
+  int rc = ops->init(&b, NULL, &dev, 1, cap, err, sizeof err); /* no callbacks here */
   CHECK(rc == TL_OK, "backend init: %s", err);
   if (rc != TL_OK) return;
   uint64_t c0, b0, c1, b1, fr0, tot, fr1, fr2;
@@ -410,7 +410,7 @@ static void print_device(void) {
   char err[512] = "";
   tl_backend *b = NULL;
   int dev = 0;
-  if (tl_backend_impl.init(&b, &dev, 1, 0, err, sizeof err) != TL_OK) {
+  if (tl_backend_impl.init(&b, NULL, &dev, 1, 0, err, sizeof err) != TL_OK) {
     printf("device 0: none (%s)\n", err);
     return;
   }
