@@ -25,7 +25,7 @@ extern "C" {
 
 /* Bump on any change of a signature, a struct or a meaning below.
  * 2: RAM copies, staging references, uploads from them with completions, the completion
- *    queue, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth. */
+ *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth. */
 #define TL_ABI_VERSION 2u
 
 #if defined(_WIN32)
@@ -194,12 +194,16 @@ enum { TL_DONE_UPLOAD = 1, TL_DONE_GROUP = 2 };
 #define TL_COMPLETION_MESSAGE 176
 typedef struct tl_completion {
   uint64_t tag;
-  int32_t kind;   /* TL_DONE_UPLOAD or TL_DONE_GROUP */
-  int32_t status; /* tl_status of the operation */
-  int32_t dev;    /* device index */
-  int32_t unused; /* 0 */
+  uint64_t done_ns; /* tl_clock_ns() when the engine saw the operation finish */
+  int32_t kind;     /* TL_DONE_UPLOAD or TL_DONE_GROUP */
+  int32_t status;   /* tl_status of the operation */
+  int32_t dev;      /* device index */
+  int32_t unused;   /* 0 */
   char message[TL_COMPLETION_MESSAGE]; /* "" on success, else why (NUL-terminated) */
 } tl_completion;
+
+/* The engine's clock (CLOCK_MONOTONIC, nanoseconds): what done_ns is measured on. */
+TL_API uint64_t tl_clock_ns(void);
 
 /* Moves up to max queued completions to out (oldest first) without waiting; *n says how
  * many. */

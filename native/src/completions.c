@@ -50,6 +50,7 @@ void tl_cq_push(tl_cq *q, uint64_t tag, int kind, int status, int dev, const cha
     tl_completion *c = &q->items[(q->head + q->count) % q->cap];
     memset(c, 0, sizeof *c);
     c->tag = tag;
+    c->done_ns = tl_clock_ns();
     c->kind = kind;
     c->status = status;
     c->dev = dev;
@@ -77,6 +78,12 @@ void tl_cq_destroy(tl_cq *q) {
   pthread_cond_destroy(&q->cv);
   free(q->items);
   memset(q, 0, sizeof *q);
+}
+
+TL_API uint64_t tl_clock_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n,
