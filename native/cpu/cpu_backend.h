@@ -29,6 +29,8 @@
 /* Copy threads for asynchronous uploads: TIERLAB_CPU_COPY_THREADS (1..16), default 2. */
 #define CPU_COPY_THREADS_MAX 16
 #define CPU_COPY_THREADS_DEFAULT 2
+/* Uploads of at most this many bytes are copied by the calling thread. */
+#define CPU_INLINE_COPY_BYTES (64u << 10)
 
 typedef enum cpu_phase { CPU_IDLE = 0, CPU_PENDING, CPU_DONE } cpu_phase;
 

@@ -76,6 +76,13 @@ int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src,
   ct->src = src->data;
   ct->span_bytes = src->span_bytes;
   t->impl = ct; /* before the job runs: a group issued meanwhile waits for ready */
+  if (src->span_bytes <= CPU_INLINE_COPY_BYTES) {
+    /* waking a copy thread costs more than this copy: done here, reported at once */
+    memcpy(ct->w, ct->src, ct->span_bytes);
+    ct->ready = 1; /* the tensor is not handed out yet: no lock needed */
+    tl_upload_done(t, TL_OK, NULL);
+    return TL_OK;
+  }
   cpu_copy_queue(&b->copy, ct);
   return TL_OK;
 }

@@ -23,6 +23,9 @@ export class RealStats {
   completionWakeups = 0;
   readonly failures: string[] = [];
   nativeLedgerAtShutdown: { count: number; bytes: number } | null = null;
+  /** the engine's RAM pool when the backend shut down: host memory, and how much is pinned */
+  ramHostBytes = 0;
+  ramPinnedBytes = 0;
   readonly ms: Record<TimeBucket, number> = { trunk: 0, cpuExperts: 0, gpuWait: 0, ffi: 0 };
 
   addTime(bucket: TimeBucket, ms: number): void {

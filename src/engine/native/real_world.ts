@@ -341,6 +341,9 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.leakedAtShutdown = { tensors: this.ledger.liveTensors, staging: this.ledger.liveStaging };
     const l = this.lib.ledger(this.engine);
     this.stats.nativeLedgerAtShutdown = l.status.code === 0 ? { count: l.count, bytes: l.bytes } : null;
+    const ram = this.lib.ramStats(this.engine);
+    this.stats.ramHostBytes = ram.hostBytes;
+    this.stats.ramPinnedBytes = ram.pinnedBytes;
     this.ledger.backendShutdown = true;
     this.engineAlive = false;
     return undefined;
@@ -364,6 +367,11 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.completions.close();
     this.stats.completionWakeups = this.completions.wakeups;
     this.ram.releaseAll();
+  }
+
+  /** native completion waits that returned so far (each cost one event-loop turn) */
+  get completionWakeups(): number {
+    return this.completions.wakeups;
   }
 
   /** the engine is destroyed by its owner (the oracle), after the run */
