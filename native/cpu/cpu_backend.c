@@ -52,9 +52,9 @@ static void cpu_shutdown(tl_backend *b) {
     free(d->y);
     free(d->q);
     free(d->h);
+    tl_heap_destroy(&d->heap);
   }
   pthread_mutex_destroy(&b->acct_mu);
-  tl_heap_destroy(&b->heap);
   free(b);
 }
 
@@ -88,15 +88,7 @@ static int cpu_init(tl_backend **out, tl_engine *owner, const int *devices, int 
   pthread_mutex_init(&b->acct_mu, NULL);
   b->owner = owner;
   b->capacity_bytes = capacity_bytes > 0 ? capacity_bytes : CPU_DEFAULT_CAPACITY;
-  /* footprints round sizes up, so the blocks of a full device fit in its capacity */
-  tl_heap_init(&b->heap, b->capacity_bytes * (uint64_t)ndevices, host_map, host_unmap, NULL);
   int rc = cpu_copy_start(&b->copy, err, cap);
-  /* a declared size is memory that exists from creation on, as on a GPU */
-  if (rc == TL_OK && capacity_bytes > 0 &&
-      tl_heap_reserve(&b->heap, capacity_bytes * (uint64_t)ndevices) != 0) {
-    rc = tl_fail(err, cap, TL_E_OOM, "cpu backend: cannot map %llu bytes of device memory",
-                 (unsigned long long)(capacity_bytes * (uint64_t)ndevices));
-  }
   if (rc != TL_OK) {
     cpu_shutdown(b);
     return rc;
@@ -105,6 +97,8 @@ static int cpu_init(tl_backend **out, tl_engine *owner, const int *devices, int 
     cpu_device *d = &b->dev[i];
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
+    /* footprints round sizes up, so the blocks of a full device fit in its capacity */
+    tl_heap_init(&d->heap, b->capacity_bytes, host_map, host_unmap, NULL);
     b->ndev = i + 1; /* shutdown releases exactly the devices set up so far */
     rc = init_device(b, d, err, cap);
     if (rc != TL_OK) {
@@ -132,6 +126,15 @@ static void cpu_ledger(tl_backend *b, uint64_t *count, uint64_t *bytes) {
   *bytes = b->internal_bytes;
 }
 
+/* The device's memory made (and touched) now, as a GPU's exists before the uploads. */
+static int cpu_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  if (tl_heap_reserve(&b->dev[dev].heap, bytes) != 0) {
+    return tl_fail(err, cap, TL_E_OOM, "cpu backend: cannot map %llu bytes for device %d",
+                   (unsigned long long)bytes, dev);
+  }
+  return TL_OK;
+}
+
 static int cpu_set_lut(tl_backend *b, const float *lut, char *err, size_t cap) {
   (void)err;
   (void)cap;
@@ -154,5 +157,6 @@ const tl_backend_ops tl_backend_impl = {
     .tensor_upload_async = cpu_tensor_upload_async,
     .host_register = NULL, /* host memory is the device's: nothing to page-lock */
     .host_unregister = NULL,
+    .tensor_reserve = cpu_tensor_reserve,
     .copy_bandwidth = cpu_copy_bandwidth,
 };

@@ -52,6 +52,7 @@ typedef struct cpu_device {
   float *h;     /* TL_MAX_WIDTH */
   const float *lut; /* the backend's table */
   struct tl_backend *b;
+  tl_heap heap; /* this device's tensor memory: pre-faulted host chunks (cpu_backend.c) */
 } cpu_device;
 
 typedef struct cpu_copy_pool {
@@ -69,7 +70,6 @@ struct tl_backend {
   int ndev;
   tl_engine *owner;
   cpu_device dev[TL_MAX_DEVICES];
-  tl_heap heap; /* tensor memory: pre-faulted host chunks (cpu_backend.c) */
   cpu_copy_pool copy;
   uint64_t capacity_bytes; /* per device, CPU_DEFAULT_CAPACITY when 0 was asked */
   pthread_mutex_t acct_mu;

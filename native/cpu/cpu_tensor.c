@@ -37,7 +37,7 @@ static int make_tensor(tl_backend *b, tl_tensor *t, size_t data_bytes, size_t ns
   void *block = NULL;
   size_t bytes = scales_at(data_bytes) + nscales * sizeof(float);
   if (ct != NULL) {
-    block = tl_heap_alloc(&b->heap, bytes);
+    block = tl_heap_alloc(&b->dev[t->dev].heap, bytes);
     ct->from_heap = block != NULL;
     if (block == NULL) block = malloc(bytes);
   }
@@ -91,7 +91,7 @@ void cpu_tensor_free(tl_backend *b, tl_tensor *t) {
   cpu_tensor *ct = t->impl;
   if (ct != NULL) {
     if (ct->from_heap) {
-      tl_heap_free(&b->heap, ct->w, ct->block_bytes);
+      tl_heap_free(&b->dev[t->dev].heap, ct->w, ct->block_bytes);
     } else {
       free(ct->w);
     }

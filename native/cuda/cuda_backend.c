@@ -217,6 +217,16 @@ int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pi
   return rc;
 }
 
+/* Device memory for the uploads to come, cudaMalloc'd now (tensor heap chunks). */
+static int cuda_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  cuda_dev *d = &b->dev[dev];
+  if (tl_heap_reserve(&d->heap, bytes) != 0) {
+    return tl_fail(err, cap, TL_E_OOM, "cuda device %d: cannot reserve %llu bytes for tensors",
+                   d->ordinal, (unsigned long long)bytes);
+  }
+  return TL_OK;
+}
+
 const tl_backend_ops tl_backend_impl = {
     .name = "cuda",
     .reclaims = 1,
@@ -232,5 +242,6 @@ const tl_backend_ops tl_backend_impl = {
     .tensor_upload_async = cuda_tensor_upload_async,
     .host_register = cuda_host_register,
     .host_unregister = cuda_host_unregister,
+    .tensor_reserve = cuda_tensor_reserve,
     .copy_bandwidth = cuda_copy_bandwidth,
 };

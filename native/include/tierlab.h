@@ -25,7 +25,8 @@ extern "C" {
 
 /* Bump on any change of a signature, a struct or a meaning below.
  * 2: RAM copies, staging references, uploads from them with completions, the completion
- *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth. */
+ *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth,
+ *    tl_tensor_reserve. */
 #define TL_ABI_VERSION 2u
 
 #if defined(_WIN32)
@@ -105,6 +106,12 @@ TL_API int tl_tensor_upload(tl_engine *eng, int dev, int fmt, int rows, int cols
                             const void *data, size_t data_bytes, const float *scales,
                             size_t nscales, tl_tensor **out, char *err, size_t err_cap);
 TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_cap);
+/* Makes device memory for `bytes` of tensors on dev ready now, so the uploads that
+ * follow allocate nothing from the driver (a warmstart that knows its size calls it
+ * first). Not a charge: capacity accounting is unchanged; on a backend that answers
+ * tl_mem_info from the driver, the reserved memory counts as used from now on. */
+TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
+                             size_t err_cap);
 
 /* Expert group on device dev: n rows, row r computes expert (gate[r], up[r], down[r])
  * on input x + r*hidden, asynchronously. At most one open group per device; at most

@@ -114,6 +114,9 @@ typedef struct tl_backend_ops {
   int (*host_register)(tl_backend *b, void *p, size_t bytes, void **pin, char *err,
                        size_t cap);
   void (*host_unregister)(tl_backend *b, void *pin);
+  /* tl_tensor_reserve (arguments checked); may be NULL when uploads allocate nothing
+   * worth doing early. */
+  int (*tensor_reserve)(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap);
   /* tl_copy_bandwidth's measurement (arguments checked). */
   int (*copy_bandwidth)(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
                         double *gbps, char *err, size_t cap);

@@ -52,11 +52,18 @@ static int add_chunk(tl_heap *h, size_t bytes) {
   return 0;
 }
 
+/* With mu held: bytes the chunks can still hand out (their free tails). */
+static uint64_t room(const tl_heap *h) {
+  uint64_t free_bytes = 0;
+  for (int i = 0; i < h->nchunks; i++) free_bytes += h->chunks[i].bytes - h->chunks[i].top;
+  return free_bytes;
+}
+
 int tl_heap_reserve(tl_heap *h, uint64_t bytes) {
   pthread_mutex_lock(&h->mu);
   int rc = 0;
-  while (rc == 0 && h->mapped < bytes && h->mapped < h->limit) {
-    uint64_t left = bytes - h->mapped;
+  for (uint64_t have = room(h); rc == 0 && have < bytes; have = room(h)) {
+    uint64_t left = bytes - have;
     if (add_chunk(h, left < HEAP_CHUNK ? (size_t)left : HEAP_CHUNK) != 0) rc = -1;
   }
   pthread_mutex_unlock(&h->mu);

@@ -43,7 +43,8 @@ typedef struct tl_heap {
 
 void tl_heap_init(tl_heap *h, uint64_t limit, tl_heap_map map, tl_heap_unmap unmap,
                   void *ctx);
-/* Maps chunks until `bytes` (at most the limit) are mapped; 0, or -1 when map failed. */
+/* Maps chunks until at least `bytes` are free to hand out; 0, or -1 when that cannot be
+ * (the limit, or map failed). */
 int tl_heap_reserve(tl_heap *h, uint64_t bytes);
 void *tl_heap_alloc(tl_heap *h, size_t bytes); /* aligned to 256 bytes; NULL: none */
 void tl_heap_free(tl_heap *h, void *p, size_t bytes); /* bytes as allocated */

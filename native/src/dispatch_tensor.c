@@ -154,3 +154,22 @@ TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_ca
   tl_engine_leave(eng);
   return rc;
 }
+
+TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
+                             size_t err_cap) {
+  static const char *const FN = "tl_tensor_reserve";
+  tl_clear_err(err, err_cap);
+  int rc = tl_engine_enter(eng, FN, err, err_cap);
+  if (rc != TL_OK) return rc;
+  if ((rc = tl_check_dev(eng, FN, dev, err, err_cap)) != TL_OK) {
+    /* message written */
+  } else if (eng->capacity_bytes > 0 && bytes > eng->capacity_bytes) {
+    rc = tl_fail(err, err_cap, TL_E_ARG,
+                 "%s: %" PRIu64 " bytes exceed the device's capacity of %" PRIu64, FN, bytes,
+                 eng->capacity_bytes);
+  } else if (bytes > 0 && eng->ops->tensor_reserve != NULL) {
+    rc = eng->ops->tensor_reserve(eng->be, dev, bytes, err, err_cap);
+  }
+  tl_engine_leave(eng);
+  return rc;
+}

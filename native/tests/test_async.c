@@ -166,6 +166,30 @@ static void upload_staged_answers(void) {
   tg_expert_free(&e);
 }
 
+static void reserve_checks(void) {
+  char err[ERR_CAP];
+  tl_engine *eng = fx_engine(2, 64ull << 20);
+  if (eng == NULL) return;
+  uint64_t f0, t0, f1, t1;
+  CHECK_CODE(tl_mem_info(eng, 1, &f0, &t0, err, sizeof err), TL_OK);
+  CHECK_CODE(tl_tensor_reserve(NULL, 0, 1 << 20, err, sizeof err), TL_E_ARG);
+  CHECK_CODE(tl_tensor_reserve(eng, 2, 1 << 20, err, sizeof err), TL_E_ARG);
+  CHECK_CODE(tl_tensor_reserve(eng, 0, 65ull << 20, err, sizeof err), TL_E_ARG);
+  CHECK(strstr(err, "capacity") != NULL);
+  CHECK_CODE(tl_tensor_reserve(eng, 1, 32ull << 20, err, sizeof err), TL_OK);
+  CHECK_CODE(tl_tensor_reserve(eng, 1, 0, err, sizeof err), TL_OK);
+  CHECK_CODE(tl_mem_info(eng, 1, &f1, &t1, err, sizeof err), TL_OK);
+  CHECK(f1 == f0 && t1 == t0); /* not a charge */
+  uint64_t rng = 15;
+  tg_expert e;
+  if (tg_expert_make(&e, &rng, TL_FMT_I8_ROW, H, F, 0) != 0) return;
+  tl_tensor *t[3];
+  fx_upload(eng, 1, &e, t); /* from the reserved memory */
+  fx_free3(eng, t);
+  tg_expert_free(&e);
+  CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK);
+}
+
 static void completion_args(void) {
   char err[ERR_CAP];
   tl_engine *eng = fx_engine(1, 0);
@@ -285,6 +309,7 @@ void suite_async(void) {
   th_run("async: faults, capacity and bad arguments are answered by the upload call",
          upload_staged_answers);
   th_run("async: completion and copy-bandwidth arguments", completion_args);
+  th_run("async: tl_tensor_reserve checks its arguments and charges nothing", reserve_checks);
   th_run("async: the completion and part layouts the binding reads", completion_layout);
   th_run("async: a tagged group is reported; a faulted take still fails",
          group_tag_and_faulted_take);

@@ -120,5 +120,6 @@ const tl_backend_ops tl_backend_impl = {
     .tensor_upload_async = vk_tensor_upload_async,
     .host_register = vk_host_register,
     .host_unregister = vk_host_unregister,
+    .tensor_reserve = vk_tensor_reserve,
     .copy_bandwidth = vk_copy_bandwidth,
 };

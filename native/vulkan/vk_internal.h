@@ -219,6 +219,8 @@ int vk_arena_init(tl_backend *b, uint64_t capacity_bytes, char *err, size_t cap)
 int vk_arena_reserve(tl_backend *b, VkDeviceSize w_size, VkDeviceSize s_size, vk_tensor *t,
                      char *err, size_t cap);
 VkDeviceSize vk_arena_free_bytes(const vk_arena *a);
+/* mx held: chunks made until their free tails hold `bytes` (or the limit is reached) */
+int vk_arena_grow(tl_backend *b, VkDeviceSize bytes, char *err, size_t cap);
 void vk_arena_destroy(tl_backend *b);
 
 /* vk_upload.c */
@@ -232,6 +234,7 @@ int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_
                      const float *scales, size_t nscales, char *err, size_t cap);
 int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
                            size_t cap);
+int vk_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap);
 void vk_tensor_free(tl_backend *b, tl_tensor *t);
 void vk_upload_destroy(tl_backend *b);
 

@@ -311,6 +311,32 @@ int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, 
   return rc;
 }
 
+/* Arena chunks for the uploads to come, made and filled now (the fill-once rule). */
+int vk_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  (void)dev;
+  pthread_mutex_lock(&b->up_mx);
+  pthread_mutex_lock(&b->mx);
+  int rc = vk_arena_grow(b, bytes, err, cap);
+  pthread_mutex_unlock(&b->mx);
+  const int mapped = b->upload_mode == VK_UPLOAD_MAPPED;
+  for (int i = 0; rc == TL_OK && i < b->arena.nchunks; i++) {
+    vk_chunk *c = &b->arena.chunks[i]; /* chunks are only added under up_mx: stable */
+    if (c->filled) continue;
+    rc = begin(b, err, cap);
+    if (rc == TL_OK) {
+      const VkPipelineStageFlags next =
+          mapped ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+      record_fill(c, b->up_cmd, next,
+                  mapped ? VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_HOST_READ_BIT
+                         : VK_ACCESS_TRANSFER_WRITE_BIT);
+      rc = submit_wait(b, err, cap);
+    }
+    if (rc == TL_OK) c->filled = 1;
+  }
+  pthread_mutex_unlock(&b->up_mx);
+  return rc;
+}
+
 void vk_tensor_free(tl_backend *b, tl_tensor *t) {
   vk_tensor *vt = t->impl;
   t->impl = NULL;

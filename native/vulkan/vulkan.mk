@@ -9,7 +9,8 @@
 #                                core checks, then synchronization validation
 #   make vulkan-bench            staged vs mapped upload bandwidth (for the record)
 #   make vulkan-selftest         tests/cuda_selftest.c on Vulkan (staged RAM copies and
-#                                completions too), plain and under synchronization validation
+#                                completions too): imported RAM, pageable RAM, mapped
+#                                uploads, and under synchronization validation
 #
 # Shaders: shaders/*.comp are compiled with glslc at build time into C word lists
 # ($(BUILD)/vulkan/*.spv.inc, glslc -mfmt=c) that vk_shaders.c embeds in the library:
@@ -101,6 +102,8 @@ $(VK_SELFTEST): tests/cuda_selftest.c tests/expert_gen.c tests/expert_gen.h $(VK
 
 vulkan-selftest: $(VK_SELFTEST)
 	./$(VK_SELFTEST) 1 --quick
-	env $(VK_SYNC_ENV) ./$(VK_SELFTEST) 1 --quick
+	TIERLAB_PIN=0 ./$(VK_SELFTEST) 1 --small
+	TIERLAB_VK_UPLOAD=mapped ./$(VK_SELFTEST) 1 --small
+	env $(VK_SYNC_ENV) ./$(VK_SELFTEST) 1 --small
 
 -include $(VK_OBJ:.o=.d) $(BUILD)/obj/tests/test_vulkan.d $(BUILD)/obj/tests/bench_vulkan_upload.d

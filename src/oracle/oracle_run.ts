@@ -108,6 +108,13 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     }
     const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
     if (typeof built === 'string') return fail(built);
+    // the device memory the budgets allow is made ready before the run, as an engine
+    // sizes its expert buffers at start-up: no upload waits for the driver's allocator
+    for (const [dev, experts] of spec.budgetExperts.entries()) {
+      if (experts === 'auto' || experts === 0) continue;
+      const reserved = lib.tensorReserve(engine, dev, experts * built.tier.st.expBytes);
+      if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
+    }
     const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,

@@ -76,6 +76,7 @@ const PROTOTYPES: Record<string, string> = {
   footprint: 'uint64_t tl_alloc_footprint(uint64_t bytes)',
   setLut: 'int tl_engine_set_lut(tl_engine *eng, const float *lut, _Out_ uint8_t *err, size_t err_cap)',
   free: 'int tl_tensor_free(tl_engine *eng, tl_tensor *t, _Out_ uint8_t *err, size_t err_cap)',
+  reserve: 'int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, _Out_ uint8_t *err, size_t err_cap)',
   issue:
     'int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor **gate, tl_tensor **up, tl_tensor **down, const float *x, int hidden, uint64_t tag, _Out_ uint8_t *err, size_t err_cap)',
   take: 'int tl_group_take(tl_engine *eng, int dev, _Out_ float *y, int n, int hidden, _Out_ uint8_t *err, size_t err_cap)',
@@ -195,6 +196,11 @@ export class NativeEngineLib {
 
   free(eng: NativePtr, tensor: NativePtr): Status {
     return this.call('free', eng, tensor);
+  }
+
+  /** Makes device memory for `bytes` of tensors ready before the uploads (a warmstart). */
+  tensorReserve(eng: NativePtr, dev: number, bytes: number): Status {
+    return this.call('reserve', eng, dev, bytes);
   }
 
   /** Opens a group; with tag != 0 its completion is queued when the device is done. */
