@@ -10,7 +10,8 @@
  * event completes when the stream reaches its record; cudaStreamWaitEvent makes a
  * stream wait for the event state captured at the call (as CUDA does); the expert
  * kernels are the CPU math of expert_math.c. TIERLAB_FAKE_CUDA_FAIL_COPY=N makes the
- * N-th asynchronous copy fail (its stream and later events then report the error);
+ * N-th asynchronous copy submitted fail (its stream and later events then report the
+ * error);
  * TIERLAB_FAKE_CUDA_MEMORY caps each device's memory (bytes).
  * What it does not model: timing, sticky context errors, memory types (a device
  * pointer is any host pointer). It proves host logic, not GPU behaviour.
@@ -67,7 +68,7 @@ struct CUstream_st {
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct CUstream_st *g_streams[FAKE_DEVICES_MAX]; /* g_mu */
 static uint64_t g_used[FAKE_DEVICES_MAX];               /* g_mu */
-static uint64_t g_copies;                               /* g_mu: async copies so far */
+static uint64_t g_copies;                               /* g_mu: async copies submitted */
 static _Thread_local int t_device;
 static _Thread_local cudaError_t t_last;
 
@@ -267,11 +268,8 @@ static void run_kernel(const fake_op *op) {
 static void run_op(struct CUstream_st *s, const fake_op *op) {
   switch (op->kind) {
     case OP_COPY: {
-      pthread_mutex_lock(&g_mu);
-      uint64_t k = ++g_copies;
-      pthread_mutex_unlock(&g_mu);
       usleep((useconds_t)env_long("TIERLAB_FAKE_CUDA_DELAY_US", 20));
-      if ((long)k == env_long("TIERLAB_FAKE_CUDA_FAIL_COPY", 0)) {
+      if ((long)op->seq == env_long("TIERLAB_FAKE_CUDA_FAIL_COPY", 0)) {
         s->error = cudaErrorLaunchFailure;
       } else {
         memcpy(op->dst, op->src, op->n);
@@ -401,7 +399,11 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
   (void)kind;
-  return enqueue(stream, (fake_op){.kind = OP_COPY, .dst = dst, .src = src, .n = count});
+  pthread_mutex_lock(&g_mu);
+  uint64_t seq = ++g_copies; /* numbered in submission order, whatever stream runs first */
+  pthread_mutex_unlock(&g_mu);
+  return enqueue(stream, (fake_op){.kind = OP_COPY, .dst = dst, .src = src, .n = count,
+                                   .seq = seq});
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
