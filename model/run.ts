@@ -16,7 +16,7 @@ import { Runtime, type RunOutcome } from './rt/runtime.js';
 import type { Strategy } from './rt/strategy.js';
 import type { Trace } from './rt/trace.js';
 import type { Scenario } from './scenario/scenario.js';
-import { scaleBytesOf, SimulatedWorld } from './sim_engine/sim_world.js';
+import { SimulatedWorld } from './sim_engine/sim_world.js';
 
 export interface RunOptions {
   readonly strategy: Strategy;
@@ -41,14 +41,16 @@ export interface RunResult extends RunOutcome {
 const RESERVE_EXPERTS = 2;
 
 export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof assemble> {
-  const w = s.weightBytes;
   return assemble({
     spec: s,
     shape: { layers: s.layers, experts: s.experts, topk: s.topk },
     devices: s.devices,
     reclaims: s.reclaims,
-    weightBytes: w,
-    scaleBytes: [scaleBytesOf(w[0]), scaleBytesOf(w[1]), scaleBytesOf(w[2])],
+    expertFormat: s.expertFormat,
+    groupSize: s.groupSize,
+    weightBytes: s.weightBytes,
+    scaleBytes: s.scaleBytes,
+    ramCapacity: s.ramCapacity,
     expertFootprint: world.expertFootprint,
     reserveExperts: RESERVE_EXPERTS,
     heatFile: s.heatFile !== null,

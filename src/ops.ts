@@ -19,6 +19,10 @@ export type TensorHandle = Opaque<'tensor'>;
 export type StagingCopy = Opaque<'staging'>;
 export type RamRef = Opaque<'ram'>;
 export type ActivationRef = Opaque<'activation'>;
+export type HostArray = Opaque<'host'>;
+
+/** The tier's host allocations, made at init and freed at shutdown. */
+export type HostArrayKind = 'slots' | 'ring';
 export type ExpertOutput = Opaque<'output'>;
 
 export type CvName = 'cv' | 'cv_take';
@@ -66,6 +70,11 @@ export type SyncOp =
   | { readonly k: 'join'; readonly tid: number };
 
 export type BackendOp =
+  /** init's first stage: the tier's host arrays (slot table, upload ring) */
+  | { readonly k: 'hostAlloc'; readonly what: HostArrayKind; readonly bytes: number }
+  | { readonly k: 'hostFree'; readonly array: HostArray }
+  /** init's second stage: the mutex and condition variables (attributes, clocks) */
+  | { readonly k: 'syncInit' }
   | { readonly k: 'memInfo'; readonly dev: number }
   | { readonly k: 'stage'; readonly ram: RamRef; readonly layer: number; readonly eid: number }
   | { readonly k: 'unstage'; readonly staging: StagingCopy }
@@ -102,8 +111,9 @@ export type BackendOp =
       readonly outBuf: string;
     }
   | { readonly k: 'uploadDense'; readonly dev: number; readonly bytes: number }
+  /** the heat file's bytes (null: no file) */
   | { readonly k: 'readHeat' }
-  | { readonly k: 'writeHeat'; readonly heat: HeatTable }
+  | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }
   | { readonly k: 'backendShutdown' };
 
 /** Operations of the engine that drives the tier (decode loop, loaders, RAM owner). */
@@ -135,8 +145,41 @@ export type EngineOp =
     }
   | { readonly k: 'finishToken'; readonly token: number };
 
-/** The tier's public calls, as call/ret marks name them. */
-export type TierApi = 'init' | 'plan_fill' | 'fill_wait' | 'issue' | 'take' | 'shutdown';
+/**
+ * A tier call as its `call` mark records it: which API, with what arguments. Checkers
+ * follow each thread through the tier by these marks (the reference spec runs the same
+ * call in lockstep); the trace prints them.
+ */
+export type TierCall =
+  | { readonly fn: 'init' | 'plan_fill' | 'fill_wait' | 'shutdown' | 'resident_count' }
+  | { readonly fn: 'note' | 'note_block' | 'note_planned'; readonly layer: number; readonly eid: number; readonly ram: RamRef | null }
+  | { readonly fn: 'issue'; readonly route: RouteInfo }
+  | { readonly fn: 'take'; readonly layer: number }
+  | { readonly fn: 'dense_matmul'; readonly dev: number }
+  | { readonly fn: 'release_ram'; readonly layer: number; readonly eid: number };
+export type TierApi = TierCall['fn'];
+
+/** init's answer: running, off (the engine runs on the CPU, with the reason), or already running. */
+export type InitResult = { readonly state: 'active' } | { readonly state: 'off'; readonly reason: string } | { readonly state: 'already' };
+
+/** take's answer: the outputs collected, and whether every open group was collected. */
+export interface TakeResult {
+  /** false: some group's results were lost (a failed collection, or a shutdown drained it) */
+  readonly ok: boolean;
+  /** outputs by expert id, for the groups collected; a lost group's experts are absent */
+  readonly outputs: ReadonlyMap<number, ExpertOutput>;
+}
+
+/** What each tier call returns, as its `ret` mark records it. */
+export type TierReturn =
+  | { readonly fn: 'init'; readonly value: InitResult }
+  | { readonly fn: 'note' | 'note_block' | 'note_planned' | 'dense_matmul' | 'release_ram'; readonly value: boolean }
+  | { readonly fn: 'plan_fill'; readonly value: readonly ExpertKey[] }
+  | { readonly fn: 'fill_wait'; readonly value: 'done' | 'stopped' | 'off' }
+  | { readonly fn: 'issue'; readonly value: readonly boolean[] }
+  | { readonly fn: 'take'; readonly value: TakeResult }
+  | { readonly fn: 'shutdown'; readonly value: 'done' | 'already' }
+  | { readonly fn: 'resident_count'; readonly value: number };
 
 /** Situations the tier marks in the trace (never a scheduling point). */
 export type MarkName =
@@ -147,13 +190,14 @@ export type MarkName =
   | 'take-failed'
   | 'tier-off'
   | 'residency'
+  | 'heat-file-ignored'
   /** a named point in a hand-written thread (tests), checked by nobody */
   | 'phase';
 
 /** Trace-only marks: recorded, never a scheduling point, never change behaviour. */
 export type MarkOp =
-  | { readonly k: 'call'; readonly fn: TierApi; readonly arg?: string }
-  | { readonly k: 'ret'; readonly fn: TierApi; readonly value?: string }
+  | { readonly k: 'call'; readonly call: TierCall }
+  | { readonly k: 'ret'; readonly ret: TierReturn }
   | { readonly k: 'mark'; readonly what: MarkName; readonly detail?: string };
 
 export type Op = SyncOp | BackendOp | EngineOp | MarkOp;
@@ -168,7 +212,7 @@ export interface MemInfo {
   readonly total: number;
 }
 
-/** heat per layer and expert, layer-major (the heat file's contents) */
+/** heat per layer and expert, layer-major */
 export type HeatTable = readonly (readonly number[])[];
 
 /**
@@ -181,9 +225,14 @@ export interface OpResults {
   wait: void;
   signal: void;
   broadcast: void;
-  /** the new thread's id */
+  /** the new thread's id; -1: the thread could not be started */
   spawn: number;
   join: void;
+  /** null: the host allocation failed */
+  hostAlloc: HostArray | null;
+  hostFree: void;
+  /** false: the mutex or a condition variable could not be initialized */
+  syncInit: boolean;
   /** null: the backend could not say */
   memInfo: MemInfo | null;
   /** null: the host staging copy could not be allocated */
@@ -199,7 +248,7 @@ export interface OpResults {
   takeGroup: readonly ExpertOutput[] | null;
   denseGemv: void;
   uploadDense: TensorHandle | null;
-  readHeat: HeatTable | null;
+  readHeat: Uint8Array | null;
   writeHeat: void;
   backendShutdown: void;
   route: RouteInfo;

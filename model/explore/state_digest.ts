@@ -82,7 +82,7 @@ export function stateDigest(st: TierState, world: SimulatedWorld, th: ThreadCoun
     else h.add(e.layer).add(e.eid).add(e.victim === null ? -1 : e.victim.layer * 65536 + e.victim.eid);
   }
   h.add(st.qh).add(st.qt).add(st.qn).add(st.inflight).bool(st.stop).add(st.uploaderTid).bool(st.issueOpen).add(st.tick);
-  h.bool(st.shutdownDone);
+  h.bool(st.active).bool(st.groupsBusy).bool(st.groupsDrained).add(st.waitersInside).add(st.denseInflight);
   const c = st.counters;
   h.add(c.uploads).add(c.uploadFailures).add(c.hits).add(c.misses).add(c.swaps).add(c.swapsAbandoned).add(c.queueFullSkips);
 

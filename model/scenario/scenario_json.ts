@@ -9,13 +9,14 @@
  * the tier accepts: a configuration the tier must refuse (topk above 32 rows per group)
  * is valid input, and refusing it is the tier's job.
  *
- * Older files may lack fault sites added later (`stageFails`): a missing site means no
- * fault there. Nothing else is defaulted.
+ * A missing fault site means no fault there (files written before a site existed stay
+ * readable). Nothing else is defaulted.
  */
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { ShutdownPoint } from '../../src/engine/driver.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
-import type { Scenario } from './scenario.js';
+import type { ExpertFormat } from '../../src/tier/config.js';
+import { HEAT_FILE_DEFECTS, type Scenario } from './scenario.js';
 
 /** Size caps: beyond them a run is a memory or time sink, not a test. */
 export const SCENARIO_LIMITS = {
@@ -37,9 +38,10 @@ export const SCENARIO_LIMITS = {
 } as const;
 
 const KEYS = [
-  'devices', 'layers', 'experts', 'topk', 'ringCapacity', 'budgetExperts', 'capacityExperts', 'weightBytes',
-  'loaders', 'warmstart', 'heatFile', 'streaming', 'wantSwaps', 'reclaims', 'swapPeriod', 'decayPeriod',
-  'routes', 'noRam', 'refillAfterToken', 'shutdownAt', 'denseBytes', 'denseWhileGroupOpen', 'faults',
+  'devices', 'layers', 'experts', 'topk', 'ringCapacity', 'budgetExperts', 'capacityExperts', 'expertFormat',
+  'groupSize', 'weightBytes', 'scaleBytes', 'ramCapacity', 'loaders', 'warmstart', 'heatFile', 'heatFileDefect',
+  'streaming', 'wantSwaps', 'reclaims', 'swapPeriod', 'decayPeriod', 'startTick', 'routes', 'noRam',
+  'refillAfterToken', 'shutdownAt', 'denseBytes', 'denseWhileGroupOpen', 'initTwice', 'runs', 'faults',
   'spuriousWakeups',
 ] as const;
 
@@ -64,8 +66,11 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const capacityExperts = perDevice('capacityExperts').map((c, d) =>
     c === null ? null : r.int(c, `${p('capacityExperts')}[${d}]`, 0, layers * experts),
   );
-  const wb = r.intArray(o.weightBytes, p('weightBytes'), 1, L.weightBytes);
-  if (wb.length !== 3) r.fail(p('weightBytes'), `wants 3 sizes (gate, up, down), got ${wb.length}`);
+  const three = (key: 'weightBytes' | 'scaleBytes'): [number, number, number] => {
+    const a = r.intArray(o[key], p(key), 1, L.weightBytes);
+    if (a.length !== 3) r.fail(p(key), `wants 3 sizes (gate, up, down), got ${a.length}`);
+    return [a[0] ?? 0, a[1] ?? 0, a[2] ?? 0];
+  };
   const routes = parseRoutes(r, o.routes, p('routes'), layers, experts, topk);
   const tokens = routes.length;
   const streaming = r.boolean(o.streaming, p('streaming'));
@@ -78,21 +83,29 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     ringCapacity: r.int(o.ringCapacity, p('ringCapacity'), 1, L.ring),
     budgetExperts,
     capacityExperts,
-    weightBytes: [wb[0] ?? 0, wb[1] ?? 0, wb[2] ?? 0],
+    expertFormat: parseFormat(r, o.expertFormat, p('expertFormat')),
+    groupSize: r.int(o.groupSize, p('groupSize'), 0, 4096),
+    weightBytes: three('weightBytes'),
+    scaleBytes: three('scaleBytes'),
+    ramCapacity: r.int(o.ramCapacity, p('ramCapacity'), 1, experts),
     loaders: r.int(o.loaders, p('loaders'), 1, L.loaders),
     warmstart,
     heatFile: parseHeat(r, o.heatFile, p('heatFile'), layers, experts),
+    heatFileDefect: r.oneOf(o.heatFileDefect, p('heatFileDefect'), HEAT_FILE_DEFECTS),
     streaming,
     wantSwaps: r.boolean(o.wantSwaps, p('wantSwaps')),
     reclaims: r.boolean(o.reclaims, p('reclaims')),
     swapPeriod: r.int(o.swapPeriod, p('swapPeriod'), 1, L.period),
     decayPeriod: r.int(o.decayPeriod, p('decayPeriod'), 1, L.period),
+    startTick: r.int(o.startTick, p('startTick'), 0, L.period),
     routes,
     noRam: parseNoRam(r, o.noRam, p('noRam'), layers, experts),
     refillAfterToken: r.int(o.refillAfterToken, p('refillAfterToken'), -1, Math.max(-1, tokens - 1)),
     shutdownAt: parseShutdownAt(r, o.shutdownAt, p('shutdownAt'), tokens, layers),
     denseBytes: r.int(o.denseBytes, p('denseBytes'), 0, L.denseBytes),
     denseWhileGroupOpen: r.boolean(o.denseWhileGroupOpen, p('denseWhileGroupOpen')),
+    initTwice: r.boolean(o.initTwice, p('initTwice')),
+    runs: r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1,
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
   };
@@ -137,19 +150,24 @@ function parseNoRam(r: JsonReader, v: unknown, at: string, layers: number, exper
 
 function parseShutdownAt(r: JsonReader, v: unknown, at: string, tokens: number, layers: number): ShutdownPoint | null {
   if (v === null) return null;
-  const phase = r.oneOf((v as { phase?: unknown } | null)?.phase, `${at}.phase`, ['warmstart', 'decode'] as const);
-  if (phase === 'warmstart') {
-    r.object(v, at, ['phase']);
-    return { phase };
-  }
-  const o = r.object(v, at, ['phase', 'token', 'layer', 'groupOpen']);
+  const phase = r.oneOf((v as { phase?: unknown } | null)?.phase, `${at}.phase`, ['plan', 'warmstart', 'fill', 'decode'] as const);
+  const o = r.object(v, at, phase === 'decode' ? ['phase', 'token', 'layer', 'groupOpen', 'thread'] : ['phase', 'thread']);
+  const thread = r.oneOf(o.thread, `${at}.thread`, ['caller', 'own'] as const);
+  if (phase !== 'decode') return { phase, thread };
   if (tokens === 0) r.fail(at, 'a decode shutdown point needs at least one token');
   return {
     phase,
     token: r.int(o.token, `${at}.token`, 0, tokens - 1),
     layer: r.int(o.layer, `${at}.layer`, 0, layers - 1),
     groupOpen: r.boolean(o.groupOpen, `${at}.groupOpen`),
+    thread,
   };
+}
+
+function parseFormat(r: JsonReader, v: unknown, at: string): ExpertFormat {
+  const f = r.int(v, at, 1, 8);
+  if (f !== 1 && f !== 2 && f !== 4 && f !== 8) r.fail(at, `${f} is not a format (1 int8 per row, 2 int4 per row, 4 int4 grouped, 8 fp8 block)`);
+  return f;
 }
 
 function parseFaults(r: JsonReader, v: unknown, at: string): FaultPlan {
@@ -163,5 +181,14 @@ function parseFaults(r: JsonReader, v: unknown, at: string): FaultPlan {
     if (new Set(idx).size !== idx.length) r.fail(`${at}.${k}`, 'names a call twice');
     return idx;
   };
-  return { uploadFails: list('uploadFails'), issueFails: list('issueFails'), takeFails: list('takeFails'), loadFails: list('loadFails'), stageFails: list('stageFails') };
+  return {
+    uploadFails: list('uploadFails'),
+    issueFails: list('issueFails'),
+    takeFails: list('takeFails'),
+    loadFails: list('loadFails'),
+    stageFails: list('stageFails'),
+    allocFails: list('allocFails'),
+    syncFails: list('syncFails'),
+    spawnFails: list('spawnFails'),
+  };
 }

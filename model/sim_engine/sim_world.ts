@@ -11,15 +11,16 @@
  * The handlers are a map the compiler checks for completeness: every op a world must
  * answer (WorldOpKind) has exactly one handler with the result type of OpResults.
  */
-import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type RouteInfo, type TensorHandle, type WorldOpKind } from '../../src/ops.js';
+import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type HostArray, type RouteInfo, type StagingCopy, type TensorHandle, type WorldOpKind } from '../../src/ops.js';
 import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
-import { describeTensor, Ledger, type BlockRow, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
+import { describeTensor, Ledger, type BlockRow, type SimHostArray, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
+import { writeHeatFile as encodeHeat } from '../../src/spec/heat_file.js';
 import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
 import type { SimWorld } from '../rt/world.js';
-import type { Scenario } from '../scenario/scenario.js';
+import type { HeatFileDefect, Scenario } from '../scenario/scenario.js';
 import { FaultInjector } from './faults.js';
 
 export interface SimOutput {
@@ -47,7 +48,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   readonly capacity: number[];
   readonly partFootprint: number[];
   readonly combined: CombineLedger;
-  savedHeat: OpResults['readHeat'] = null;
+  /** the heat file on disk: the scenario's (damaged as it says), then what shutdown wrote */
+  heatFileBytes: Uint8Array | null;
+  /** what the last shutdown wrote (null: nothing yet) */
+  savedHeat: Uint8Array | null = null;
   /** tensors and staging copies still alive when the backend was shut down */
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
   readonly faults: FaultInjector;
@@ -63,11 +67,12 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     this.ledger = new Ledger(s.devices, rowsPerDevice, s.reclaims);
     this.ram = new RamPool(s.experts);
     this.combined = new CombineLedger(s.layers);
-    this.partFootprint = s.weightBytes.map((wb) => deviceFootprint(wb) + deviceFootprint(scaleBytesOf(wb)));
+    this.partFootprint = s.weightBytes.map((wb, i) => deviceFootprint(wb) + deviceFootprint(s.scaleBytes[i] ?? 0));
     this.expertFootprint = this.partFootprint.reduce((a, b) => a + b, 0);
     const plenty = (s.layers * s.experts + 8) * this.expertFootprint + DENSE_ROOM;
     this.capacity = s.capacityExperts.map((c) => (c === null ? plenty : c * this.expertFootprint));
     this.faults = new FaultInjector(s.faults);
+    this.heatFileBytes = s.heatFile === null ? null : heatFileOnDisk(s.heatFile, s.experts, s.heatFileDefect);
     this.pending = new Array<SimOutput[] | null>(s.devices).fill(null);
     if (!s.streaming) {
       const none = new Set(s.noRam.map((k) => k.layer * s.experts + k.eid));
@@ -86,8 +91,25 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     return open<SimTensor>(tensor).bytes;
   }
 
+  tensorOwner(tensor: TensorHandle): SimTensor {
+    return open<SimTensor>(tensor);
+  }
+
+  stagingOwner(staging: StagingCopy): SimStaging {
+    return open<SimStaging>(staging);
+  }
+
+  hostArrayKind(array: HostArray): string {
+    return open<SimHostArray>(array).what;
+  }
+
   get expectedCombines(): number {
-    return this.scenario.routes.length * this.scenario.layers;
+    return this.scenario.runs * this.scenario.routes.length * this.scenario.layers;
+  }
+
+  /** The runtime asks before it starts a thread: the fault plan may refuse the uploader. */
+  spawnFails(name: string): boolean {
+    return name === 'uploader' && this.faults.fails('spawn');
   }
 
   exec(op: Op): unknown {
@@ -104,6 +126,13 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   private backendHandlers(): Pick<Handlers, BackendOp['k']> {
     const L = this.ledger;
     return {
+      hostAlloc: (op) => {
+        // an init after a shutdown: the engine brought its backend up again, a new arena
+        if (L.backendShutdown) L.newSession();
+        return this.faults.fails('alloc') ? null : seal(L.hostAlloc(op.what, op.bytes));
+      },
+      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
+      syncInit: () => !this.faults.fails('sync'),
       memInfo: (op) => {
         const total = this.capacity[op.dev] ?? 0;
         return { free: total - (L.consumed[op.dev] ?? 0), total };
@@ -140,9 +169,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         L.release(op.inBuf);
         L.release(op.outBuf);
       },
-      readHeat: () => this.scenario.heatFile,
+      readHeat: () => this.heatFileBytes,
       writeHeat: (op) => {
-        this.savedHeat = op.heat;
+        this.savedHeat = op.bytes;
+        this.heatFileBytes = op.bytes;
       },
       backendShutdown: () => {
         this.leakedAtShutdown = { tensors: L.liveTensors, staging: L.liveStaging };
@@ -175,7 +205,8 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return seal({ token: input.token, layer: input.layer, eid: op.eid, via: 'cpu' } satisfies SimOutput);
       },
       combine: (op) => {
-        const routed = this.scenario.routes[op.token]?.[op.layer] ?? [];
+        const tokens = this.scenario.routes.length;
+        const routed = this.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ?? [];
         this.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
       },
       finishToken: () => undefined,
@@ -187,8 +218,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     if (problem !== null) throw new Violation('MEM-RAM', `${what} of L${layer}E${eid}: ${problem}`);
   }
 
+  /** A second run decodes the same tokens again. */
   private route(token: number, layer: number): RouteInfo {
-    const eids = this.scenario.routes[token]?.[layer];
+    const tokens = this.scenario.routes.length;
+    const eids = this.scenario.routes[tokens === 0 ? token : token % tokens]?.[layer];
     if (eids === undefined) throw new Error(`scenario has no route for token ${token} layer ${layer}`);
     const input: BlockRow = { token, layer };
     return { token, layer, eids, input: seal(input) };
@@ -276,15 +309,36 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return `combine t${op.token} L${op.layer} [${op.parts.map((p) => `${p.eid}${p.where === 'gpu' ? 'g' : 'c'}`).join(' ')}]`;
       case 'memInfo':
         return `memInfo dev${op.dev} free ${open<{ free: number }>(result).free}`;
+      case 'hostAlloc':
+        return `hostAlloc ${op.what} ${op.bytes} B -> ${result === null ? 'FAILED' : `h${open<SimHostArray>(result).id}`}`;
+      case 'hostFree':
+        return `hostFree h${open<SimHostArray>(op.array).id}`;
+      case 'syncInit':
+        return `syncInit${result === false ? ' FAILED' : ''}`;
+      case 'readHeat':
+        return `readHeat -> ${result === null ? 'no file' : `${open<Uint8Array>(result).byteLength} B`}`;
+      case 'writeHeat':
+        return `writeHeat ${op.bytes.byteLength} B`;
       default:
         return op.k;
     }
   }
 }
 
-/** scale bytes of a tensor: one float32 per 16 weight bytes */
-export function scaleBytesOf(weightBytes: number): number {
-  return Math.ceil(weightBytes / 16);
+/** The heat file on disk for a scenario: the table encoded, then damaged as asked. */
+function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, defect: HeatFileDefect): Uint8Array {
+  const bytes = encodeHeat(heat, experts);
+  switch (defect) {
+    case 'bad-magic':
+      bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+      return bytes;
+    case 'wrong-shape':
+      return encodeHeat([...heat, heat[0] ?? []], experts);
+    case 'truncated':
+      return bytes.slice(0, bytes.byteLength - 4);
+    default:
+      return bytes;
+  }
 }
 
 /** room for dense residents on a device with "plenty" of memory */

@@ -8,10 +8,11 @@
 import { accountingChecker } from '../check/checkers/accounting.js';
 import { endStateChecker } from '../check/checkers/end_state.js';
 import { postconditionChecker } from '../check/checkers/postconditions.js';
-import { stopWakesChecker } from '../check/checkers/stop_wakes.js';
+import { lostWakeupChecker } from '../check/checkers/lost_wakeup.js';
+import { RefinementChecker } from '../check/refinement/refinement.js';
 import type { CheckContext } from '../check/checked_world.js';
 import type { Checker } from '../check/checker.js';
-import type { TierConfig } from '../tier/config.js';
+import type { ExpertFormat, TierConfig } from '../tier/config.js';
 import { Tier } from '../tier/tier.js';
 import { tierConfigFor } from '../tier/variants.js';
 import type { DriverPlan } from './driver.js';
@@ -29,9 +30,13 @@ export interface AssemblyInput {
   readonly devices: number;
   /** freeing a tensor returns its memory (false: a fill-once arena) */
   readonly reclaims: boolean;
-  /** payload bytes of the gate, up and down weights and of their scales */
+  /** the experts' format, scale group, and payload bytes of their weights and scales */
+  readonly expertFormat: ExpertFormat;
+  readonly groupSize: number;
   readonly weightBytes: readonly [number, number, number];
   readonly scaleBytes: readonly [number, number, number];
+  /** experts per layer the engine's RAM holds */
+  readonly ramCapacity: number;
   /** what one expert really takes on a device: the world's allocator, not the tier's */
   readonly expertFootprint: number;
   /** 'auto' budgets keep this many experts' worth of device memory free */
@@ -56,6 +61,9 @@ export function assemble(a: AssemblyInput): Assembly {
       layers: a.shape.layers,
       experts: a.shape.experts,
       topk: a.shape.topk,
+      expertFormat: a.expertFormat,
+      groupSize: a.groupSize,
+      ramCapacity: a.ramCapacity,
       weightBytes: a.weightBytes,
       scaleBytes: a.scaleBytes,
       budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * a.expertFootprint)),
@@ -66,6 +74,7 @@ export function assemble(a: AssemblyInput): Assembly {
       heatFile: a.heatFile,
       swapPeriod: s.swapPeriod,
       decayPeriod: s.decayPeriod,
+      startTick: s.startTick,
       denseBytes: s.denseBytes,
     },
   );
@@ -79,15 +88,19 @@ export function assemble(a: AssemblyInput): Assembly {
     shutdownAt: s.shutdownAt,
     denseWhileGroupOpen: s.denseWhileGroupOpen,
     streaming: s.streaming,
+    initTwice: s.initTwice,
+    runs: s.runs,
   };
   return { cfg, tier: new Tier(cfg), plan };
 }
 
 /**
  * The checkers every run gets, in both worlds: accounting at every release of mx,
- * postconditions at API boundaries, nobody left asleep once stop is set, and the end
- * state. (Coverage marks are the simulator's own: they measure its generators.)
+ * postconditions at API boundaries, no lost wakeup (nobody asleep whose wait is over), the end state,
+ * and last the refinement against the reference (the specific properties name a defect
+ * more precisely when both see it). Coverage marks are the simulator's own: they measure
+ * its generators.
  */
 export function standardCheckers(ctx: CheckContext): Checker[] {
-  return [accountingChecker(ctx), postconditionChecker(ctx), stopWakesChecker(ctx), endStateChecker(ctx)];
+  return [accountingChecker(ctx), postconditionChecker(ctx), lostWakeupChecker(ctx), endStateChecker(ctx), new RefinementChecker(ctx.st, ctx.world)];
 }

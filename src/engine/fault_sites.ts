@@ -6,9 +6,12 @@
  *  - issue: a device group cannot be issued (its experts go back to the CPU);
  *  - take: a device group's results cannot be collected;
  *  - load: a warmstart loader cannot materialize an expert's RAM copy (null weights);
- *  - stage: the host staging copy cannot be allocated.
+ *  - stage: the host staging copy cannot be allocated;
+ *  - alloc: one of init's host arrays (slot table, ring) cannot be allocated;
+ *  - sync: init cannot initialize the mutex and condition variables;
+ *  - spawn: init cannot start the uploader thread.
  */
-export const FAULT_SITES = ['upload', 'issue', 'take', 'load', 'stage'] as const;
+export const FAULT_SITES = ['upload', 'issue', 'take', 'load', 'stage', 'alloc', 'sync', 'spawn'] as const;
 export type FaultSite = (typeof FAULT_SITES)[number];
 
 /** The sites the native engine can fail on request (tl_fault_arm). */
@@ -25,7 +28,16 @@ export function faultKey<S extends FaultSite>(site: S): `${S}Fails` {
   return `${site}Fails`;
 }
 
-export const NO_FAULTS: FaultPlan = { uploadFails: [], issueFails: [], takeFails: [], loadFails: [], stageFails: [] };
+export const NO_FAULTS: FaultPlan = {
+  uploadFails: [],
+  issueFails: [],
+  takeFails: [],
+  loadFails: [],
+  stageFails: [],
+  allocFails: [],
+  syncFails: [],
+  spawnFails: [],
+};
 
 export function faultCount(plan: FaultPlan): number {
   let n = 0;

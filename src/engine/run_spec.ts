@@ -26,4 +26,11 @@ export interface RunSpec {
   /** where the engine shuts the tier down early (null: only at the end) */
   readonly shutdownAt: ShutdownPoint | null;
   readonly denseWhileGroupOpen: boolean;
+  /** call init a second time right after the first (it must change nothing) */
+  readonly initTwice: boolean;
+  /** 2: after the final shutdown, init again and run the warmstart and the decode again
+   *  (the second run reads the heat file the first one saved) */
+  readonly runs: 1 | 2;
+  /** the LFRU tick the tier starts from (a run may start just before a decay period) */
+  readonly startTick: number;
 }

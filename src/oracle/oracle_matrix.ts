@@ -40,14 +40,14 @@ export function oracleMatrix(devices: number, perDevice: number): OracleRunSpec[
     { ...base, name: 'fault: failed upload', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, uploadFails: [4] } },
     { ...base, name: 'fault: failed take', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, takeFails: [3] } },
     { ...base, name: 'fault: failed issue', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, issueFails: [2] } },
-    { ...base, name: 'shutdown mid-fill', budgetExperts: all, warmstart: 'plan', shutdownAt: { phase: 'warmstart' } },
+    { ...base, name: 'shutdown mid-fill', budgetExperts: all, warmstart: 'plan', shutdownAt: { phase: 'warmstart', thread: 'caller' } },
     {
       ...base,
       name: 'shutdown with a group open',
       budgetExperts: half,
       wantSwaps: true,
       swapPeriod: 2,
-      shutdownAt: { phase: 'decode', token: 12, layer: 0, groupOpen: true },
+      shutdownAt: { phase: 'decode', token: 12, layer: 0, groupOpen: true, thread: 'caller' },
     },
   ];
 }

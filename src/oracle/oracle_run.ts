@@ -15,10 +15,11 @@ import type { NativeEngineLib } from '../engine/native/binding.js';
 import { RealWorld } from '../engine/native/real_world.js';
 import { runReal } from '../engine/native/real_runtime.js';
 import type { RunSpec } from '../engine/run_spec.js';
-import { ENGINE_DEFAULTS } from '../tier/config.js';
+import { ENGINE_DEFAULTS, type ExpertFormat } from '../tier/config.js';
 import type { Tier } from '../tier/tier.js';
 import type { Checker } from '../check/checker.js';
-import type { EngineModel } from '../fixture/model_types.js';
+import type { MarkOp } from '../ops.js';
+import { FMT_I4_GROUP, type EngineModel } from '../fixture/model_types.js';
 import type { RealStats } from '../engine/native/real_stats.js';
 
 /**
@@ -80,8 +81,8 @@ export function removeHeatDir(dir: string): void {
 function residencyProbe(tier: Tier): Checker & { resident: number } {
   const probe = {
     resident: 0,
-    onMark(_rt: unknown, _th: unknown, op: { k: string; fn?: string }) {
-      if (op.k === 'call' && op.fn === 'shutdown' && probe.resident === 0) {
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) {
         for (const row of tier.st.slots) for (const s of row) if (s.resident) probe.resident++;
       }
     },
@@ -119,7 +120,7 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
       streaming: spec.streaming,
-      heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.json') : null,
+      heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
     });
@@ -172,12 +173,18 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
       denseBytes: 0,
       refillAfterToken: -1,
       denseWhileGroupOpen: false,
+      initTwice: false,
+      runs: 1,
+      startTick: 0,
     },
     shape: { layers: model.shape.layers, experts: model.shape.experts, topk: model.shape.topk },
     devices: ctx.devices.length,
     reclaims,
+    expertFormat: formatOf(e0.gate.format),
+    groupSize: e0.gate.format === FMT_I4_GROUP ? model.shape.groupSize : 0,
     weightBytes,
     scaleBytes,
+    ramCapacity: model.shape.experts,
     expertFootprint: footprint,
     reserveExperts: 0,
     heatFile: spec.useHeatFile,
@@ -188,6 +195,10 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
     return `allocator rule mismatch: the tier charges ${built.tier.st.expBytes} bytes per expert, the library ${footprint}`;
   }
   return built;
+}
+
+function formatOf(f: number): ExpertFormat {
+  return f === 2 ? 2 : f === 4 ? 4 : f === 8 ? 8 : 1;
 }
 
 function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {

@@ -1,12 +1,13 @@
 /**
  * enqueue (mx held): put one expert on the upload ring (PROTOCOL.md, "enqueue").
  *
- * Refuses after `stop`, when the expert is resident or queued (or still holds the tensors
- * of an eviction not yet carried out), when there are no RAM weights, when the ring is full (counted as
- * a skip), or when a plain upload does not fit its home budget. Otherwise charges the
- * budget (plain uploads that no plan reserved), makes the staging copy now (the RAM bytes
- * may not live past the caller's call), pushes, counts the entry in flight and wakes the
- * uploader.
+ * Refuses, in this order: after `stop`; when the expert is resident or queued (or still
+ * holds the tensors of an eviction not yet carried out); when there are no RAM weights;
+ * when the ring is full (counted as a skip); when a plain upload that no plan reserved
+ * does not fit its home budget; when the host staging copy cannot be made. Otherwise
+ * charges the budget (plain uploads that no plan reserved), makes the staging copy now
+ * (the RAM bytes may not live past the caller's call), pushes, counts the entry in
+ * flight and wakes the uploader.
  *
  * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + dense[d].
  */

@@ -6,7 +6,7 @@
  * (properties, mutants, the oracle, the CLIs, the tests) come last.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['src/ops.ts', 'src/input'],
+  ['src/ops.ts', 'src/ops_text.ts', 'src/input'],
   ['src/tier', 'src/spec'],
   ['src/check'],
   ['src/engine', 'src/fixture'],

@@ -14,12 +14,26 @@ export function accountingChecker(ctx: CheckContext): Checker {
   // the budget init granted: a device-full failure lowers budget to used, and on a
   // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
   const granted = new Array<number>(devices).fill(0);
+  // a fill-once arena keeps the slices an init rollback frees (the trunk placed before a
+  // failed thread start): allowed, once per failed init, and counted here
+  const keptByRollback = new Array<number>(devices).fill(0);
+  const inInit = new Set<number>();
   const denseCharge = deviceFootprint(st.cfg.denseBytes);
   return {
+    onMark(_rt, th, op) {
+      if (op.k === 'call' && op.call.fn === 'init') inInit.add(th.tid);
+      else if (op.k === 'ret' && op.ret.fn === 'init') inInit.delete(th.tid);
+    },
+    onOp(_rt, th, op) {
+      if (op.k === 'free' && inInit.has(th.tid) && !world.ledger.reclaims) {
+        keptByRollback[op.dev] = (keptByRollback[op.dev] ?? 0) + world.deviceBytes(op.tensor);
+      }
+    },
     guardedDigest() {
       // scalars, per-device budgets, and every slot's flags: what a thread may only
       // change holding mx
       let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
+      h = h * 43 + st.waitersInside * 47 + st.denseInflight * 53 + (st.groupsBusy ? 59 : 0) + (st.groupsDrained ? 61 : 0) + (st.active ? 67 : 0);
       for (let d = 0; d < devices; d++) h = ((h * 37 + (st.used[d] ?? 0)) % 1e15) + (st.budget[d] ?? 0) * 41;
       for (const row of st.slots) {
         for (const slot of row) {
@@ -67,7 +81,7 @@ export function accountingChecker(ctx: CheckContext): Checker {
         }
         if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
         granted[d] = Math.max(granted[d] ?? 0, budget);
-        const consumed = world.ledger.consumed[d] ?? 0;
+        const consumed = (world.ledger.consumed[d] ?? 0) - (keptByRollback[d] ?? 0);
         if (consumed > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
           throw new Violation(
             'DEV-BUDGET',

@@ -2,7 +2,7 @@
  * Coverage marks: observes (never fails) which hard-to-reach situations a run reached,
  * so a report can say how often random scenarios really get there.
  */
-import type { Op } from '../../ops.js';
+import type { MarkOp } from '../../ops.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { ThreadState } from '../checker.js';
 import type { CheckContext } from '../checked_world.js';
@@ -38,17 +38,17 @@ export class CoverageChecker implements Checker {
     }
   }
 
-  onMark(_rt: RunView, th: ThreadView, op: Op): void {
+  onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
     const st = this.ctx.st;
     if (op.k === 'mark') {
       if (op.what === 'swap-abandoned') this.reached.add('swap-abandoned-at-shutdown');
       if (op.what === 'upload-failed') this.reached.add('upload-failed');
       if (op.what === 'take-failed') this.reached.add('take-failed');
-    } else if (op.k === 'call' && op.fn === 'fill_wait') {
+    } else if (op.k === 'call' && op.call.fn === 'fill_wait') {
       this.fillWaitInflight.set(th.tid, st.inflight > 0);
-    } else if (op.k === 'ret' && op.fn === 'fill_wait') {
-      if (op.value === 'done' && this.fillWaitInflight.get(th.tid) === true) this.reached.add('fill-wait-saw-inflight-uploads');
-    } else if (op.k === 'call' && op.fn === 'shutdown' && st.issueOpen) {
+    } else if (op.k === 'ret' && op.ret.fn === 'fill_wait') {
+      if (op.ret.value === 'done' && this.fillWaitInflight.get(th.tid) === true) this.reached.add('fill-wait-saw-inflight-uploads');
+    } else if (op.k === 'call' && op.call.fn === 'shutdown' && st.issueOpen) {
       this.reached.add('shutdown-with-group-open');
     }
   }

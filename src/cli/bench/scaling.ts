@@ -40,6 +40,7 @@ export function grow(base: Scenario, dimension: Grown['dimension'], value: numbe
   return {
     ...base,
     experts,
+    ramCapacity: experts,
     devices,
     loaders: dimension === 'loaders' ? value : base.loaders,
     budgetExperts: new Array<number>(devices).fill(perDevice),

@@ -26,7 +26,7 @@ import type { Checker } from '../../check/checker.js';
 import { loadModel } from '../../fixture/container.js';
 import { engineModelOf } from '../../fixture/engine_model.js';
 import type { EngineModel } from '../../fixture/model_types.js';
-import type { ActivationRef, GroupRow, Op, RamRef, RouteInfo, StagingCopy, TensorHandle } from '../../ops.js';
+import type { ActivationRef, GroupRow, MarkOp, Op, RamRef, RouteInfo, StagingCopy, TensorHandle } from '../../ops.js';
 import { runOracle, type OracleRunResult, type OracleRunSpec } from '../../oracle/oracle_run.js';
 import { writeBenchModel, type BenchModelOptions } from './bench_model.js';
 
@@ -158,9 +158,9 @@ function fillProbe(lib: NativeEngineLib): Checker & { planNs: number; fillWaitNs
   const probe = {
     planNs: 0,
     fillWaitNs: 0,
-    onMark(_rt: unknown, _th: unknown, op: { k: string; fn?: string }) {
-      if (op.k === 'call' && op.fn === 'plan_fill' && probe.planNs === 0) probe.planNs = lib.clockNs();
-      if (op.k === 'ret' && op.fn === 'fill_wait' && probe.planNs > 0 && probe.fillWaitNs === 0) probe.fillWaitNs = lib.clockNs();
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'call' && op.call.fn === 'plan_fill' && probe.planNs === 0) probe.planNs = lib.clockNs();
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && probe.planNs > 0 && probe.fillWaitNs === 0) probe.fillWaitNs = lib.clockNs();
     },
   };
   return probe;

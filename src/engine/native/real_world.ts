@@ -13,18 +13,32 @@
  * engine's completion queue in batches (completions.ts). Each op allocates a constant
  * number of small JavaScript objects, whatever the tensor's size.
  */
-import type { Contribution, ExpertOutput, ExpertPart, GroupRow, Op, OpOf, OpResults, RamRef, RouteInfo, TensorHandle, WorldOpKind } from '../../ops.js';
+import type {
+  Contribution,
+  ExpertOutput,
+  ExpertPart,
+  GroupRow,
+  HostArray,
+  Op,
+  OpOf,
+  OpResults,
+  RamRef,
+  RouteInfo,
+  StagingCopy,
+  TensorHandle,
+  WorldOpKind,
+} from '../../ops.js';
 import type { EngineModel, TensorPlacement } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
 import type { CheckedWorld } from '../../check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../check/combine.js';
-import { Ledger, type SimStaging, type SimTensor } from '../../check/ledger.js';
+import { Ledger, type SimHostArray, type SimStaging, type SimTensor } from '../../check/ledger.js';
 import { Violation } from '../../check/violation.js';
 import type { Completion, NativeEngineLib, NativePtr } from './binding.js';
 import { CompletionQueue } from './completions.js';
 import { RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
-import { readHeatFile, writeHeatFile } from './heat_file.js';
+import { readHeatBytes, writeHeatBytes } from './heat_file.js';
 import { Trunk, type LayerRoute } from './trunk.js';
 import { RealStats, type TimeBucket } from './real_stats.js';
 
@@ -124,6 +138,18 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     return open<RealTensor>(tensor).bytes;
   }
 
+  tensorOwner(tensor: TensorHandle): SimTensor {
+    return open<RealTensor>(tensor).shadow;
+  }
+
+  stagingOwner(staging: StagingCopy): SimStaging {
+    return open<RealStaging>(staging).shadow;
+  }
+
+  hostArrayKind(array: HostArray): string {
+    return open<SimHostArray>(array).what;
+  }
+
   get combines(): number {
     return this.combined.combines;
   }
@@ -154,6 +180,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   private makeHandlers(): Handlers {
     const L = this.ledger;
     return {
+      hostAlloc: (op) => seal(L.hostAlloc(op.what, op.bytes)),
+      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
+      // the real mutex and condition variables are the runtime's: nothing can fail here
+      syncInit: () => true,
       memInfo: (op) => {
         const r = this.lib.memInfo(this.engine, op.dev);
         if (r.status.code !== 0) {
@@ -182,9 +212,9 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       // the models have no dense residents: the trunk runs on the CPU
       uploadDense: () => null,
       denseGemv: () => undefined,
-      readHeat: () => (this.opts.heatPath === null ? null : readHeatFile(this.opts.heatPath, this.model.shape, this.stats.failures)),
+      readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
       writeHeat: (op) => {
-        if (this.opts.heatPath !== null) writeHeatFile(this.opts.heatPath, op.heat);
+        if (this.opts.heatPath !== null) writeHeatBytes(this.opts.heatPath, op.bytes);
       },
       backendShutdown: () => this.backendShutdown(),
       route: (op) => {
