@@ -1,6 +1,7 @@
 /*
- * RAM copies over the ABI (see ram.h): load from a file or from memory, free, stats,
- * staging references, and the CPU expert that reads a RAM copy in place.
+ * RAM copies over the ABI (see ram.h): load from a file or from memory, free, stats, and
+ * the counting every holder shares (staging.c for staging references, expert_ram.c for
+ * the CPU expert that reads a RAM copy in place).
  *
  * Invariants: a load checks everything an upload or a CPU expert would (shapes, source
  * bounds, finite scales) once, before the copy gets a handle, so neither checks again;
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "expert_math.h"
 #include "shape.h"
 
 /* Parts start at TL_SPAN_ALIGN, their scales right after the weights at the next
@@ -239,8 +239,7 @@ tl_host_src tl_ram_src(const tl_ram *ram, int p) {
                        .data_at = (uint64_t)(ram->slot + part->data_at - base)};
 }
 
-/* Validates a handle of set (rams or stagings) and removes it, with mu held. */
-static int take_handle(tl_ptrset *set, void *h, const char *fn, const char *what, char *err,
+int tl_ram_take_handle(tl_ptrset *set, void *h, const char *fn, const char *what, char *err,
                        size_t cap) {
   if (h == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: %s is NULL", fn, what);
   if (!tl_ptrset_remove(set, h)) {
@@ -257,7 +256,7 @@ TL_API int tl_ram_free(tl_engine *eng, tl_ram *ram, char *err, size_t err_cap) {
   int rc = tl_engine_enter(eng, FN, err, err_cap);
   if (rc != TL_OK) return rc;
   pthread_mutex_lock(&eng->mu);
-  rc = take_handle(&eng->rams, ram, FN, "ram", err, err_cap);
+  rc = tl_ram_take_handle(&eng->rams, ram, FN, "ram", err, err_cap);
   if (rc == TL_OK) tl_ram_unref_locked(eng, ram);
   pthread_mutex_unlock(&eng->mu);
   tl_engine_leave(eng);
@@ -290,132 +289,6 @@ TL_API int tl_ram_stats(tl_engine *eng, uint64_t *copies, uint64_t *host_bytes,
     *copies = held_copies(&eng->pool);
     tl_ram_pool_stats(&eng->pool, host_bytes, pinned_bytes);
   }
-  tl_engine_leave(eng);
-  return rc;
-}
-
-TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err,
-                    size_t err_cap) {
-  static const char *const FN = "tl_stage";
-  tl_clear_err(err, err_cap);
-  if (out == NULL) return tl_fail(err, err_cap, TL_E_ARG, "%s: out is NULL", FN);
-  *out = NULL;
-  int rc = tl_engine_enter(eng, FN, err, err_cap);
-  if (rc != TL_OK) return rc;
-  tl_staging *s = malloc(sizeof *s);
-  pthread_mutex_lock(&eng->mu);
-  if (ram == NULL) {
-    rc = tl_fail(err, err_cap, TL_E_ARG, "%s: ram is NULL", FN);
-  } else if (!tl_ptrset_has(&eng->rams, ram)) {
-    rc = tl_fail(err, err_cap, TL_E_ARG,
-                 "%s: ram is not a live RAM copy of this engine (already freed, or from "
-                 "another engine)", FN);
-  } else if (s == NULL || tl_ptrset_add(&eng->stagings, s) != 0) {
-    rc = tl_fail(err, err_cap, TL_E_OOM, "%s: host out of memory", FN);
-  } else {
-    s->ram = ram;
-    tl_ram_ref_locked(ram);
-    *out = s;
-  }
-  pthread_mutex_unlock(&eng->mu);
-  if (rc != TL_OK) free(s);
-  tl_engine_leave(eng);
-  return rc;
-}
-
-TL_API int tl_unstage(tl_engine *eng, tl_staging *s, char *err, size_t err_cap) {
-  static const char *const FN = "tl_unstage";
-  tl_clear_err(err, err_cap);
-  int rc = tl_engine_enter(eng, FN, err, err_cap);
-  if (rc != TL_OK) return rc;
-  pthread_mutex_lock(&eng->mu);
-  rc = take_handle(&eng->stagings, s, FN, "staging", err, err_cap);
-  if (rc == TL_OK) {
-    tl_ram_unref_locked(eng, s->ram);
-    free(s);
-  }
-  pthread_mutex_unlock(&eng->mu);
-  tl_engine_leave(eng);
-  return rc;
-}
-
-/* Parts 0..2 form one expert (gate [F][H], up [F][H], down [H][F], one format). */
-static int check_expert(const char *fn, const tl_ram *ram, char *err, size_t cap) {
-  if (ram->nparts < 3) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: the RAM copy has %d parts; an expert needs 3",
-                   fn, ram->nparts);
-  }
-  const tl_ram_part *g = &ram->parts[0], *u = &ram->parts[1], *d = &ram->parts[2];
-  const int F = g->rows, H = g->cols;
-  if (H > TL_MAX_HIDDEN || F > TL_MAX_WIDTH) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: expert of hidden %d, width %d (limits %d, %d)",
-                   fn, H, F, TL_MAX_HIDDEN, TL_MAX_WIDTH);
-  }
-  if (u->rows != F || u->cols != H || d->rows != H || d->cols != F) {
-    return tl_fail(err, cap, TL_E_ARG,
-                   "%s: parts are %dx%d, %dx%d, %dx%d; an expert is FxH, FxH, HxF", fn, F, H,
-                   u->rows, u->cols, d->rows, d->cols);
-  }
-  if (u->fmt != g->fmt || d->fmt != g->fmt || u->group != g->group || d->group != g->group) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: the three parts mix formats or groups", fn);
-  }
-  return TL_OK;
-}
-
-static tl_wref wref(const tl_ram *ram, int p) {
-  const tl_ram_part *t = &ram->parts[p];
-  return (tl_wref){ram->slot + t->data_at, (const float *)(ram->slot + t->scales_at), t->fmt,
-                   t->rows, t->cols, t->group};
-}
-
-static int expert_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, char *err,
-                      size_t cap) {
-  static const char *const FN = "tl_expert_cpu_ram";
-  if (x == NULL || y == NULL) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: %s is NULL", FN, x == NULL ? "x" : "y");
-  }
-  float lut[TL_SILU_LUT_SIZE];
-  pthread_mutex_lock(&eng->mu);
-  int rc = TL_OK;
-  if (ram == NULL || !tl_ptrset_has(&eng->rams, ram)) {
-    rc = tl_fail(err, cap, TL_E_ARG,
-                 "%s: ram is not a live RAM copy of this engine (NULL, freed, or from "
-                 "another engine)", FN);
-  } else if (!eng->lut_set) {
-    rc = tl_fail(err, cap, TL_E_STATE, "%s: no SiLU table yet (tl_engine_set_lut first)", FN);
-  } else if ((rc = check_expert(FN, ram, err, cap)) == TL_OK) {
-    tl_ram_ref_locked(ram); /* a free meanwhile must not take the bytes away */
-    memcpy(lut, eng->lut, sizeof lut);
-  }
-  pthread_mutex_unlock(&eng->mu);
-  if (rc != TL_OK) return rc;
-  const int H = ram->parts[0].cols, F = ram->parts[0].rows;
-  long bad = tl_first_nonfinite(x, (size_t)H);
-  int8_t *q = malloc((size_t)(H > F ? H : F));
-  float *h = malloc((size_t)F * sizeof(float));
-  if (bad >= 0) {
-    rc = tl_fail(err, cap, TL_E_ARG, "%s: x[%ld] is not finite", FN, bad);
-  } else if (q == NULL || h == NULL) {
-    rc = tl_fail(err, cap, TL_E_OOM, "%s: host out of memory for scratch", FN);
-  } else {
-    tl_expert_ref ex = {.gate = wref(ram, 0), .up = wref(ram, 1), .down = wref(ram, 2),
-                        .hidden = H, .width = F};
-    tl_expert_run(&ex, lut, x, y, q, h);
-  }
-  free(q);
-  free(h);
-  pthread_mutex_lock(&eng->mu);
-  tl_ram_unref_locked(eng, ram);
-  pthread_mutex_unlock(&eng->mu);
-  return rc;
-}
-
-TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y,
-                             char *err, size_t err_cap) {
-  tl_clear_err(err, err_cap);
-  int rc = tl_engine_enter(eng, "tl_expert_cpu_ram", err, err_cap);
-  if (rc != TL_OK) return rc;
-  rc = expert_ram(eng, ram, x, y, err, err_cap);
   tl_engine_leave(eng);
   return rc;
 }

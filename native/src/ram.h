@@ -22,6 +22,7 @@
 #include <pthread.h>
 
 #include "backend.h"
+#include "ptrset.h"
 
 /* One tensor inside a RAM copy: its shape and where its bytes are in the slot. */
 typedef struct tl_ram_part {
@@ -87,6 +88,10 @@ void tl_ram_pool_destroy(tl_ram_pool *pool);
  * pool and frees the object. */
 void tl_ram_ref_locked(tl_ram *ram);
 void tl_ram_unref_locked(tl_engine *eng, tl_ram *ram);
+/* With mu held: validates a handle of `set` (rams or stagings) and removes it; `what`
+ * names it in the message. */
+int tl_ram_take_handle(tl_ptrset *set, void *h, const char *fn, const char *what, char *err,
+                       size_t cap);
 /* What an upload of part p reads (the part exists). */
 tl_host_src tl_ram_src(const tl_ram *ram, int p);
 /* Engine destroy: drops every staging reference and live handle (no call in progress,

@@ -7,16 +7,15 @@
  * tensor an open group reads, a stale staging copy, an input write outside its block,
  * a leak at shutdown are the same violations with the same ids. The shadow never
  * changes what the engine does.
- * Expert bytes move in native code only: RAM copies are the engine's (real_ram.ts), a
- * staging copy is a counted reference to one, an upload returns once the copy is on its
- * way (no promise, no event-loop turn), and finished groups come back through the
+ * Expert bytes move in native code only: RAM copies are the engine's (real_ram.ts),
+ * staging and uploads are real_transfers.ts (an upload returns once the copy is on its
+ * way: no promise, no event-loop turn), and finished groups come back through the
  * engine's completion queue in batches (completions.ts). Each op allocates a constant
  * number of small JavaScript objects, whatever the tensor's size.
  */
 import type {
   Contribution,
   ExpertOutput,
-  ExpertPart,
   GroupRow,
   HostArray,
   Op,
@@ -28,14 +27,15 @@ import type {
   TensorHandle,
   WorldOpKind,
 } from '../../ops.js';
-import type { EngineModel, TensorPlacement } from '../../fixture/model_types.js';
+import type { EngineModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
 import type { CheckedWorld } from '../../check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../check/combine.js';
 import { Ledger, type SimHostArray, type SimStaging, type SimTensor } from '../../check/ledger.js';
 import { Violation } from '../../check/violation.js';
-import type { Completion, NativeEngineLib, NativePtr } from './binding.js';
+import type { NativeEngineLib, NativePtr } from './binding.js';
 import { CompletionQueue } from './completions.js';
+import { RealTransfers, type RealStaging, type RealTensor } from './real_transfers.js';
 import { RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
 import { readHeatBytes, writeHeatBytes } from './heat_file.js';
@@ -56,18 +56,6 @@ function sealOrNull<H>(record: object | null): H | null {
   return record === null ? null : seal<H>(record);
 }
 
-const PART_INDEX: Readonly<Record<ExpertPart, number>> = { gate: 0, up: 1, down: 2 };
-
-interface RealTensor {
-  readonly ptr: NativePtr;
-  readonly shadow: SimTensor;
-  /** device bytes it really takes (the checkers read it like a simulated tensor's) */
-  readonly bytes: number;
-}
-interface RealStaging {
-  readonly ptr: NativePtr;
-  readonly shadow: SimStaging;
-}
 interface Activation {
   readonly token: number;
   readonly layer: number;
@@ -104,6 +92,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   readonly argmax: number[] = [];
   readonly hidden: Float32Array[] = [];
   readonly stats = new RealStats();
+  private readonly transfers: RealTransfers;
   private readonly completions: CompletionQueue;
   private readonly block: Float32Array;
   private readonly routes = new Map<number, LayerRoute>();
@@ -119,7 +108,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   constructor(
     private readonly lib: NativeEngineLib,
     private readonly engine: NativePtr,
-    private readonly model: EngineModel,
+    model: EngineModel,
     private readonly opts: RealWorldOptions,
   ) {
     this.H = model.shape.hidden;
@@ -130,7 +119,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.groups = new Array<OpenGroup | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
     this.combined = new CombineLedger(model.shape.layers);
-    this.completions = new CompletionQueue(lib, engine, (c) => this.landed(c), (m) => this.stats.failures.push(m));
+    this.transfers = new RealTransfers(lib, engine, model, this.ledger, this.ram, this.stats);
+    this.completions = new CompletionQueue(lib, engine, (c) => this.transfers.landed(c), (m) => this.stats.failures.push(m));
     this.handlers = this.makeHandlers();
   }
 
@@ -192,9 +182,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         }
         return { free: r.free, total: r.total };
       },
-      stage: (op) => this.timed('ffi', () => sealOrNull(this.stage(open<RealRam>(op.ram), op.layer, op.eid))),
-      unstage: (op) => this.timed('ffi', () => this.unstage(open<RealStaging>(op.staging))),
-      upload: (op) => this.timed('ffi', () => sealOrNull(this.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid))),
+      stage: (op) => this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid))),
+      unstage: (op) => this.timed('ffi', () => this.transfers.unstage(open<RealStaging>(op.staging))),
+      upload: (op) =>
+        this.timed('ffi', () => sealOrNull(this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid))),
       free: (op) => {
         const t = open<RealTensor>(op.tensor);
         L.free(t.shadow, op.dev);
@@ -237,60 +228,6 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
           this.decodeEnded = performance.now();
         }),
     };
-  }
-
-  /** A staging copy: a counted reference to the RAM copy (its bytes stay until unstage). */
-  private stage(ram: RealRam, layer: number, eid: number): RealStaging | null {
-    this.ram.check(ram, layer, eid, 'staging copy');
-    const r = this.lib.stage(this.engine, ram.ptr);
-    if (r.status.code !== 0) {
-      this.stats.failures.push(`stage L${layer}E${eid}: ${r.status.message}`);
-      return null;
-    }
-    return { ptr: r.staging, shadow: this.ledger.stage(layer, eid) };
-  }
-
-  private unstage(s: RealStaging): void {
-    this.ledger.unstage(s.shadow);
-    const st = this.lib.unstage(this.engine, s.ptr);
-    if (st.code !== 0) this.stats.failures.push(`unstage: ${st.message}`);
-  }
-
-  private placement(layer: number, eid: number, part: ExpertPart): TensorPlacement {
-    const p = this.model.experts[layer]?.[eid]?.[part];
-    if (p === undefined) throw new Error(`internal error: ${this.model.name} has no expert L${layer}E${eid}`);
-    return p;
-  }
-
-  /** An upload's tag names its tensor (even); groups' tags are odd. */
-  private uploadTag(layer: number, eid: number, part: ExpertPart): number {
-    return 2 * (1 + PART_INDEX[part] + 3 * (eid + this.model.shape.experts * layer));
-  }
-
-  private upload(dev: number, staging: RealStaging, part: ExpertPart, layer: number, eid: number): RealTensor | null {
-    this.ledger.checkUploadSource(staging.shadow, layer, eid);
-    const p = this.placement(layer, eid, part);
-    if (this.stats.uploads === 0) this.stats.firstUploadNs = this.lib.clockNs();
-    const r = this.lib.uploadStaged(this.engine, dev, staging.ptr, PART_INDEX[part], this.uploadTag(layer, eid, part));
-    if (r.status.code !== 0) {
-      this.stats.failures.push(`upload L${layer}E${eid}.${part} dev${dev}: ${r.status.message}`);
-      return null;
-    }
-    this.stats.uploads++;
-    this.stats.uploadBytes += p.dataBytes + 4 * p.nscales;
-    const bytes = this.lib.footprint(p.dataBytes) + this.lib.footprint(4 * p.nscales);
-    return { ptr: r.tensor, shadow: this.ledger.alloc(dev, layer, eid, part, bytes), bytes };
-  }
-
-  /** An upload's completion: its bytes are on the device (or its copy failed). */
-  private landed(c: Completion): void {
-    const key = c.tag / 2 - 1;
-    const part = (['gate', 'up', 'down'] as const)[key % 3] ?? 'gate';
-    const expert = Math.floor(key / 3);
-    const E = this.model.shape.experts;
-    const p = this.placement(Math.floor(expert / E), expert % E, part);
-    if (c.status !== 0) this.stats.failures.push(`upload landing L${Math.floor(expert / E)}E${expert % E}.${part}: ${c.message}`);
-    this.stats.land(p.dataBytes + 4 * p.nscales, c.doneNs);
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
