@@ -229,7 +229,7 @@ TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float 
 
 /* The backend's plainest host-to-device copy of `bytes` bytes, reps times after one
  * warm-up, from page-locked (pinned 1) or ordinary (pinned 0) host memory, as the same
- * library does it (cuda: cudaMemcpyAsync; vulkan: vkCmdCopyBuffer from a host-visible
+ * library does it (cuda: cudaMemcpy; vulkan: vkCmdCopyBuffer from a host-visible
  * buffer, or memcpy into one first; cpu: memcpy). *gbps: bytes * reps / seconds / 1e9. */
 TL_API int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned,
                              double *gbps, char *err, size_t err_cap);
