@@ -26,7 +26,7 @@ const C_STATUS = 20;
 const C_DEV = 24;
 const C_MESSAGE = 32;
 const C_MESSAGE_BYTES = 176;
-export const DONE_UPLOAD = 1;
+/** tl_completion.kind of a finished group (TL_DONE_GROUP; uploads are TL_DONE_UPLOAD, 1) */
 export const DONE_GROUP = 2;
 
 export class NativeError extends Error {
