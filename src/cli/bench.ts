@@ -1,12 +1,16 @@
 /**
  * `npm run bench`: the simulator's speed and scaling, exhaustive search of a small
  * configuration, the fill_wait race, and time to kill every catalogue mutant under every
- * strategy. Writes OUT/bench.json and OUT/bench.md (OUT: reports).
+ * strategy; on request (`--only upload`), the native engine's uploads against the raw
+ * copy of the same library (src/cli/bench/upload.ts). Writes OUT/bench.json and
+ * OUT/bench.md (OUT: reports).
  *
- *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants] [--out DIR]
+ *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants,upload] [--out DIR]
  *                    [--seconds S] [--repeats R] [--scaling-seconds S]
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
+ *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
+ *                    [--experts-gib G] [--tokens N]
  *
  * Sections run in the order above; the mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -20,6 +24,8 @@ import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_b
 import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
+import { measureUpload } from './bench/upload.js';
+import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
@@ -31,8 +37,10 @@ function fail(message: string): never {
   return usageError('bench', message);
 }
 
-const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'] as const;
+const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
+/** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
+const DEFAULT_SECTIONS: readonly Section[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
 function num(v: string | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback;
@@ -54,11 +62,16 @@ const { values } = parseOrFail('bench', {
     'mutant-seconds': { type: 'string' },
     jobs: { type: 'string' },
     strategies: { type: 'string' },
+    backend: { type: 'string' },
+    lib: { type: 'string' },
+    device: { type: 'string' },
+    'experts-gib': { type: 'string' },
+    tokens: { type: 'string' },
   },
   strict: true,
 });
 
-const only = (values.only ?? SECTIONS.join(',')).split(',') as Section[];
+const only = (values.only ?? DEFAULT_SECTIONS.join(',')).split(',') as Section[];
 for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known: ${SECTIONS.join(', ')}`);
 const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
 for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
@@ -122,6 +135,28 @@ if (only.includes('mutants')) {
   const seconds = num(values['mutant-seconds'], 'mutant-seconds', 20);
   const jobs = num(values.jobs, 'jobs', cpus().length);
   report.mutants = await measureMutants(root, strategies, seconds, jobs, log);
+}
+
+if (only.includes('upload')) {
+  const backend = values.backend ?? 'cpu';
+  if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
+  let lib: NativeEngineLib;
+  try {
+    lib = new NativeEngineLib(values.lib ?? libraryPath(backend));
+  } catch (e) {
+    fail(e instanceof NativeError ? e.message : String(e));
+  }
+  if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
+  const device = values.device === undefined ? 0 : Number(values.device);
+  if (!Number.isInteger(device) || device < 0) fail(`--device wants a device id, got '${values.device}'`);
+  report.upload = await measureUpload({
+    lib,
+    device,
+    expertGiB: num(values['experts-gib'], 'experts-gib', 1),
+    tokens: Math.round(num(values.tokens, 'tokens', 8)),
+    log,
+  });
+  if (report.upload.problems.length > 0) unexpected = true;
 }
 
 report.machine.loadAverageAtEnd = loadavg();

@@ -10,6 +10,7 @@
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../fixture/container.js';
+import { engineModelOf } from '../fixture/engine_model.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
@@ -59,7 +60,7 @@ if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not
 
 const progress = new Progress();
 const heatDir = newHeatDir();
-const ctx = { lib, model, devices, tokens, heatDir };
+const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
 const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
 const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice);
