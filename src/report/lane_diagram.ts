@@ -190,13 +190,18 @@ export function laneLegend(): string {
   );
 }
 
+/** The page anchor of a counterexample's diagram (links from tables and the kill matrix). */
+export function diagramAnchor(file: string): string {
+  return anchorId('cx', file.replace(/^.*[\\/]/, '').replace(/\.json$/, ''));
+}
+
 /**
  * One counterexample: what was found, the violation with its statement, the lane diagram
  * (step axis, and a virtual-time view behind a switch that needs no script) and the
  * replay command.
  */
 export function renderCounterexample(cx: CounterexampleView): string {
-  const id = anchorId('cx', cx.file.replace(/^.*\//, '').replace(/\.json$/, ''));
+  const id = diagramAnchor(cx.file);
   const v = cx.violation;
   const verdict =
     v !== null

@@ -52,7 +52,8 @@ svg text{fill:var(--fg);font:11px system-ui,sans-serif}svg .ax{fill:var(--muted)
 .ar{fill:none;stroke-width:1.3}.ar-signal{stroke:var(--notify)}.ar-broadcast{stroke:var(--notify);stroke-dasharray:4 2}.ar-spawn,.ar-join{stroke:var(--sync);stroke-dasharray:1 2}.ah{fill:var(--muted)}
 .hm-cell{stroke:var(--bg);stroke-width:1}.hm-k{stroke:var(--fg);stroke-width:2}.hm-none{fill:var(--panel)}.hm-surv{fill:url(#hatch-surv)}.hm-eq{fill:var(--line)}.hm-head{font-size:10px}
 .bar{fill:var(--backend)}.bar.alt{fill:var(--engine)}.bar.low{fill:var(--warn)}.bar.zero{fill:var(--bad)}.line-a{stroke:var(--backend);fill:none;stroke-width:2}.line-b{stroke:var(--engine);fill:none;stroke-width:2}
-.dot-a{fill:var(--backend)}.dot-b{fill:var(--engine)}.ref{stroke:var(--bad);stroke-dasharray:5 3;stroke-width:1.5}.grid{stroke:var(--line);stroke-width:1}.charts{display:flex;flex-wrap:wrap;gap:10px 24px}
+.dot-a{fill:var(--backend)}.dot-b{fill:var(--engine)}.ref{stroke:var(--bad);stroke-dasharray:5 3;stroke-width:1.5}.grid{stroke:var(--line);stroke-width:1}.charts{display:flex;flex-wrap:wrap;gap:10px 24px}svg .ct{font-weight:600;font-size:11.5px}svg .dim{opacity:.55}
+.sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px}td code{white-space:nowrap}
 .hidden-defs{position:absolute;width:0;height:0;overflow:hidden}
 `;
 

@@ -185,7 +185,8 @@ export interface StrykerInput {
   readonly excluded: number;
   /** (killed + timeout) / (killed + timeout + survived + no coverage), null when none counts */
   readonly score: number | null;
-  readonly byFile: readonly { readonly file: string; readonly killed: number; readonly survived: number; readonly score: number | null }[];
+  /** per source file: detected (killed, timeout) and undetected (survived, no coverage) */
+  readonly byFile: readonly { readonly file: string; readonly detected: number; readonly undetected: number; readonly score: number | null }[];
 }
 
 /** Everything one report directory holds, as loaded. */
