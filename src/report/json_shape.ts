@@ -21,18 +21,22 @@ function typeOk(v: unknown, t: FieldType): boolean {
   return typeof v === base;
 }
 
-/** Throws ReportInputError naming `where` and the first field that does not fit. */
-export function checkShape(value: unknown, shape: Shape, where: string): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ReportInputError(`${where} is not a JSON object`);
+/**
+ * Throws ReportInputError naming the file, the path inside it (`suites[2].failure`) and
+ * the first field that does not fit.
+ */
+export function checkShape(value: unknown, shape: Shape, file: string, path = ''): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ReportInputError(`${file}: ${path === '' ? 'the file' : path} is not a JSON object`);
   const o = value as Record<string, unknown>;
   for (const [k, t] of Object.entries(shape)) {
-    if (!typeOk(o[k], t)) throw new ReportInputError(`${where}.${k} should be ${t.replace('?', ' or null')}, is ${o[k] === null ? 'null' : Array.isArray(o[k]) ? 'an array' : typeof o[k]}`);
+    const v = o[k];
+    if (!typeOk(v, t)) throw new ReportInputError(`${file}: ${path === '' ? '' : path + '.'}${k} should be ${t.replace('?', ' or null')}, is ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
   }
 }
 
 /** Checks every element of an array field. */
-export function checkEach(items: readonly unknown[], shape: Shape, where: string): void {
-  items.forEach((x, i) => checkShape(x, shape, `${where}[${i}]`));
+export function checkEach(items: readonly unknown[], shape: Shape, file: string, path: string): void {
+  items.forEach((x, i) => checkShape(x, shape, file, `${path}[${i}]`));
 }
 
 export function readJson(file: string): unknown {

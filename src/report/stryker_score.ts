@@ -16,11 +16,11 @@ export function strykerScore(data: unknown, file: string): StrykerInput {
   const tally = { mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, excluded: 0 };
   const byFile: { file: string; detected: number; undetected: number; score: number | null }[] = [];
   for (const [name, f] of Object.entries(files)) {
-    checkShape(f, { mutants: 'array' }, `${file}: files["${name}"]`);
+    checkShape(f, { mutants: 'array' }, file, `files["${name}"]`);
     let detected = 0;
     let undetected = 0;
     for (const [i, m] of (f as { mutants: unknown[] }).mutants.entries()) {
-      checkShape(m, { status: 'string' }, `${file}: files["${name}"].mutants[${i}]`);
+      checkShape(m, { status: 'string' }, file, `files["${name}"].mutants[${i}]`);
       const status = (m as { status: string }).status;
       tally.mutants++;
       if (status === 'Killed') tally.killed++;

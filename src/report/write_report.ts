@@ -73,7 +73,7 @@ function write(file: string, html: string): number {
 export async function writeHtmlReport(reportDir: string, opts: LoadOptions = {}): Promise<HtmlReportResult> {
   const inputs = await loadReportInputs(reportDir, opts);
   const file = join(reportDir, 'index.html');
-  const problems = found(inputs).length === 0 ? [`no JSON report in ${reportDir}`, ...inputs.problems] : inputs.problems;
+  const problems = found(inputs).length === 0 && inputs.problems.length === 0 ? [`no JSON report in ${reportDir}`] : inputs.problems;
   const bytes = write(file, renderReportHtml({ ...inputs, problems }));
   return { file, bytes, found: found(inputs), problems };
 }
