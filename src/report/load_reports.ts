@@ -159,7 +159,8 @@ async function replayAll(dir: string, wanted: readonly Wanted[], jobs: number | 
     try {
       const mutant = mutantOf(path);
       if (mutant === null) views.set(w.named, replayToView(path, w.named, w.replay));
-      else onMutants.push({ path, shownAs: w.named, mutant, replay: w.replay });
+      // the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean
+      else onMutants.push({ path, shownAs: w.named, mutant, replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay });
     } catch (e) {
       problems.push(`${w.named}: ${(e as Error).message}`);
     }

@@ -19,7 +19,10 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
+import { runChild } from '../../mutants/lib/child.js';
+import { tsxCommand } from '../../mutants/lib/properties_cli.js';
 import { runMutant } from '../../mutants/lib/run_mutant.js';
+import { makeScratch } from '../../mutants/lib/scratch.js';
 import { replayToView } from '../../src/report/counterexample_replay.js';
 import { diagramAnchor } from '../../src/report/lane_diagram.js';
 import { loadReportInputs } from '../../src/report/load_reports.js';
@@ -117,6 +120,35 @@ describe('the HTML report in headless Chromium', () => {
       await page.close();
     });
   }
+
+  it('properties report of a run that found a counterexample (the properties CLI on a mutant)', async (ctx) => {
+    needBrowser(ctx);
+    const [entry] = (await loadCatalogue()).filter((e) => e.mutant.id === 'fill-wait-queue-empty');
+    if (entry === undefined) throw new Error('no catalogue mutant fill-wait-queue-empty');
+    const reportDir = join(tmp, 'properties-run');
+    const scratch = makeScratch(REPO_ROOT, join(REPO_ROOT, 'node_modules'), entry.mutant);
+    try {
+      const [node, tsx] = tsxCommand(REPO_ROOT);
+      const args = [...tsx, 'src/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
+      const r = await runChild(node, args, { cwd: scratch.dir, env: { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' }, timeoutMs: 120_000 });
+      expect(r.rc, r.stderr).toBe(1);
+    } finally {
+      scratch.remove();
+    }
+    const written = await writeHtmlReport(reportDir);
+    expect(written.problems).toEqual([]);
+    const views = [...(await loadReportInputs(reportDir)).counterexamples.values()];
+    expect(views.length).toBe(1);
+    const view = views[0];
+    if (view === undefined) throw new Error('no counterexample view');
+    const { page, errors } = await open(written.file);
+    const anchor = diagramAnchor(view.file);
+    expect(await page.locator(`#properties a[href="#${anchor}"]`).count()).toBe(1);
+    await checkDiagram(page, `#${anchor}`, view);
+    expect(view.replay).toBe(`npm run mutants -- --replay ${view.file}`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 
   it('report of a small mutants run: kill matrix, links, lane diagrams of the kills', { timeout: 240_000 }, async (ctx) => {
     needBrowser(ctx);
