@@ -7,7 +7,7 @@
  * Writing is the only thing here that can fail hard (a directory that cannot be written);
  * everything else that goes wrong is listed on the page and in the result.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { renderBenchSection } from './bench_section.js';
 import { renderCounterexampleHtml } from './counterexample_page.js';
@@ -60,8 +60,9 @@ function found(inputs: ReportInputs): string[] {
 }
 
 function write(file: string, html: string): number {
+  // the directory must exist: a typo in a path should not create a tree of folders
+  if (!existsSync(dirname(file))) throw new Error(`cannot write ${file}: no directory ${dirname(file)}`);
   try {
-    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, html);
   } catch (e) {
     throw new Error(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
