@@ -141,11 +141,12 @@ export function renderLaneSvg(trace: CounterexampleView['trace'], opts: { axis?:
   });
 
   for (const a of m.arrows) {
+    if (a.fromTid === a.toTid) continue;
     const x0 = col.x(a.fromStep) + col.w(a.fromStep) / 2;
     const x1 = col.x(a.toStep) + col.w(a.toStep) / 2;
     const y0 = laneY(a.fromTid) + ROW_Y + ROW_H / 2;
+    // the head stops short of the target's mark, on the side the arrow comes from
     const y1 = laneY(a.toTid) + ROW_Y + ROW_H / 2 + (a.toTid > a.fromTid ? -6 : 6);
-    if (a.fromTid === a.toTid) continue;
     const bend = Math.max(6, Math.abs(x1 - x0) / 2);
     const what = { signal: 'signal woke', broadcast: 'broadcast woke', spawn: 'spawned', join: 'joined by' }[a.kind];
     const tip = title(`${m.lanes[a.fromTid] ?? a.fromTid} (step ${a.fromStep}) ${what} ${m.lanes[a.toTid] ?? a.toTid} (step ${a.toStep})`);
