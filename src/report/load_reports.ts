@@ -4,6 +4,9 @@
  * counterexample files the properties and mutants reports name, each replayed for its
  * trace (on the unmutated sources here, or in a scratch copy with its mutant applied).
  *
+ * A process that runs a mutant's sources (TIERLAB_MUTANT names it: the properties CLI
+ * inside a mutation run) replays that mutant's counterexamples in-process.
+ *
  * Invariant: a missing report is simply absent; a report or counterexample that cannot be
  * read, checked or replayed becomes one line in `problems` (shown on the page), and the
  * rest is still loaded.
@@ -12,7 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { mutantOf, propertyStatements, replayToView } from './counterexample_replay.js';
 import { checkEach, checkShape, readJson, ReportInputError } from './json_shape.js';
-import { replayOnMutants, type MutantReplayRequest } from './mutant_replay.js';
+import type { MutantReplayRequest } from './mutant_replay.js';
 import { replayFile } from './properties_section.js';
 import type { BenchInput, CounterexampleView, MutantsInput, OracleInput, PropertiesInput, ReportInputs, StrykerInput } from './report_inputs.js';
 import { strykerScore } from './stryker_score.js';
@@ -158,13 +161,18 @@ async function replayAll(dir: string, wanted: readonly Wanted[], jobs: number | 
     }
     try {
       const mutant = mutantOf(path);
-      if (mutant === null) views.set(w.named, replayToView(path, w.named, w.replay));
+      // in-process when the sources this process runs are the ones it was found on
+      if (mutant === null || mutant === process.env['TIERLAB_MUTANT']) views.set(w.named, replayToView(path, w.named, w.replay));
       // the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean
       else onMutants.push({ path, shownAs: w.named, mutant, replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay });
     } catch (e) {
       problems.push(`${w.named}: ${(e as Error).message}`);
     }
   }
+  if (onMutants.length === 0) return views;
+  // loaded only when needed: a mutant's scratch copy (where the properties and replay CLIs
+  // also run) holds no mutants/lib, and its own counterexamples replay in-process above
+  const { replayOnMutants } = await import('./mutant_replay.js');
   const answers = await replayOnMutants(onMutants, jobs);
   answers.forEach((a, i) => {
     const req = onMutants[i];

@@ -11,7 +11,7 @@
  * Without a browser the tests are skipped, with the reason printed; on CI (CI=true) a
  * missing browser fails, since .ci/run installs it.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -126,12 +126,19 @@ describe('the HTML report in headless Chromium', () => {
     const [entry] = (await loadCatalogue()).filter((e) => e.mutant.id === 'fill-wait-queue-empty');
     if (entry === undefined) throw new Error('no catalogue mutant fill-wait-queue-empty');
     const reportDir = join(tmp, 'properties-run');
+    const inScratch = join(tmp, 'properties-run-in-scratch');
     const scratch = makeScratch(REPO_ROOT, join(REPO_ROOT, 'node_modules'), entry.mutant);
     try {
       const [node, tsx] = tsxCommand(REPO_ROOT);
+      const env = { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' };
       const args = [...tsx, 'src/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
-      const r = await runChild(node, args, { cwd: scratch.dir, env: { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' }, timeoutMs: 120_000 });
+      const r = await runChild(node, args, { cwd: scratch.dir, env, timeoutMs: 120_000 });
       expect(r.rc, r.stderr).toBe(1);
+      // the report built inside the scratch copy (no mutants/lib there) replays in-process
+      mkdirSync(inScratch);
+      cpSync(join(reportDir, 'properties.json'), join(inScratch, 'properties.json'));
+      const built = await runChild(node, [...tsx, 'src/cli/report.ts', 'build', inScratch], { cwd: scratch.dir, env, timeoutMs: 120_000 });
+      expect(built.rc, built.stderr + built.stdout).toBe(0);
     } finally {
       scratch.remove();
     }
@@ -146,6 +153,8 @@ describe('the HTML report in headless Chromium', () => {
     expect(await page.locator(`#properties a[href="#${anchor}"]`).count()).toBe(1);
     await checkDiagram(page, `#${anchor}`, view);
     expect(view.replay).toBe(`npm run mutants -- --replay ${view.file}`);
+    const step = view.trace.records.at(-1)?.step;
+    expect(readFileSync(join(inScratch, 'index.html'), 'utf8')).toContain(`data-violation-step="${step}"`);
     expect(errors).toEqual([]);
     await page.close();
   });
