@@ -22,7 +22,7 @@ function summaryRow(name: string, rs: readonly MutantInput[]): string[] {
   return [name, String(rs.length), count('killed'), count('survived'), count('equivalent'), count('stillborn'), count('inconclusive'), score(rs)];
 }
 
-function strykerBlock(s: StrykerInput | null): string {
+export function strykerBlock(s: StrykerInput | null): string {
   if (s === null) return el('p', { class: 'note' }, 'No Stryker report (reports/stryker/mutation.json): `npm run stryker` writes one.');
   return (
     el(

@@ -13,7 +13,7 @@ import { renderBenchSection } from './bench_section.js';
 import { renderCounterexampleHtml } from './counterexample_page.js';
 import { replayToView } from './counterexample_replay.js';
 import { loadReportInputs, type LoadOptions } from './load_reports.js';
-import { renderMutantsSection } from './mutants_section.js';
+import { renderMutantsSection, strykerBlock } from './mutants_section.js';
 import { renderOracleSection } from './oracle_section.js';
 import { renderPage, type PageSection } from './page.js';
 import { renderPropertiesSection } from './properties_section.js';
@@ -32,6 +32,8 @@ export function renderReportHtml(inputs: ReportInputs): string {
   if (inputs.properties !== null) sections.push({ id: 'properties', heading: 'Properties', html: renderPropertiesSection(inputs.properties, inputs.counterexamples) });
   if (inputs.mutants !== null) {
     sections.push({ id: 'mutants', heading: 'Mutants', html: renderMutantsSection(inputs.mutants, { statements: inputs.statements, views: inputs.counterexamples, stryker: inputs.stryker }) });
+  } else if (inputs.stryker !== null) {
+    sections.push({ id: 'mutants', heading: 'Mutants', html: strykerBlock(inputs.stryker) });
   }
   if (inputs.oracles.length > 0) sections.push({ id: 'oracle', heading: 'Oracle runs', html: renderOracleSection(inputs.oracles) });
   if (inputs.bench !== null || inputs.oracles.length > 0) sections.push({ id: 'bench', heading: 'Bench', html: renderBenchSection(inputs.bench, inputs.oracles) });
@@ -74,9 +76,10 @@ function write(file: string, html: string): number {
 export async function writeHtmlReport(reportDir: string, opts: LoadOptions = {}): Promise<HtmlReportResult> {
   const inputs = await loadReportInputs(reportDir, opts);
   const file = join(reportDir, 'index.html');
-  const problems = found(inputs).length === 0 && inputs.problems.length === 0 ? [`no JSON report in ${reportDir}`] : inputs.problems;
+  const reports = found(inputs);
+  const problems = reports.length === 0 && inputs.problems.length === 0 ? [`no JSON report in ${reportDir}`] : inputs.problems;
   const bytes = write(file, renderReportHtml({ ...inputs, problems }));
-  return { file, bytes, found: found(inputs), problems };
+  return { file, bytes, found: reports, problems };
 }
 
 /** One line for a CLI to print after writing the report. */
