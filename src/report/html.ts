@@ -1,5 +1,5 @@
 /**
- * Markup helpers for the HTML report: escaping, elements from attribute objects, and
+ * Markup building blocks for the HTML report: escaping, elements from attribute objects, and
  * number formats. Every string that came from a report or a trace goes through `esc`
  * (text) or `el`'s attributes (escaped), so a detail with `<` or `&` cannot break the page.
  */

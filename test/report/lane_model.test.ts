@@ -45,26 +45,26 @@ describe('lane model of the committed replays', () => {
 });
 
 /**
- * A trace in the runtime's words: main waits on cv, a helper's upload fails and it signals
+ * A trace in the runtime's words: main waits on cv, a worker's upload fails and it signals
  * main, then waits on cv_take and is woken spuriously; main re-takes mx and the run fails.
  */
 function handTrace(): TraceData {
   const lines: [number, number, string][] = [
-    [0, 0, 'spawn helper -> thread 1'],
+    [0, 0, 'spawn worker -> thread 1'],
     [1, 0, 'lock'],
     [1, 0, '> fill_wait'],
     [2, 0, 'wait cv'],
     [3, 1, 'lock'],
     [4, 1, 'upload L0E1.gate dev0 -> FAILED'],
     [5, 1, 'signal cv'],
-    [5, 0, 'woken (signalled by helper)'],
+    [5, 0, 'woken (signalled by worker)'],
     [6, 1, 'wait cv_take'],
     [7, 1, 'woken (spurious)'],
     [7, 0, 'wakes, re-takes mx'],
     [8, 0, 'teleport somewhere'],
     [8, 0, '!! POST-FILL-WAIT: fill_wait returned with inflight=1'],
   ];
-  return { threadNames: ['main', 'helper'], records: lines.map(([step, tid, text], i) => ({ step, tid, t: i * 0.5, text })) };
+  return { threadNames: ['main', 'worker'], records: lines.map(([step, tid, text], i) => ({ step, tid, t: i * 0.5, text })) };
 }
 
 describe('lane model semantics', () => {
