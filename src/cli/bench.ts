@@ -27,6 +27,7 @@ import { measureSpeed } from './bench/speed.js';
 import { measureUpload } from './bench/upload.js';
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
@@ -161,5 +162,6 @@ if (only.includes('upload')) {
 
 report.machine.loadAverageAtEnd = loadavg();
 writeBenchReport(outDir, report);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir))}\n`);
 log(`report in ${outDir}/bench.md`);
 process.exit(unexpected ? 1 : 0);

@@ -13,6 +13,7 @@ import { FixtureError, loadModel } from '../fixture/container.js';
 import { engineModelOf } from '../fixture/engine_model.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { Progress } from './progress.js';
 import { parseOrFail, usageError } from './cli_args.js';
@@ -91,6 +92,7 @@ try {
 const validation = lib.validationCount();
 const ok = rows.every((r) => r.pass) && (validation === null || validation === 0);
 writeOracleReport(values.report ?? 'reports', { backend, devices, tokens, fixture: values.fixture ?? '', library: lib.path, rows, validationMessages: validation, ok });
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(values.report ?? 'reports'))}\n`);
 process.stdout.write(`\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
   (validation !== null ? `, ${validation} validation messages` : '') + `; report in ${values.report}/oracle-${backend}.md\n`);
 process.exit(ok ? 0 : 1);

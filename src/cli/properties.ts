@@ -33,6 +33,7 @@ import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../chec
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
@@ -185,6 +186,7 @@ for (const [i, label] of labels.entries()) {
 
 const report = buildReport(results, { seed, strategy, command: `npm run properties -- ${process.argv.slice(2).join(' ')}`.trim(), replays });
 writeReport(reportDir, report, results);
+if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
   // the guarantees also go to the people's report (properties.json has them per suite)

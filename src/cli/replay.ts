@@ -9,9 +9,10 @@ import { propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail } from './cli_args.js';
+import { writeCounterexampleHtml } from '../report/write_report.js';
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 
-const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' }, html: { type: 'string' } }, allowPositionals: true });
 const file = positionals[0];
 if (file === undefined) {
   process.stderr.write('usage: npm run replay -- COUNTEREXAMPLE.json [--full]\n');
@@ -39,4 +40,5 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (values.html !== undefined) writeCounterexampleHtml(file, values.html);
 process.exit(r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]));

@@ -18,7 +18,7 @@ import type { RunSpec } from '../engine/run_spec.js';
 import { ENGINE_DEFAULTS, type ExpertFormat } from '../tier/config.js';
 import type { Tier } from '../tier/tier.js';
 import type { Checker } from '../check/checker.js';
-import type { MarkOp } from '../ops.js';
+import type { MarkOp, Op } from '../ops.js';
 import { FMT_I4_GROUP, type EngineModel } from '../fixture/model_types.js';
 import type { RealStats } from '../engine/native/real_stats.js';
 
@@ -41,6 +41,8 @@ export interface OracleRunResult {
   readonly generated: number[];
   readonly hidden: Float32Array[];
   readonly residentAtEnd: number;
+  /** experts resident after each generated token */
+  readonly residencyByToken: readonly number[];
   readonly hits: number;
   readonly misses: number;
   readonly uploads: number;
@@ -78,13 +80,21 @@ export function removeHeatDir(dir: string): void {
 }
 
 /** records the residency when shutdown begins (the end of decoding) */
-function residencyProbe(tier: Tier): Checker & { resident: number } {
+/** Residency when shutdown begins (the end of decoding), and after every token. */
+function residencyProbe(tier: Tier): Checker & { resident: number; byToken: number[] } {
+  const count = (): number => {
+    let n = 0;
+    for (const row of tier.st.slots) for (const s of row) if (s.resident) n++;
+    return n;
+  };
   const probe = {
     resident: 0,
+    byToken: [] as number[],
     onMark(_rt: unknown, _th: unknown, op: MarkOp) {
-      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) {
-        for (const row of tier.st.slots) for (const s of row) if (s.resident) probe.resident++;
-      }
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) probe.resident = count();
+    },
+    onOp(_rt: unknown, _th: unknown, op: Op) {
+      if (op.k === 'finishToken') probe.byToken.push(count());
     },
   };
   return probe;
@@ -139,6 +149,7 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
       residentAtEnd: probe.resident,
+      residencyByToken: probe.byToken.slice(prompt.length - 1),
       hits: c.hits,
       misses: c.misses,
       uploads: c.uploads,
@@ -209,6 +220,7 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     generated: [],
     hidden: [],
     residentAtEnd: 0,
+    residencyByToken: [],
     hits: 0,
     misses: 0,
     uploads: 0,

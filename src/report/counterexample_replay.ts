@@ -16,8 +16,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeScenario } from '../../model/scenario.js';
-import { PROPERTIES, propertyInfo } from '../../properties/catalogue.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
+import { PROPERTIES, propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
 import type { CounterexampleView } from './report_inputs.js';

@@ -10,12 +10,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BenchReport } from '../../model/explore/bench/bench_report.js';
-import { writeBenchReport } from '../../model/explore/bench/bench_report.js';
-import { measureSpeed } from '../../model/explore/bench/speed.js';
-import { describeScenario } from '../../model/scenario.js';
+import type { BenchReport } from '../../src/cli/bench/bench_report.js';
+import { writeBenchReport } from '../../src/cli/bench/bench_report.js';
+import { measureSpeed } from '../../src/cli/bench/speed.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import type { MutantsReport } from '../../mutants/lib/report.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 import { buildReport, writeReport, type PropertiesReport } from '../../properties/report.js';
 import { checkSuite } from '../../properties/runner.js';
 import { loadReportInputs } from '../../src/report/load_reports.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { equivalentResult } from '../../mutants/lib/run_mutant.js';
 import { generateOperatorMutants } from '../../mutants/operators/index.js';
-import { PROPERTIES } from '../../properties/catalogue.js';
+import { PROPERTIES } from '../../src/check/catalogue.js';
 import { renderKillMatrix, unexercised } from '../../src/report/kill_matrix.js';
 import { renderOracleReport } from '../../src/report/oracle_section.js';
 import { replayFile } from '../../src/report/properties_section.js';
