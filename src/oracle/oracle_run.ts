@@ -136,7 +136,8 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
-    const checkers: Checker[] = [...standardCheckers(checkCtx), probe, ...(ctx.probes ?? [])];
+    const faultFree = spec.faults.uploadFails.length === 0;
+    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
     const c = tier.st.counters;
