@@ -22,8 +22,9 @@ export interface RunOptions {
   readonly strategy: Strategy;
   readonly traced?: boolean;
   readonly limits?: Partial<RunLimits>;
-  /** false: run without the checkers (to measure their cost) */
-  readonly checks?: boolean;
+  /** false: run without the checkers; 'no-refinement': without the lockstep check against
+   *  the reference (both to measure their cost) */
+  readonly checks?: boolean | 'no-refinement';
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
   /** sees the tier and the world before the first step (state digests, probes) */
@@ -58,13 +59,24 @@ export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof 
   });
 }
 
+/** No upload, staging copy or load can fail, and every device holds its budget. */
+function fillCannotFail(s: Scenario): boolean {
+  const f = s.faults;
+  if (f.uploadFails.length + f.stageFails.length + f.loadFails.length > 0) return false;
+  return s.capacityExperts.every((c, d) => {
+    const b = s.budgetExperts[d];
+    return c === null || (typeof b === 'number' && c >= b);
+  });
+}
+
 export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const world = new SimulatedWorld(s, MAX_GROUP_ROWS);
   const { tier, plan } = buildRun(s, world);
   opts.onBuilt?.(tier, world);
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
-  const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx), coverage];
+  const checks = { faultFree: fillCannotFail(s), refinement: opts.checks !== 'no-refinement' };
+  const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
   const custom = opts.main;

@@ -57,7 +57,7 @@ function checkChoices(req: BaseRequest, scenarios: Source, label: Label): SuiteR
   const tally = newTally();
   const started = performance.now();
   let searching = true;
-  const prop = fc.property(scenarios, scheduleArb(), (scenario, choices) => {
+  const prop = fc.property(scenarios, scheduleArb(400, label), (scenario, choices) => {
     const r = runScenario(scenario, { strategy: new ChoicesStrategy(choices) });
     if (searching) {
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);

@@ -151,7 +151,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       status: unmutated === null ? 'killed' : 'inconclusive',
       property: f.property,
       detail: f.detail,
-      asExpected: entry.kind === 'catalogue' ? m.expectedProperties.includes(f.property) : null,
+      asExpected: entry.kind === 'catalogue' ? (m.expectedProperties as readonly string[]).includes(f.property) : null,
       suite: failing.suite,
       runsToKill,
       secondsToKill,

@@ -10,6 +10,7 @@
  *    text of one site (`yield BROADCAST_TAKE;`) is rarely unique in its file.
  * Paths are relative to the repository root, with forward slashes.
  */
+import type { PropertyId } from '../../src/check/catalogue.js';
 
 export interface FindPatch {
   readonly file: string;
@@ -37,7 +38,7 @@ export interface Mutant {
   /** the property family expected to kill it (properties/catalogue.ts `family`) */
   readonly family: string;
   /** property ids that may kill it; the first is the one the defect is written against */
-  readonly expectedProperties: readonly string[];
+  readonly expectedProperties: readonly PropertyId[];
   readonly patches: readonly Patch[];
 }
 

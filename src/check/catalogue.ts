@@ -26,6 +26,7 @@ export const PROPERTY_IDS = [
   'POST-WARMSTART',
   'POST-RESIDENCY',
   'POST-SHUTDOWN',
+  'PROG-FILL',
   'COMP-EXACT-ONCE',
   'COMP-MISS-WEIGHTS',
   'LIVE-DEADLOCK',
@@ -174,6 +175,13 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     statement: 'after shutdown: ring empty, nothing queued or resident, zero device allocations and staging copies when the backend shuts down, budgets released',
     reason: 'a shutdown that joins but does not release leaks every tensor (a validation layer counted 21)',
     when: 'end of run',
+  },
+  'PROG-FILL': {
+    kind: 'liveness',
+    family: 'fill_wait residency',
+    statement: 'with no faults and devices that hold their budgets, every expert plan_fill returned is resident when fill_wait returns',
+    reason: 'a tier that plans but never promotes a planned expert passes every safety property',
+    when: 'at a call or return',
   },
   'COMP-EXACT-ONCE': {
     kind: 'safety',

@@ -1,12 +1,16 @@
 /**
  * `npm run bench`: the simulator's speed and scaling, exhaustive search of a small
  * configuration, the fill_wait race, and time to kill every catalogue mutant under every
- * strategy. Writes OUT/bench.json and OUT/bench.md (OUT: reports).
+ * strategy; on request (`--only upload`), the native engine's uploads against the raw
+ * copy of the same library (src/cli/bench/upload.ts). Writes OUT/bench.json and
+ * OUT/bench.md (OUT: reports).
  *
- *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants] [--out DIR]
+ *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants,upload] [--out DIR]
  *                    [--seconds S] [--repeats R] [--scaling-seconds S]
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
+ *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
+ *                    [--experts-gib G] [--tokens N]
  *
  * Sections run in the order above; the mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -19,11 +23,14 @@ import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_b
 import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
+import { measureUpload } from './bench/upload.js';
+import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
-import { countOption, parseOrFail, reportUnexpectedErrors, secondsOption, usageError } from './cli_args.js';
+import { countOption, intOption, parseOrFail, positiveOption, reportUnexpectedErrors, secondsOption, usageError } from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
 reportUnexpectedErrors('bench');
@@ -32,8 +39,10 @@ function fail(message: string): never {
   return usageError('bench', message);
 }
 
-const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'] as const;
+const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
+/** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
+const DEFAULT_SECTIONS: readonly Section[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
 const seconds = (v: string | undefined, name: string, fallback: number): number => secondsOption('bench', v, name, fallback);
 const count = (v: string | undefined, name: string, fallback: number): number => countOption('bench', v, name, fallback);
@@ -51,11 +60,16 @@ const { values } = parseOrFail('bench', {
     'mutant-seconds': { type: 'string' },
     jobs: { type: 'string' },
     strategies: { type: 'string' },
+    backend: { type: 'string' },
+    lib: { type: 'string' },
+    device: { type: 'string' },
+    'experts-gib': { type: 'string' },
+    tokens: { type: 'string' },
   },
   strict: true,
 });
 
-const only = (values.only ?? SECTIONS.join(',')).split(',') as Section[];
+const only = (values.only ?? DEFAULT_SECTIONS.join(',')).split(',') as Section[];
 for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known: ${SECTIONS.join(', ')}`);
 const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
 for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
@@ -71,6 +85,9 @@ const opts = {
   raceRuns: count(values['race-runs'], 'race-runs', 1500),
   mutantSeconds: seconds(values['mutant-seconds'], 'mutant-seconds', 20),
   jobs: count(values.jobs, 'jobs', cpus().length),
+  device: intOption('bench', values.device, 'device', 0, 0x7fffffff, 0),
+  expertsGiB: positiveOption('bench', values['experts-gib'], 'experts-gib', 1),
+  uploadTokens: count(values.tokens, 'tokens', 8),
 };
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 
@@ -129,7 +146,22 @@ if (only.includes('mutants')) {
   report.mutants = await measureMutants(root, strategies, opts.mutantSeconds, opts.jobs, log);
 }
 
+if (only.includes('upload')) {
+  const backend = values.backend ?? 'cpu';
+  if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
+  let lib: NativeEngineLib;
+  try {
+    lib = new NativeEngineLib(values.lib ?? libraryPath(backend));
+  } catch (e) {
+    fail(e instanceof NativeError ? e.message : String(e));
+  }
+  if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
+  report.upload = await measureUpload({ lib, device: opts.device, expertGiB: opts.expertsGiB, tokens: opts.uploadTokens, log });
+  if (report.upload.problems.length > 0) unexpected = true;
+}
+
 report.machine.loadAverageAtEnd = loadavg();
 writeBenchReport(outDir, report);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir))}\n`);
 log(`report in ${shownPath(`${outDir}/bench.md`)}`);
 process.exit(unexpected ? 1 : 0);

@@ -56,6 +56,14 @@ export function secondsOption(tool: string, value: string | undefined, name: str
   return n;
 }
 
+/** a positive number that is not a time (a size in GiB) */
+export function positiveOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = numberOf(tool, value, name, 'a positive number');
+  if (n <= 0) usageError(tool, `--${name} wants a positive number, got '${value}'`);
+  return n;
+}
+
 /** parseArgs, but an unknown or malformed option is a usage error, not a stack trace */
 export function parseOrFail<T extends ParseArgsConfig>(tool: string, config: T): ReturnType<typeof parseArgs<T>> {
   try {

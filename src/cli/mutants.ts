@@ -34,6 +34,7 @@ import { killAllChildren } from '../../mutants/lib/child.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
 import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
 import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
@@ -257,6 +258,7 @@ clearInterval(ticker);
 writePartial = () => {};
 // the final report lists the mutants in the order they were selected, not as they finished
 const all = writeReport(results, true, null);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
 const ops = summarize(all.filter((r) => r.kind === 'operator'));

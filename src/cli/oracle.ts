@@ -14,9 +14,11 @@
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../fixture/container.js';
+import { engineModelOf } from '../fixture/engine_model.js';
 import type { LoadedModel } from '../fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { EXIT } from '../check/exit_codes.js';
 import { Progress } from './progress.js';
@@ -100,7 +102,7 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   });
 }
 
-const ctx = { lib, model, devices, tokens, heatDir };
+const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
 const reference = model.manifest.reference.tokens.slice(0, tokens);
 /** prompt positions plus generated tokens: one hidden state each */
 const steps = model.manifest.prompt.length + tokens - 1;
@@ -129,6 +131,7 @@ try {
 }
 
 const ok = report(null);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const messages = validation === 'off' ? null : lib.validationCount();
 const validated = validation === null ? '' : validation === 'off' ? ', validation: off' : `, validation (${validation}): ${messages ?? 0} messages`;
 process.stdout.write(

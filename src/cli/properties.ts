@@ -37,6 +37,7 @@ import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../chec
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkScenario, checkSuite, printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
@@ -205,6 +206,7 @@ const args = process.argv.slice(2);
 const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
 const report = buildReport(results, { seed, strategy, command, replays });
 writeReport(reportDir, report, results);
+if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
   // the guarantees also go to the people's report (properties.json has them per suite);

@@ -1,5 +1,5 @@
 /**
- * `npm run replay -- FILE [--full]`: re-runs a saved counterexample and prints the same
+ * `npm run replay -- FILE [--full] [--html FILE]`: re-runs a saved counterexample and prints the same
  * trace window (one lane per thread) and the same verdict as the run that found it, byte
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first.
@@ -14,12 +14,13 @@ import { propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
+import { writeCounterexampleHtml } from '../report/write_report.js';
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 
 reportUnexpectedErrors('replay');
-const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' }, html: { type: 'string' } }, allowPositionals: true });
 if (positionals.length !== 1) {
-  usageError('replay', `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full])`);
+  usageError('replay', `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`);
 }
 const file = positionals[0] ?? '';
 // an InputError from the loader is one line and exit 2 (reportUnexpectedErrors)
@@ -40,4 +41,11 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (values.html !== undefined) {
+  try {
+    writeCounterexampleHtml(file, values.html);
+  } catch (e) {
+    usageError('replay', `--html ${(e as Error).message}`);
+  }
+}
 process.exit(r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]));

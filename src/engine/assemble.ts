@@ -9,6 +9,7 @@ import { accountingChecker } from '../check/checkers/accounting.js';
 import { endStateChecker } from '../check/checkers/end_state.js';
 import { postconditionChecker } from '../check/checkers/postconditions.js';
 import { lostWakeupChecker } from '../check/checkers/lost_wakeup.js';
+import { progressChecker, type FillConditions } from '../check/checkers/progress.js';
 import { RefinementChecker } from '../check/refinement/refinement.js';
 import type { CheckContext } from '../check/checked_world.js';
 import type { Checker } from '../check/checker.js';
@@ -97,10 +98,17 @@ export function assemble(a: AssemblyInput): Assembly {
 /**
  * The checkers every run gets, in both worlds: accounting at every release of mx,
  * postconditions at API boundaries, no lost wakeup (nobody asleep whose wait is over), the end state,
+ * the warmstart's progress where nothing can fail,
  * and last the refinement against the reference (the specific properties name a defect
  * more precisely when both see it). Coverage marks are the simulator's own: they measure
  * its generators.
  */
-export function standardCheckers(ctx: CheckContext): Checker[] {
-  return [accountingChecker(ctx), postconditionChecker(ctx), lostWakeupChecker(ctx), endStateChecker(ctx), new RefinementChecker(ctx.st, ctx.world)];
+export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Checker[] {
+  const checkers = [accountingChecker(ctx), postconditionChecker(ctx), lostWakeupChecker(ctx), endStateChecker(ctx), progressChecker(ctx, opts)];
+  return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world)] : checkers;
+}
+
+export interface CheckerOptions extends FillConditions {
+  /** the lockstep check against the reference (off only to measure its cost) */
+  readonly refinement: boolean;
 }

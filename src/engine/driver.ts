@@ -46,7 +46,9 @@ export interface DriverPlan {
  *  - plan: before the warmstart plans (or, for note_block, before its first expert);
  *  - warmstart: while loaders and uploads are in flight (after layer 0 for note_block);
  *  - fill: just before fill_wait;
- *  - decode: at a token and layer, before the group is issued or while it is open.
+ *  - decode: at a token and layer, before the group is issued, or while it is open: a
+ *    thread of its own starts right after the issue, the caller shuts down just before
+ *    take (after the dense GEMVs and the CPU experts).
  */
 export type ShutdownPoint =
   | { readonly phase: 'plan' | 'warmstart' | 'fill'; readonly thread: 'caller' | 'own' }
@@ -59,9 +61,9 @@ interface EngineRun {
   shutdownThread: number;
 }
 
-function* maybeShutdown(tier: Tier, plan: DriverPlan, run: EngineRun, here: Here): Gen<void> {
+function* maybeShutdown(tier: Tier, plan: DriverPlan, run: EngineRun, here: Here, only?: 'caller' | 'own'): Gen<void> {
   const at = plan.shutdownAt;
-  if (at === null || at.phase !== here.phase) return;
+  if (at === null || at.phase !== here.phase || (only !== undefined && at.thread !== only)) return;
   if (at.phase === 'decode' && here.phase === 'decode') {
     if (at.token !== here.token || at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
   }
@@ -178,12 +180,15 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, 
     }
   }
   const mask = yield* tier.issue(route);
-  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true });
+  // a shutdown thread of its own starts as soon as the group is open, to race with the
+  // dense GEMVs and the CPU experts; the caller's own exit path comes just before take
+  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true }, 'own');
   if (plan.denseWhileGroupOpen) {
     for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
   }
   const parts = new Array<Contribution | null>(route.eids.length).fill(null);
   yield* computeOnCpu(route, parts, (k) => mask[k] !== true, plan.streaming);
+  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true }, 'caller');
   const taken = yield* tier.take(layer);
   route.eids.forEach((eid, k) => {
     const output = mask[k] === true ? taken.outputs.get(eid) : undefined;

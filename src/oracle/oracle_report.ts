@@ -2,7 +2,8 @@
  * The oracle report: reports/oracle-<backend>.json and .md, one row per run.
  *
  * Invariants: validation messages are counted only where a validation layer ran
- * ("validation: off" otherwise, never "0 messages"); a hit rate with no lookups is "-";
+ * ("validation: off" otherwise, never "0 messages"); a hit rate with no lookups is "-" in
+ * the Markdown (0 in the JSON, with `lookups: 0`);
  * a report of an interrupted oracle says so and how many runs finished.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -52,7 +53,9 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       firstDivergence: row.firstDivergence,
       hiddenBitIdentical: row.hiddenIdentical,
       residentAtEnd: x.residentAtEnd,
-      hitRate: x.hits + x.misses > 0 ? x.hits / (x.hits + x.misses) : null,
+      residencyByToken: x.residencyByToken,
+      lookups: x.hits + x.misses,
+      hitRate: x.hits + x.misses > 0 ? x.hits / (x.hits + x.misses) : 0,
       uploads: x.uploads,
       uploadFailures: x.uploadFailures,
       swaps: x.swaps,
@@ -85,7 +88,7 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (x) =>
-        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.hitRate === null ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
     ),
     '',
   ];

@@ -1,5 +1,5 @@
 /**
- * One oracle run: the tiny MoE model decoded by the native engine, with the same tier
+ * One oracle run: a MoE model decoded by the native engine, with the same tier
  * and the same engine driver the simulator checks, under one budget / warmstart / fault
  * configuration. Returns the generated tokens, every step's final hidden state (for
  * bit-for-bit comparison with the CPU-only run) and the tier's numbers; the model's
@@ -18,7 +18,9 @@ import type { RunSpec } from '../engine/run_spec.js';
 import { ENGINE_DEFAULTS, type ExpertFormat } from '../tier/config.js';
 import type { Tier } from '../tier/tier.js';
 import type { Checker } from '../check/checker.js';
-import { FMT_I4_GROUP, type LoadedModel } from '../fixture/model_types.js';
+import type { MarkOp, Op } from '../ops.js';
+import { FMT_I4_GROUP, type EngineModel } from '../fixture/model_types.js';
+import type { RealStats } from '../engine/native/real_stats.js';
 
 /**
  * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
@@ -39,6 +41,8 @@ export interface OracleRunResult {
   readonly generated: number[];
   readonly hidden: Float32Array[];
   readonly residentAtEnd: number;
+  /** experts resident after each generated token */
+  readonly residencyByToken: readonly number[];
   readonly hits: number;
   readonly misses: number;
   readonly uploads: number;
@@ -49,16 +53,22 @@ export interface OracleRunResult {
   readonly decodeSeconds: number;
   readonly notes: string[];
   readonly nativeLedgerAtShutdown: { count: number; bytes: number } | null;
+  /** everything the real world measured (null when the run could not start) */
+  readonly stats: RealStats | null;
 }
 
 export interface OracleContext {
   readonly lib: NativeEngineLib;
-  readonly model: LoadedModel;
+  readonly model: EngineModel;
   readonly devices: readonly number[];
   /** generated tokens to check */
   readonly tokens: number;
   /** directory where heat files live across the runs of one oracle invocation */
   readonly heatDir: string;
+  /** per device, 0: the backend's own memory (the CPU backend's then grows on demand) */
+  readonly capacityBytes?: number;
+  /** more checkers for the run (probes that time the run, for the benchmark) */
+  readonly probes?: readonly Checker[];
 }
 
 export function newHeatDir(): string {
@@ -70,13 +80,21 @@ export function removeHeatDir(dir: string): void {
 }
 
 /** records the residency when shutdown begins (the end of decoding) */
-function residencyProbe(tier: Tier): Checker & { resident: number } {
+/** Residency when shutdown begins (the end of decoding), and after every token. */
+function residencyProbe(tier: Tier): Checker & { resident: number; byToken: number[] } {
+  const count = (): number => {
+    let n = 0;
+    for (const row of tier.st.slots) for (const s of row) if (s.resident) n++;
+    return n;
+  };
   const probe = {
     resident: 0,
-    onMark(_rt: unknown, _th: unknown, op: { k: string; fn?: string }) {
-      if (op.k === 'call' && op.fn === 'shutdown' && probe.resident === 0) {
-        for (const row of tier.st.slots) for (const s of row) if (s.resident) probe.resident++;
-      }
+    byToken: [] as number[],
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) probe.resident = count();
+    },
+    onOp(_rt: unknown, _th: unknown, op: Op) {
+      if (op.k === 'finishToken') probe.byToken.push(count());
     },
   };
   return probe;
@@ -84,9 +102,9 @@ function residencyProbe(tier: Tier): Checker & { resident: number } {
 
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
-  const prompt = model.manifest.prompt;
+  const prompt = model.prompt;
   const steps = prompt.length + ctx.tokens - 1;
-  const created = lib.createEngine(ctx.devices, 0);
+  const created = lib.createEngine(ctx.devices, ctx.capacityBytes ?? 0);
   const fail = (problem: string): OracleRunResult => emptyResult(spec, problem);
   if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
   const engine = created.engine;
@@ -101,6 +119,13 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     }
     const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
     if (typeof built === 'string') return fail(built);
+    // the device memory the budgets allow is made ready before the run, as an engine
+    // sizes its expert buffers at start-up: no upload waits for the driver's allocator
+    for (const [dev, experts] of spec.budgetExperts.entries()) {
+      if (experts === 'auto' || experts === 0) continue;
+      const reserved = lib.tensorReserve(engine, dev, experts * built.tier.st.expBytes);
+      if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
+    }
     const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
@@ -111,8 +136,10 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
-    const checkers: Checker[] = [...standardCheckers(checkCtx), probe];
+    const faultFree = spec.faults.uploadFails.length === 0;
+    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
+    await world.settle();
     const c = tier.st.counters;
     const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
     const problem = outcome.violation !== null ? `${outcome.violation.property}: ${outcome.violation.detail}` : outcome.error !== null ? `error: ${outcome.error.message}` : null;
@@ -123,16 +150,18 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
       residentAtEnd: probe.resident,
+      residencyByToken: probe.byToken.slice(prompt.length - 1),
       hits: c.hits,
       misses: c.misses,
       uploads: c.uploads,
       uploadFailures: c.uploadFailures,
       swaps: c.swaps,
-      uploadGBps: world.stats.uploadSeconds > 0 ? world.stats.uploadBytes / world.stats.uploadSeconds / 1e9 : 0,
+      uploadGBps: world.stats.uploadGBps,
       tokPerSec: world.decodeEnded > 0 ? ctx.tokens / decodeSeconds : 0,
       decodeSeconds,
       notes: world.stats.failures,
       nativeLedgerAtShutdown: world.stats.nativeLedgerAtShutdown,
+      stats: world.stats,
     };
   } finally {
     const d = lib.destroy(engine);
@@ -143,10 +172,10 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
 /** The one assembly, fed with the model's tensor sizes and the library's allocator rule. */
 function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean, steps: number): Assembly | string {
   const { lib, model } = ctx;
-  const e0 = model.layers[0]?.experts[0];
+  const e0 = model.experts[0]?.[0];
   if (e0 === undefined) return 'model has no experts';
-  const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
-  const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
+  const weightBytes = [e0.gate.dataBytes, e0.up.dataBytes, e0.down.dataBytes] as const;
+  const scaleBytes = [4 * e0.gate.nscales, 4 * e0.up.nscales, 4 * e0.down.nscales] as const;
   const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
   const built = assemble({
     spec: {
@@ -192,6 +221,7 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     generated: [],
     hidden: [],
     residentAtEnd: 0,
+    residencyByToken: [],
     hits: 0,
     misses: 0,
     uploads: 0,
@@ -202,5 +232,6 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     decodeSeconds: 0,
     notes: [],
     nativeLedgerAtShutdown: null,
+    stats: null,
   };
 }

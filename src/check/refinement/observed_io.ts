@@ -32,7 +32,10 @@ export class ObservedIo implements SpecIo {
     const got = this.next(want, family);
     const mismatch = this.mismatch(want, got.op);
     if (mismatch !== null) {
-      const fam = mismatch === 'dev' ? 'SPEC-HOME' : want.k === 'signal' || want.k === 'broadcast' ? 'SPEC-WAKEUP' : family;
+      // a notify of the other kind or on the other condition variable is a wakeup defect;
+      // another op where a notify belongs is the call's own divergence
+      const notify = (k: string): boolean => k === 'signal' || k === 'broadcast';
+      const fam = mismatch === 'dev' ? 'SPEC-HOME' : notify(want.k) && notify(got.op.k) ? 'SPEC-WAKEUP' : family;
       throw new SpecError(fam, `the protocol expects ${describeSpec(want)} here, the tier did ${describeOp(got.op)}`);
     }
     return succeeded(got);

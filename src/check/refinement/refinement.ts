@@ -124,13 +124,16 @@ export class RefinementChecker implements Checker {
 
 const UNCHANGED: Step = { release: 'unlock' };
 
-/** Counters are their own family; a heat that differs after a decay is the decay's. */
+/**
+ * Counters are their own family, so is placement; exp_bytes is init's; a heat that
+ * differs after init is the heat file's, after a decay the decay's.
+ */
 function refine(family: SpecFamily, d: Difference, t: Tracked): SpecFamily {
   if (d.field.startsWith('counters.')) return 'SPEC-COUNTERS';
   if (d.field.endsWith('.home')) return 'SPEC-HOME';
+  if (d.field === 'exp_bytes') return 'SPEC-INIT';
   if (d.field.endsWith('.heat') && t.name === 'init') return 'SPEC-HEAT-FILE';
   if (d.field.endsWith('.heat') && t.call.tickOutcome?.decayed === true) return 'SPEC-DECAY';
-  if ((d.field.startsWith('used[') || d.field.startsWith('budget[')) && family === 'SPEC-PLAN') return 'SPEC-HOME';
   return family;
 }
 

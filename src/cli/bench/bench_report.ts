@@ -10,6 +10,8 @@ import type { ExhaustiveRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
+import type { UploadSection } from './upload.js';
+import { renderUpload } from './upload_report.js';
 
 export interface ScalingRow {
   readonly dimension: string;
@@ -27,6 +29,7 @@ export interface BenchReport {
   exhaustive?: { scenario: string; rows: ExhaustiveRow[]; reductionFactor: number | null };
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
+  upload?: UploadSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -115,5 +118,6 @@ export function renderMarkdown(r: BenchReport): string {
       md.push('', `Wall seconds per strategy (whole mutation run): ${Object.entries(x.wallSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}.`, '');
     }
   }
+  if (r.upload !== undefined) md.push(...renderUpload(r.upload));
   return md.join('\n') + '\n';
 }
