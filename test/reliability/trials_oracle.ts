@@ -28,7 +28,7 @@ function mismatch(r: Ran): Outcome {
 export const FLAG_TRIALS: readonly Trial[] = [
   { id: 'F1', what: '--backend nope', run: (w) => refused(w, /--backend must be cpu, cuda or vulkan/, '--backend', 'nope') },
   { id: 'F2', what: '--backend with no value', run: (w) => refused(w, /argument missing/, '--backend') },
-  { id: 'F3', what: '--devices 0,0 (fifteen FAIL rows, exit 1)', ci: true, run: (w) => refusedBeforeRuns(O(w, ['--devices', '0,0']), /cannot create a cpu engine on devices \[0,0\]: .*appears twice/) },
+  { id: 'F3', what: '--devices 0,0 (fifteen FAIL rows, exit 1)', run: (w) => refusedBeforeRuns(O(w, ['--devices', '0,0']), /cannot create a cpu engine on devices \[0,0\]: .*appears twice/) },
   { id: 'F4', what: '--devices=-1, --devices a,b', run: (w) => worst([refused(w, /--devices wants/, '--devices=-1'), refused(w, /--devices wants/, '--devices', 'a,b')]) },
   { id: 'F5', what: '--devices= (silently device 0)', run: (w) => refused(w, /--devices wants an integer .*, got ''/, '--devices=') },
   {
@@ -207,7 +207,6 @@ export const LIBRARY_TRIALS: readonly Trial[] = [
   {
     id: 'H4',
     what: 'the real library truncated to 20 000 bytes (SIGBUS, no message)',
-    ci: true,
     run: (w) => {
       const so = w.path('truncated.so');
       copyFileSync(CPU_LIB, so);
@@ -263,7 +262,7 @@ export const LIBRARY_TRIALS: readonly Trial[] = [
 const vulkan = (w: Workspace, env: Record<string, string>, ...args: string[]) => O(w, ['--backend', 'vulkan', ...args], env);
 
 export const ENVIRONMENT_TRIALS: readonly Trial[] = [
-  { id: 'I1', what: 'TIERLAB_VK_UPLOAD=xyz (fifteen FAIL rows)', ci: true, run: (w) => refusedBeforeRuns(vulkan(w, { TIERLAB_VK_UPLOAD: 'xyz' }), /TIERLAB_VK_UPLOAD=xyz \(staged or mapped\)/) },
+  { id: 'I1', what: 'TIERLAB_VK_UPLOAD=xyz (fifteen FAIL rows)', run: (w) => refusedBeforeRuns(vulkan(w, { TIERLAB_VK_UPLOAD: 'xyz' }), /TIERLAB_VK_UPLOAD=xyz \(staged or mapped\)/) },
   { id: 'I2', what: 'TIERLAB_VK_VALIDATION=garbage (read as 1)', run: (w) => oneLine(vulkan(w, { TIERLAB_VK_VALIDATION: 'garbage' }), /TIERLAB_VK_VALIDATION=garbage: want 1/) },
   {
     id: 'I3',
