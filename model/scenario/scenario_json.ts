@@ -14,6 +14,7 @@
  */
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { ShutdownPoint } from '../../src/engine/driver.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
 import { HEAT_FILE_DEFECTS, type Scenario } from './scenario.js';
@@ -83,6 +84,14 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const tokens = routes.length;
   const streaming = r.boolean(o.streaming, p('streaming'));
   const warmstart = r.oneOf(o.warmstart, p('warmstart'), ['none', 'plan', 'block'] as const);
+  const loaders = r.int(o.loaders, p('loaders'), 1, L.loaders);
+  const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
+  // main, and per run the uploader and the loaders: past the thread limit a legal
+  // scenario would be reported as LIMIT-THREADS, a leak the tier does not have
+  const threads = 1 + runs * (1 + loaders);
+  if (threads > DEFAULT_LIMITS.maxThreads) {
+    r.fail(p('loaders'), `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`);
+  }
   return {
     devices,
     layers,
@@ -96,7 +105,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     weightBytes: three('weightBytes'),
     scaleBytes: three('scaleBytes'),
     ramCapacity: r.int(o.ramCapacity, p('ramCapacity'), 1, experts),
-    loaders: r.int(o.loaders, p('loaders'), 1, L.loaders),
+    loaders,
     warmstart,
     heatFile: parseHeat(r, o.heatFile, p('heatFile'), layers, experts),
     heatFileDefect: r.oneOf(o.heatFileDefect, p('heatFileDefect'), HEAT_FILE_DEFECTS),
@@ -113,7 +122,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     denseBytes: r.int(o.denseBytes, p('denseBytes'), 0, L.denseBytes),
     denseWhileGroupOpen: r.boolean(o.denseWhileGroupOpen, p('denseWhileGroupOpen')),
     initTwice: r.boolean(o.initTwice, p('initTwice')),
-    runs: r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1,
+    runs,
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
   };

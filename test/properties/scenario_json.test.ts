@@ -51,6 +51,7 @@ const BAD: readonly (readonly [string, Record<string, unknown>, string])[] = [
   ['slots past the cap', { layers: 64, experts: 32 }, 'experts'],
   ['an unknown key', { extra: 1 }, ''],
   ['a fault site that does not exist', { faults: { uploadFails: [], meteorStrike: [1] } }, 'faults'],
+  ['more threads than the limit (8 loaders in 2 runs)', { loaders: 8, runs: 2 }, 'loaders'],
 ];
 
 function problemOf(data: unknown): string {

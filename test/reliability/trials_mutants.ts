@@ -163,13 +163,13 @@ export const BENCH_TRIALS: readonly Trial[] = [
 export const GAP_TRIALS: readonly Trial[] = [
   {
     id: 'K1',
-    what: 'the body of fillWait emptied (every property held)',
+    what: 'the body of fillWait replaced by a return (every property held)',
     run: (w) => {
       const text = readFileSync(FILL_WAIT, 'utf8');
-      const body = /export function\* fillWait\(st: TierState\): Gen<void> \{\n([\s\S]*?)\n\}/.exec(text)?.[1];
+      const body = /export function\* fillWait\([^)]*\): [^{]+\{\n([\s\S]*?)\n\}/.exec(text)?.[1];
       if (body === undefined) return { verdict: 'defect', observed: 'fillWait is not where the trial looks for it' };
       const out = w.report();
-      const r = M(w, oneMutant(catalogue(w, 'fill-wait-noop', { file: FILL_WAIT, find: body, replace: '' }), out, '30'), 240_000);
+      const r = M(w, oneMutant(catalogue(w, 'fill-wait-noop', { file: FILL_WAIT, find: body, replace: "  return 'done' as never;" }), out, '30'), 240_000);
       const killed = /fill-wait-noop: killed by (\S+)/.exec(r.stderr);
       const survived = /fill-wait-noop: SURVIVED/.test(r.stderr) && existsSync(join(out, 'mutants.json'));
       if (killed !== null) return { verdict: 'ok', observed: `killed by ${killed[1] ?? ''}` };

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingVulkanPieces } from '../../scripts/vulkan_toolchain.mjs';
+import { ABI_VERSION } from '../../src/engine/native/binding.js';
 import { brief, okIf, oneLine, worst, type Outcome, type Ran, type Trial, type Workspace } from './tools.js';
 
 const O = (w: Workspace, args: readonly string[], env?: Record<string, string>) => w.cli('oracle', ['--report', w.report(), ...args], env !== undefined ? { env } : {});
@@ -214,11 +215,15 @@ export const LIBRARY_TRIALS: readonly Trial[] = [
       return withLib(w, so, /cannot load .*: its .* ends at byte \d+, past its 20000 bytes \(truncated\?\)/);
     },
   },
-  { id: 'H5', what: 'tl_abi_version() returning 2', run: (w) => withLib(w, sharedLib(w, 'abi2', 'unsigned tl_abi_version(void) { return 2; }\n'), /ABI mismatch: .* has ABI version 2/) },
+  {
+    id: 'H5',
+    what: 'tl_abi_version() returning another version',
+    run: (w) => withLib(w, sharedLib(w, 'abi', `unsigned tl_abi_version(void) { return ${ABI_VERSION + 1}; }\n`), new RegExp(`ABI mismatch: .* has ABI version ${ABI_VERSION + 1}`)),
+  },
   {
     id: 'H6',
-    what: 'ABI 1 with two functions only',
-    run: (w) => withLib(w, sharedLib(w, 'abi1', 'unsigned tl_abi_version(void) { return 1; }\nconst char *tl_backend_name(void) { return "cpu"; }\n'), /lacks a function of ABI 1/),
+    what: 'the right ABI version with two functions only',
+    run: (w) => withLib(w, sharedLib(w, 'two', `unsigned tl_abi_version(void) { return ${ABI_VERSION}; }\nconst char *tl_backend_name(void) { return "cpu"; }\n`), /lacks a function of ABI \d+/),
   },
   { id: 'H7', what: 'the Vulkan library with --backend cpu', run: (w) => (existsSync(VULKAN_LIB) ? withLib(w, VULKAN_LIB, /is the vulkan engine, not cpu/) : { verdict: 'defect', observed: `${VULKAN_LIB} not built` }) },
   {
