@@ -266,9 +266,11 @@ describe('sync discipline has teeth beyond a bare unlock', () => {
       strategy: new ChoicesStrategy([]),
       *main(tier) {
         yield* tier.init();
+        // inside a tier call, after its unlock: a data race in C
+        yield { k: 'call', call: { fn: 'resident_count' } };
         yield LOCK;
         yield UNLOCK;
-        tier.st.tick++; // after the unlock: a data race in C
+        tier.st.tick++;
         yield LOCK;
         yield UNLOCK;
       },

@@ -30,15 +30,17 @@ export function accountingChecker(ctx: CheckContext): Checker {
       }
     },
     guardedDigest() {
-      // scalars, per-device budgets, and every slot's flags: what a thread may only
-      // change holding mx
-      let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
-      h = h * 43 + st.waitersInside * 47 + st.denseInflight * 53 + (st.groupsBusy ? 59 : 0) + (st.groupsDrained ? 61 : 0) + (st.active ? 67 : 0);
-      for (let d = 0; d < devices; d++) h = ((h * 37 + (st.used[d] ?? 0)) % 1e15) + (st.budget[d] ?? 0) * 41;
+      // scalars, per-device budgets, and every slot's flags and heat: what a thread may
+      // only change holding mx (32-bit mixing: this runs twice for every step taken
+      // without mx)
+      let h = mix(mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.waitersInside)), st.denseInflight);
+      const flags = (st.stop ? 1 : 0) | (st.issueOpen ? 2 : 0) | (st.groupsBusy ? 4 : 0) | (st.groupsDrained ? 8 : 0) | (st.active ? 16 : 0);
+      h = mix(h, flags);
+      for (let d = 0; d < devices; d++) h = mix(mix(h, st.used[d] ?? 0), st.budget[d] ?? 0);
       for (const row of st.slots) {
         for (const slot of row) {
           const bits = (slot.resident ? 1 : 0) | (slot.queued ? 2 : 0) | (slot.planned ? 4 : 0) | (slot.ram !== null ? 8 : 0) | (slot.tensors !== null ? 16 : 0);
-          h = (h * 33 + bits + slot.heat * 64) % 1e15;
+          h = mix(h, slot.heat * 32 + bits);
         }
       }
       return h;
@@ -91,4 +93,11 @@ export function accountingChecker(ctx: CheckContext): Checker {
       }
     },
   };
+}
+
+/** One step of a 32-bit multiplicative hash (values beyond 32 bits fold their high part in). */
+function mix(h: number, x: number): number {
+  const lo = x | 0;
+  const hi = (x / 4294967296) | 0;
+  return (Math.imul(h ^ lo, 0x9e3779b1) + hi) | 0;
 }

@@ -59,11 +59,21 @@ function ring(s: SpecState, t: TierState): Difference | null {
   for (let i = 0; i < s.ring.length; i++) {
     const a = s.ring[i];
     const b = t.ring[(t.qh + i) % cap];
-    const as = a === undefined ? '-' : entry(a.layer, a.eid, a.victim);
-    const bs = b === null || b === undefined ? '-' : entry(b.layer, b.eid, b.victim);
-    if (as !== bs) return diff(`ring[${i}]`, as, bs);
+    if (a === undefined || b === null || b === undefined || !sameEntry(a, b)) {
+      const as = a === undefined ? '-' : entry(a.layer, a.eid, a.victim);
+      const bs = b === null || b === undefined ? '-' : entry(b.layer, b.eid, b.victim);
+      return diff(`ring[${i}]`, as, bs);
+    }
   }
   return null;
+}
+
+type Entry = { layer: number; eid: number; victim: { layer: number; eid: number } | null };
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  if (a.layer !== b.layer || a.eid !== b.eid) return false;
+  if (a.victim === null || b.victim === null) return a.victim === b.victim;
+  return a.victim.layer === b.victim.layer && a.victim.eid === b.victim.eid;
 }
 
 function entry(layer: number, eid: number, victim: { layer: number; eid: number } | null): string {
@@ -72,14 +82,17 @@ function entry(layer: number, eid: number, victim: { layer: number; eid: number 
 
 function groups(s: SpecState, t: TierState): Difference | null {
   for (let d = 0; d < s.cfg.devices; d++) {
-    const a = (s.groups[d] ?? []).join(',');
-    const b = (t.groups[d] ?? []).map((r) => r.eid).join(',');
-    if (a !== b) return diff(`groups[${d}]`, `[${a}]`, `[${b}]`);
+    const a = s.groups[d] ?? [];
+    const b = t.groups[d] ?? [];
+    let same = a.length === b.length;
+    for (let i = 0; same && i < a.length; i++) same = a[i] === b[i]?.eid;
+    if (!same) return diff(`groups[${d}]`, `[${a.join(',')}]`, `[${b.map((r) => r.eid).join(',')}]`);
   }
   return null;
 }
 
 function slots(s: SpecState, t: TierState): Difference | null {
+  const devices = s.cfg.devices;
   for (let l = 0; l < s.slots.length; l++) {
     const row = s.slots[l] ?? [];
     const trow = t.slots[l];
@@ -88,14 +101,25 @@ function slots(s: SpecState, t: TierState): Difference | null {
       const a = row[e];
       const b = trow[e];
       if (a === undefined || b === undefined) continue;
+      if (
+        b.home === e % devices &&
+        a.heat === b.heat &&
+        a.resident === b.resident &&
+        a.queued === b.queued &&
+        a.planned === b.planned &&
+        a.tensors === (b.tensors !== null) &&
+        a.ram === (b.ram !== null)
+      ) {
+        continue;
+      }
       const at = `L${l}E${e}`;
-      if (b.home !== e % s.cfg.devices) return diff(`${at}.home`, `device ${e % s.cfg.devices}`, `device ${b.home}`);
+      if (b.home !== e % devices) return diff(`${at}.home`, `device ${e % devices}`, `device ${b.home}`);
       if (a.heat !== b.heat) return diff(`${at}.heat`, a.heat, b.heat);
       if (a.resident !== b.resident) return diff(`${at}.resident`, a.resident, b.resident);
       if (a.queued !== b.queued) return diff(`${at}.queued`, a.queued, b.queued);
       if (a.planned !== b.planned) return diff(`${at}.planned`, a.planned, b.planned);
       if (a.tensors !== (b.tensors !== null)) return diff(`${at}.tensors`, a.tensors, b.tensors !== null);
-      if (a.ram !== (b.ram !== null)) return diff(`${at}.ram`, a.ram, b.ram !== null);
+      return diff(`${at}.ram`, a.ram, b.ram !== null);
     }
   }
   return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);

@@ -16,11 +16,16 @@ export interface Observed {
 
 export class ObservedIo implements SpecIo {
   private at = 0;
+  private ops: readonly Observed[] = [];
 
-  constructor(
-    private readonly ops: readonly Observed[],
-    private readonly world: CheckedWorld,
-  ) {}
+  constructor(private readonly world: CheckedWorld) {}
+
+  /** The ops of the next step (one io serves every step: no allocation per release). */
+  reset(ops: readonly Observed[]): this {
+    this.ops = ops;
+    this.at = 0;
+    return this;
+  }
 
   /** Ops the tier did that the reference did not take: the first one, described. */
   leftover(): string | null {
@@ -34,8 +39,7 @@ export class ObservedIo implements SpecIo {
     if (mismatch !== null) {
       // a notify of the other kind or on the other condition variable is a wakeup defect;
       // another op where a notify belongs is the call's own divergence
-      const notify = (k: string): boolean => k === 'signal' || k === 'broadcast';
-      const fam = mismatch === 'dev' ? 'SPEC-HOME' : notify(want.k) && notify(got.op.k) ? 'SPEC-WAKEUP' : family;
+      const fam = mismatch === 'dev' ? 'SPEC-HOME' : isNotify(want.k) && isNotify(got.op.k) ? 'SPEC-WAKEUP' : family;
       throw new SpecError(fam, `the protocol expects ${describeSpec(want)} here, the tier did ${describeOp(got.op)}`);
     }
     return succeeded(got);
@@ -70,8 +74,6 @@ export class ObservedIo implements SpecIo {
   private mismatch(want: SpecOp, op: Op): 'dev' | 'op' | null {
     if (want.k !== op.k) return 'op';
     const w = this.world;
-    const key = (a: { layer: number; eid: number } | null, layer: number, eid: number): boolean =>
-      a === null ? layer < 0 : a.layer === layer && a.eid === eid;
     switch (want.k) {
       case 'hostAlloc':
         return op.k === 'hostAlloc' && op.what === want.what ? null : 'op';
@@ -100,10 +102,11 @@ export class ObservedIo implements SpecIo {
         return op.dev === want.dev ? null : 'dev';
       case 'issueGroup':
       case 'takeGroup': {
-        if (op.k !== want.k) return 'op';
+        if (op.k !== 'issueGroup' && op.k !== 'takeGroup') return 'op';
         if (op.dev !== want.dev) return 'dev';
-        const rows = op.rows.map((r) => r.eid).join(',');
-        return rows === want.eids.join(',') ? null : 'op';
+        if (op.rows.length !== want.eids.length) return 'op';
+        for (let i = 0; i < op.rows.length; i++) if (op.rows[i]?.eid !== want.eids[i]) return 'op';
+        return null;
       }
       case 'memInfo':
       case 'uploadDense':
@@ -118,6 +121,15 @@ export class ObservedIo implements SpecIo {
         return null;
     }
   }
+}
+
+function isNotify(k: string): boolean {
+  return k === 'signal' || k === 'broadcast';
+}
+
+/** The op names this expert (null: the dense trunk, layer < 0). */
+function key(a: { layer: number; eid: number } | null, layer: number, eid: number): boolean {
+  return a === null ? layer < 0 : a.layer === layer && a.eid === eid;
 }
 
 function succeeded(o: Observed): boolean {

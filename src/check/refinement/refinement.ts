@@ -37,12 +37,14 @@ interface Tracked {
 export class RefinementChecker implements Checker {
   readonly spec: SpecState;
   private readonly threads = new Map<number, Tracked>();
+  private readonly io: ObservedIo;
 
   constructor(
     private readonly st: TierState,
-    private readonly world: CheckedWorld,
+    world: CheckedWorld,
   ) {
     this.spec = newSpecState(specConfigOf(st.cfg));
+    this.io = new ObservedIo(world);
   }
 
   onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
@@ -55,10 +57,11 @@ export class RefinementChecker implements Checker {
       if (!('returned' in step)) {
         this.fail(t.call.family, th, t, `${op.ret.fn} returned, but the protocol still ${describeRelease(step.release)} here`);
       }
-      const mismatch = compareValue(step.returned, op.ret);
-      if (mismatch !== null) this.fail(t.call.family, th, t, `${op.ret.fn} returned ${mismatch}`);
+      if (!sameValue(step.returned, op.ret)) {
+        this.fail(t.call.family, th, t, `${op.ret.fn} returned ${tierText(op.ret)}, the protocol returns ${specText(step.returned)}`);
+      }
       this.threads.delete(th.tid);
-      this.compare(th, t, t.call.family);
+      this.compare(th, t);
     }
   }
 
@@ -75,7 +78,7 @@ export class RefinementChecker implements Checker {
     const t = this.threads.get(th.tid);
     if (t === undefined) {
       // a release by a thread in no tier call: the tier's state may not change
-      this.compare(th, { name: 'no tier call', call: { family: 'SPEC-STATE', step: () => UNCHANGED }, ops: [] }, 'SPEC-STATE');
+      this.compare(th, OUTSIDE);
       return;
     }
     const step = this.run(th, t);
@@ -86,12 +89,12 @@ export class RefinementChecker implements Checker {
       const family = step.release !== 'unlock' && did !== 'unlock' ? 'SPEC-WAKEUP' : t.call.family;
       this.fail(family, th, t, `the tier ${describeRelease(did)} where the protocol ${describeRelease(step.release)}`);
     }
-    this.compare(th, t, this.familyOf(t));
+    this.compare(th, t);
   }
 
   /** One step of the reference with the ops the thread did since its last step. */
   private run(th: ThreadView, t: Tracked): Step {
-    const io = new ObservedIo(t.ops, this.world);
+    const io = this.io.reset(t.ops);
     let step: Step;
     try {
       step = t.call.step(this.spec, io);
@@ -101,13 +104,13 @@ export class RefinementChecker implements Checker {
     }
     const left = io.leftover();
     if (left !== null) this.fail(t.call.family, th, t, `the tier did ${left}, which the protocol does not do here`);
-    t.ops = [];
+    t.ops.length = 0;
     return step;
   }
 
-  private compare(th: ThreadView, t: Tracked, family: SpecFamily): void {
+  private compare(th: ThreadView, t: Tracked): void {
     const d = firstDifference(this.spec, this.st);
-    if (d !== null) this.fail(refine(family, d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
+    if (d !== null) this.fail(refine(this.familyOf(t), d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
   }
 
   /** The family of a release's divergence: the tick's, when the tick decayed or swapped. */
@@ -123,6 +126,7 @@ export class RefinementChecker implements Checker {
 }
 
 const UNCHANGED: Step = { release: 'unlock' };
+const OUTSIDE: Tracked = { name: 'no tier call', call: { family: 'SPEC-STATE', step: () => UNCHANGED }, ops: [] };
 
 /**
  * Counters are their own family, so is placement; exp_bytes is init's; a heat that
@@ -141,11 +145,20 @@ function describeRelease(r: Release): string {
   return r === 'unlock' ? 'unlocks' : r === 'wait-cv' ? 'waits on cv' : 'waits on cv_take';
 }
 
-/** null: the tier returned what the protocol returns; else what it returned instead. */
-function compareValue(spec: SpecValue, ret: TierReturn): string | null {
-  const want = specText(spec);
-  const got = tierText(ret);
-  return want === got ? null : `${got}, the protocol returns ${want}`;
+/** The tier returned what the protocol returns (compared without building text). */
+function sameValue(v: SpecValue, r: TierReturn): boolean {
+  switch (v.fn) {
+    case 'init':
+      return r.fn === 'init' && r.value.state === v.state;
+    case 'plan_fill':
+      return r.fn === 'plan_fill' && r.value.length === v.keys.length && v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid);
+    case 'issue':
+      return r.fn === 'issue' && r.value.length === v.mask.length && v.mask.every((b, i) => b === r.value[i]);
+    case 'take':
+      return r.fn === 'take' && r.value.ok === v.ok && r.value.outputs.size === v.collected.length && v.collected.every((e) => r.value.outputs.has(e));
+    default:
+      return specText(v) === tierText(r);
+  }
 }
 
 function specText(v: SpecValue): string {
