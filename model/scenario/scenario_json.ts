@@ -84,14 +84,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const tokens = routes.length;
   const streaming = r.boolean(o.streaming, p('streaming'));
   const warmstart = r.oneOf(o.warmstart, p('warmstart'), ['none', 'plan', 'block'] as const);
-  const loaders = r.int(o.loaders, p('loaders'), 1, L.loaders);
-  const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
-  // main, and per run the uploader and the loaders: past the thread limit a legal
-  // scenario would be reported as LIMIT-THREADS, a leak the tier does not have
-  const threads = 1 + runs * (1 + loaders);
-  if (threads > DEFAULT_LIMITS.maxThreads) {
-    r.fail(p('loaders'), `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`);
-  }
+  const { loaders, runs } = parseThreads(r, o, p);
   return {
     devices,
     layers,
@@ -126,6 +119,21 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
   };
+}
+
+/**
+ * The loaders and the runs, which together say how many threads a run starts: main, and
+ * per run the uploader and the loaders. Past the thread limit a legal scenario would be
+ * reported as LIMIT-THREADS, a leak the tier does not have.
+ */
+function parseThreads(r: JsonReader, o: JsonObject, p: (k: string) => string): { loaders: number; runs: 1 | 2 } {
+  const loaders = r.int(o.loaders, p('loaders'), 1, SCENARIO_LIMITS.loaders);
+  const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
+  const threads = 1 + runs * (1 + loaders);
+  if (threads > DEFAULT_LIMITS.maxThreads) {
+    r.fail(p('loaders'), `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`);
+  }
+  return { loaders, runs };
 }
 
 function parseRoutes(r: JsonReader, v: unknown, at: string, layers: number, experts: number, topk: number): number[][][] {
