@@ -227,6 +227,9 @@ function writeReport(results: readonly MutantResult[], complete: boolean, interr
   writeMutantsReport(settings.outDir, report);
   return all;
 }
+function reportPath(): string {
+  return shownPath(join(settings.outDir, 'mutants.md'));
+}
 const done: MutantResult[] = [];
 writePartial = (signal) => {
   clearInterval(ticker);
@@ -279,9 +282,5 @@ if (ops.total > 0) {
 }
 out.push(`report in ${reportPath()}`, '');
 process.stdout.write(out.join('\n'));
-function reportPath(): string {
-  return shownPath(join(settings.outDir, 'mutants.md'));
-}
-
 const catalogueBad = all.some((r) => r.kind === 'catalogue' && r.status !== 'killed');
 process.exit(catalogueBad ? 1 : 0);

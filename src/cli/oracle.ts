@@ -86,8 +86,10 @@ const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
 const progress = new Progress();
 const heatDir = newHeatDir();
 const rows: OracleRow[] = [];
+/** messages the validation layer reported; null where none was loaded */
+const validationMessages = (): number | null => (validation === 'off' ? null : lib.validationCount());
 const report = (interrupted: string | null): boolean => {
-  const messages = validation === 'off' ? null : lib.validationCount();
+  const messages = validationMessages();
   const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
   const fixture = values.fixture ?? '';
   writeOracleReport(reportDir, { backend, devices, tokens, fixture, library: lib.path, rows, validation, validationMessages: messages, ok, planned: specs.length, interrupted });
@@ -132,7 +134,7 @@ try {
 
 const ok = report(null);
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
-const messages = validation === 'off' ? null : lib.validationCount();
+const messages = validationMessages();
 const validated = validation === null ? '' : validation === 'off' ? ', validation: off' : `, validation (${validation}): ${messages ?? 0} messages`;
 process.stdout.write(
   `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
