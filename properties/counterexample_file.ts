@@ -38,7 +38,7 @@ const MAX_CHOICES = 2 * DEFAULT_LIMITS.maxSteps;
 const MAX_CHOICE = 2 * DEFAULT_LIMITS.maxThreads;
 
 /** A mutant id as it may appear in a file or the environment, or an InputError. */
-export function checkMutantId(id: string, source: string): string {
+function checkMutantId(id: string, source: string): string {
   if (!MUTANT_ID.test(id)) throw new InputError(source, `${JSON.stringify(id.slice(0, 60))} is not a mutant id (letters, digits and ._:@/- only)`);
   return id;
 }

@@ -81,7 +81,7 @@ function table(rs: readonly MutantResult[]): string[] {
 }
 
 /** the kill matrix's last column: sampled runs in which the simulator itself threw */
-export const CRASH = 'CRASH';
+const CRASH = 'CRASH';
 
 function matrix(rs: readonly MutantResult[]): string[] {
   const ran = rs.filter((r) => r.status === 'killed' || r.status === 'survived' || r.status === 'inconclusive');
