@@ -1,12 +1,15 @@
 /**
  * Counterexamples on disk: everything a replay needs in one JSON file (the scenario,
  * the schedule, and which mutant, if any, was applied). Fixed bugs are kept as such
- * files in properties/replays/ and replayed by the tests.
+ * files in properties/replays/, each with its `regression`: the patch to the sources
+ * that puts the bug back, under which the schedule violates the file's `property` (the
+ * tests check both halves: clean on today's sources, that property with the patch).
  *
  * Invariants: a loaded counterexample has the right shape and ranges or the loader throws
  * an InputError naming the file and the JSON path; a mutant id is plain text (it is
  * printed and becomes part of a file name); a saved file lands inside the directory it is
- * saved to, whatever the mutant id.
+ * saved to, whatever the mutant id; a regression patch names a relative path with no
+ * `..` and is given only with no mutant (it is applied to today's sources).
  */
 import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
@@ -19,6 +22,13 @@ import { InputError } from '../src/input/input_error.js';
 import { JsonReader } from '../src/input/json_reader.js';
 import { fileNamePart } from '../src/input/paths.js';
 
+/** A fixed bug put back: `find` occurs once in `file` and becomes `replace`. */
+export interface Regression {
+  readonly file: string;
+  readonly find: string;
+  readonly replace: string;
+}
+
 export interface CounterexampleFile {
   readonly format: 'tierlab-counterexample';
   readonly version: 1;
@@ -27,9 +37,16 @@ export interface CounterexampleFile {
   readonly mutant: string | null;
   readonly scenario: Scenario;
   readonly choices: number[];
+  /** the patch that puts a fixed bug back (files in properties/replays/); null: none */
+  readonly regression: Regression | null;
 }
 
 const KEYS = ['format', 'version', 'property', 'detail', 'mutant', 'scenario', 'choices'] as const;
+const REGRESSION_KEYS = ['file', 'find', 'replace'] as const;
+/** a relative path of plain names (none starts with a dot, so no `..`), forward slashes */
+const SOURCE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+/** a patch's find and replace texts: a few lines of source, not a file */
+const MAX_PATCH_TEXT = 4000;
 /** catalogue ids (`fill-wait-queue-empty`) and operator ids (`op:NAME@FILE:LINE`) */
 const MUTANT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$/;
 /** a run makes at most one thread and one wake choice per step */
@@ -49,8 +66,12 @@ export function mutantOfEnvironment(): string | null {
   return id === undefined || id === '' ? null : checkMutantId(id, 'TIERLAB_MUTANT');
 }
 
-export function saveCounterexample(dir: string, cx: Omit<CounterexampleFile, 'format' | 'version'>): string {
-  const body: CounterexampleFile = { format: 'tierlab-counterexample', version: 1, ...cx };
+/** what a run that found a counterexample knows */
+type FoundCounterexample = Omit<CounterexampleFile, 'format' | 'version' | 'regression'>;
+
+/** Saves a counterexample a run found (a regression patch is added by hand, once the bug is fixed). */
+export function saveCounterexample(dir: string, cx: FoundCounterexample): string {
+  const body: Omit<CounterexampleFile, 'regression'> = { format: 'tierlab-counterexample', version: 1, ...cx };
   const text = JSON.stringify(body, null, 1);
   const id = createHash('sha256').update(text).digest('hex').slice(0, 10);
   const name = fileNamePart(`${cx.mutant !== null ? cx.mutant + '-' : ''}${cx.property}-${id}.json`);
@@ -73,19 +94,44 @@ export function loadCounterexample(file: string): CounterexampleFile {
     throw new InputError(file, `not a tierlab counterexample (${what}; want format "tierlab-counterexample", version 1)`);
   }
   const r: JsonReader = new JsonReader(file);
-  const o = r.object(data, '', KEYS);
+  const o = r.object(data, '', 'regression' in d ? [...KEYS, 'regression'] : KEYS);
   const property = r.string(o.property, 'property');
   if (!isPropertyId(property)) r.fail('property', `${JSON.stringify(property.slice(0, 60))} is not a catalogued property`);
   const count = r.array(o.choices, 'choices').length;
   if (count > MAX_CHOICES) r.fail('choices', `${count} choices exceed the ${MAX_CHOICES} a run can make`);
   const choices = r.intArray(o.choices, 'choices', 0, MAX_CHOICE);
+  const mutant = o.mutant === null ? null : checkMutantId(r.string(o.mutant, 'mutant'), `${file}: mutant`);
+  const regression = o.regression === undefined || o.regression === null ? null : readRegression(r, o.regression);
+  if (regression !== null && mutant !== null) {
+    r.fail('regression', 'a counterexample found on a mutant has no regression patch (mutant is not null)');
+  }
   return {
     format: 'tierlab-counterexample',
     version: 1,
     property,
     detail: r.string(o.detail, 'detail'),
-    mutant: o.mutant === null ? null : checkMutantId(r.string(o.mutant, 'mutant'), `${file}: mutant`),
+    mutant,
     scenario: parseScenario(o.scenario, file, 'scenario'),
     choices,
+    regression,
   };
+}
+
+function readRegression(r: JsonReader, value: unknown): Regression {
+  const o = r.object(value, 'regression', REGRESSION_KEYS);
+  const file = r.string(o.file, 'regression.file');
+  if (!SOURCE_PATH.test(file)) {
+    const shown = JSON.stringify(file.slice(0, 60));
+    r.fail('regression.file', `${shown} is not a relative path of plain names (no .., no leading /)`);
+  }
+  const text = (key: 'find' | 'replace'): string => {
+    const s = r.string(o[key], `regression.${key}`);
+    if (s.length > MAX_PATCH_TEXT) r.fail(`regression.${key}`, `${s.length} characters, over ${MAX_PATCH_TEXT}`);
+    return s;
+  };
+  const find = text('find');
+  const replace = text('replace');
+  if (find === '') r.fail('regression.find', 'is empty (it must name the text the fix put in)');
+  if (find === replace) r.fail('regression.replace', 'equals find (the patch would change nothing)');
+  return { file, find, replace };
 }

@@ -4,8 +4,9 @@
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first.
  *
- * Exits 0 when no property is violated (a fixed bug's replay prints "no violation"), 1 or
- * 3 by the violated property's kind, 2 on bad input: an unreadable or malformed file, or a
+ * Exits 0 when no property is violated (a fixed bug's replay prints "no violation", and
+ * how to put the bug back when the file has its regression patch), 1 or 3 by the
+ * violated property's kind, 2 on bad input: an unreadable or malformed file, or a
  * schedule that is not a path of its scenario (a choice beyond its point's options,
  * choices the run never reaches): such a schedule would replay some other run.
  */
@@ -27,6 +28,9 @@ const file = positionals[0] ?? '';
 const cx = loadCounterexample(file);
 const r = replayCounterexample(cx.scenario, cx.choices);
 if (r.scheduleProblem !== null) usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);
+// a fixed bug's file carries the patch that puts the bug back
+const putBack = cx.regression !== null ? ` (npm run mutants -- --replay ${file} puts it back)` : '';
+const fixedNote = `: the bug it records is fixed${putBack}`;
 process.stdout.write(
   [
     `scenario: ${describeScenario(cx.scenario)}`,
@@ -35,7 +39,7 @@ process.stdout.write(
     printedTrace(r, values.full === true),
     '',
     r.violation === null
-      ? `no violation (${r.steps} steps)${cx.mutant !== null ? ': this counterexample needs its mutant applied' : ': the bug it records is fixed'}`
+      ? `no violation (${r.steps} steps)${cx.mutant !== null ? ': this counterexample needs its mutant applied' : fixedNote}`
       : `VIOLATED ${r.violation.property}: ${propertyInfo(r.violation.property)?.statement ?? ''}\n  ${r.violation.detail}`,
     `trace sha256 ${r.trace?.hash() ?? '-'}`,
     '',
