@@ -315,6 +315,9 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
+      // now and then a configuration init must refuse: int8 experts with a scale group, or
+      // a heat file in streaming mode (1 and 2; anything else: a valid configuration)
+      misconfig: fc.integer({ min: 0, max: 24 }),
       // racing: a spurious wakeup is the only thing that can end shutdown's waits early
       spuriousWakeups: aim === 'racing' ? fc.constant(3) : fc.integer({ min: 0, max: 3 }),
     })
@@ -326,6 +329,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       // now and then a RAM too small for full residency, which init must refuse unless streaming
       const short = r.ramShort === 0 && suite !== 'shutdown' && suite !== 'full-groups';
       const ramCapacity = r.streaming || short ? Math.max(1, shape.experts - 1) : shape.experts;
+      const misconfigured = suite !== 'shutdown' && suite !== 'full-groups' ? r.misconfig : 0;
+      const groupedInt8 = misconfigured === 1 && r.expert.format === 1;
       return {
         devices: shape.devices,
         layers: shape.layers,
@@ -335,12 +340,12 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         budgetExperts: r.budgetExperts,
         capacityExperts,
         expertFormat: r.expert.format,
-        groupSize: r.expert.group,
+        groupSize: groupedInt8 ? 32 : r.expert.group,
         ...expertBytesOf(r.expert),
         ramCapacity,
         loaders: r.loaders,
         warmstart: r.warmstart,
-        heatFile: r.streaming ? null : r.heat,
+        heatFile: r.streaming && misconfigured !== 2 ? null : r.heat,
         heatFileDefect: r.heatFileDefect,
         streaming: r.streaming,
         wantSwaps: r.wantSwaps,
