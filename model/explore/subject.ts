@@ -30,6 +30,8 @@ export type StateProbe = (threads: ThreadCounters) => number;
 export interface Subject {
   /** checkers run (footprints of unlock and wait then read device bytes) */
   readonly checks: boolean;
+  /** spurious wakeups a run may inject (the scenario's budget); 0 when absent */
+  readonly spuriousWakeups?: number;
   /** runs once; `probe` receives, before the first step, a way to digest the state */
   run(strategy: Strategy, probe?: (p: StateProbe) => void): SubjectRun;
 }
@@ -40,6 +42,7 @@ export type MainThread = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 export function scenarioSubject(scenario: Scenario, checks = true, main?: MainThread): Subject {
   return {
     checks,
+    spuriousWakeups: scenario.spuriousWakeups,
     run(strategy, probe) {
       let st: TierState | null = null;
       let world: SimulatedWorld | null = null;

@@ -12,6 +12,7 @@ import type { Checker } from '../../src/check/checker.js';
 import type { Strategy } from '../../model/rt/strategy.js';
 import { Violation } from '../../src/check/violation.js';
 import type { Subject } from '../../model/explore/subject.js';
+import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
 
 export class CounterWorld {
   counter = 0;
@@ -55,9 +56,39 @@ export function racyIncrement(): Thread {
   };
 }
 
-export function toySubject(main: Thread, expectCounter?: number): Subject {
+/** The increment under mx: read and write in one critical section. */
+export function lockedIncrement(): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    const v = (yield readCounter) as number;
+    yield writeCounter(v + 1);
+    yield UNLOCK;
+  };
+}
+
+/** Waits under mx on cv_take until the counter is at least `v` (Mesa: re-checks after each wakeup). */
+export function waitFor(v: number): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    while (((yield readCounter) as number) < v) yield WAIT_TAKE;
+    yield UNLOCK;
+  };
+}
+
+/** Sets the counter under mx and wakes cv_take: one waiter (`signal`, the scheduler picks) or all. */
+export function setAndWake(v: number, how: 'signal' | 'broadcast'): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    yield writeCounter(v);
+    yield how === 'signal' ? { k: 'signal', cv: 'cv_take' } : BROADCAST_TAKE;
+    yield UNLOCK;
+  };
+}
+
+export function toySubject(main: Thread, expectCounter?: number, spuriousWakeups = 0): Subject {
   return {
     checks: false,
+    spuriousWakeups,
     run(strategy: Strategy) {
       const world = new CounterWorld();
       const checkers: Checker[] =
@@ -70,7 +101,7 @@ export function toySubject(main: Thread, expectCounter?: number): Subject {
                 },
               },
             ];
-      const rt = new Runtime(world, strategy, checkers, { ...DEFAULT_LIMITS, spuriousWakeups: 0 });
+      const rt = new Runtime(world, strategy, checkers, { ...DEFAULT_LIMITS, spuriousWakeups });
       const r = rt.run(main);
       return { violation: r.violation, steps: r.steps };
     },

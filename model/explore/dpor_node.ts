@@ -1,0 +1,70 @@
+/**
+ * One position of the DPOR search tree: the state before the i-th event of the current
+ * path, with what the search knows and still owes there.
+ *
+ *  - `enabled`: the events that could run there (one per thread that can move, plus a
+ *    spurious wakeup per waiter while the budget lasts), with their footprints;
+ *  - `sleep`: what was asleep on arrival (explored elsewhere, independent of the path
+ *    since); `done`: branches already explored here. Together they are the sleep set a
+ *    wakeup sequence is checked against;
+ *  - `wut`: the wakeup tree, branches still to explore; `chosen` is the branch being
+ *    explored and `guide` what its wakeup subtree asks of the positions below.
+ *  - preemption bookkeeping (`budget` on arrival, `cost` of the chosen branch, whether
+ *    the bound cut anything below), used when a bound is set.
+ *
+ * Invariant: a branch is never both in `done` and in `wut`; `chosen` is in neither.
+ */
+import type { EventFp } from './dependence.js';
+import type { Branch, WakeupNode } from './wakeup_tree.js';
+
+export interface EnabledEvent {
+  readonly key: number;
+  readonly fp: EventFp;
+  /** moving it here would preempt the thread that moved last */
+  readonly preempts: boolean;
+}
+
+/** An explored or sleeping branch, and whether it can be trusted under a bound. */
+export interface DoneBranch extends Branch {
+  /** its subtree was explored without the preemption bound cutting anything */
+  readonly complete: boolean;
+}
+
+export class DporNode {
+  chosen: { key: number; choice: number };
+  guide: WakeupNode[] = [];
+  readonly done: DoneBranch[] = [];
+  wut: WakeupNode[] = [];
+  /** the chosen branch's subtree lost something to the preemption bound */
+  cut = false;
+  /** some branch here was dropped for the bound, or explored incompletely */
+  incomplete = false;
+  /** number of threads that exist here (a spawned thread exists after its spawn) */
+  threadCount = 0;
+
+  constructor(
+    readonly enabled: readonly EnabledEvent[],
+    readonly sleep: readonly DoneBranch[],
+    readonly budget: number,
+    key: number,
+  ) {
+    this.chosen = { key, choice: -1 };
+  }
+
+  enabledEvent(key: number): EnabledEvent | undefined {
+    return this.enabled.find((e) => e.key === key);
+  }
+
+  /** the sleep set wakeup sequences are checked against: arrival sleep and explored branches */
+  sleepSet(): Branch[] {
+    const out: Branch[] = [];
+    for (const s of this.sleep) if (s.complete) out.push(s);
+    for (const d of this.done) if (d.complete) out.push(d);
+    return out;
+  }
+
+  /** a trusted sleeping or explored branch of this thread event (any wakeup choice) */
+  isAsleep(key: number): boolean {
+    return this.sleep.some((s) => s.complete && s.key === key) || this.done.some((d) => d.complete && d.key === key);
+  }
+}
