@@ -9,11 +9,13 @@
  *    wakeup sequence is checked against;
  *  - `wut`: the wakeup tree, branches still to explore; `chosen` is the branch being
  *    explored and `guide` what its wakeup subtree asks of the positions below.
- *  - preemption bookkeeping (`budget` on arrival, `cost` of the chosen branch, whether
- *    the bound cut anything below), used when a bound is set.
+ *  - preemption bookkeeping (`budget` on arrival, whether the bound cut anything below),
+ *    used when a bound is set;
+ *  - for the state cache: its entry, and the summary of what ran below (dpor_cache.ts).
  *
  * Invariant: a branch is never both in `done` and in `wut`; `chosen` is in neither.
  */
+import type { CacheEntry } from './dpor_cache.js';
 import type { EventFp } from './dependence.js';
 import type { Branch, WakeupNode } from './wakeup_tree.js';
 
@@ -41,6 +43,10 @@ export class DporNode {
   incomplete = false;
   /** number of threads that exist here (a spawned thread exists after its spawn) */
   threadCount = 0;
+  /** the state cache's record of this position (null: no cache) */
+  entry: CacheEntry | null = null;
+  /** per thread, the footprints of every event explored from here (dpor_cache.ts) */
+  summary: Int32Array | null = null;
 
   constructor(
     readonly enabled: readonly EnabledEvent[],

@@ -26,10 +26,13 @@ import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js
 import type { DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
+import { mergeSummary, StateCache, summaryBits } from './dpor_cache.js';
 import type { FoundViolation, SearchOptions, SearchResult } from './search.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 
 export interface DporStats {
+  /** branches offered by the state cache's summaries (full expansions) */
+  expansions: number;
   /** races reversed (wakeup sequences offered) and how many added a branch */
   races: number;
   insertions: number;
@@ -48,9 +51,18 @@ export interface DporSearchResult extends SearchResult {
 export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchResult {
   const stack: DporNode[] = [];
   const bounded = Number.isFinite(opts.preemptions);
-  const cfg: DporRunConfig = { preemptions: opts.preemptions, checks: subject.checks, maxThreads: DEFAULT_LIMITS.maxThreads, spuriousWakeups: subject.spuriousWakeups ?? 0 };
+  const states = opts.countStates === true ? new Set<number>() : null;
+  const cache = opts.stateCache === true ? new StateCache(bounded) : null;
+  const cfg: DporRunConfig = {
+    preemptions: opts.preemptions,
+    checks: subject.checks,
+    maxThreads: DEFAULT_LIMITS.maxThreads,
+    spuriousWakeups: subject.spuriousWakeups ?? 0,
+    states,
+    cache,
+  };
   const stats = { schedules: 0, blocked: 0, cached: 0, steps: 0, stepsExecuted: 0, nodes: 0, states: null as number | null, seconds: 0, maxChoices: 0 };
-  const dpor: DporStats = { races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  const dpor: DporStats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
   const violations: FoundViolation[] = [];
   let violatingSchedules = 0;
   let stoppedBy: SearchResult['stoppedBy'] = null;
@@ -67,11 +79,13 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
     stats.stepsExecuted += strategy.eventsRun;
     stats.maxChoices = Math.max(stats.maxChoices, strategy.path.length);
     if (stack.length !== strategy.hb.length) throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
-    if (outcome === 'sleep' || outcome === 'bound') {
+    if (outcome === 'cached') {
+      stats.cached++;
+    } else if (outcome === 'sleep' || outcome === 'bound') {
       stats.blocked++;
       if (outcome === 'sleep') dpor.sleepBlocked++;
       else dpor.boundStopped++;
-    } else if (outcome !== 'cached') {
+    } else {
       stats.schedules++;
       stats.steps += outcome.steps;
       opts.onSchedule?.(outcome);
@@ -93,22 +107,25 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
       }
     }
     reverseRaces(stack, strategy.hb, bounded, dpor);
-    frontier = backtrack(stack);
+    dpor.expansions += strategy.expansions;
+    frontier = backtrack(stack, cfg.maxThreads);
     if (frontier < 0) break;
     if (stoppedBy === null && stats.schedules >= maxSchedules) stoppedBy = 'schedules';
     if (stoppedBy === null && (run & 15) === 15 && performance.now() > deadline) stoppedBy = 'seconds';
     if (stoppedBy !== null) break;
     if ((run & 1023) === 1023 && opts.onProgress !== undefined) {
       stats.seconds = (performance.now() - started) / 1000;
+      stats.states = states?.size ?? null;
       opts.onProgress(stats);
     }
   }
   stats.seconds = (performance.now() - started) / 1000;
+  stats.states = states?.size ?? null;
   return {
     ...stats,
     preemptions: opts.preemptions,
     reduce: true,
-    stateCache: false,
+    stateCache: cache !== null,
     complete: stoppedBy === null,
     stoppedBy,
     violations,
@@ -119,7 +136,9 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
 
 function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep' | 'bound' | 'cached' {
   try {
-    return subject.run(strategy);
+    const r = strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy);
+    strategy.finish();
+    return r;
   } catch (e) {
     if (e instanceof RunStopped) return e.why;
     throw e;
@@ -145,7 +164,7 @@ function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, st
       for (let k = i + 1; k < n; k++) {
         if (k === j) continue;
         const ev = events[k];
-        if (ev !== undefined && (ev.clock[earlier.tid] ?? 0) < earlier.seq) items.push(k);
+        if (ev !== undefined && hb.clockAt(k, earlier.tid) < earlier.seq) items.push(k);
       }
       items.push(j);
       const first = events[items[0] ?? -1];
@@ -188,13 +207,18 @@ function offerAlternatives(stack: DporNode[]): void {
  * Finishes the chosen branch of the deepest position and moves it to its next branch;
  * positions with none left are dropped. Returns the new frontier, or -1 when done.
  */
-function backtrack(stack: DporNode[]): number {
+function backtrack(stack: DporNode[], maxThreads: number): number {
   for (;;) {
     const top = stack.length - 1;
     const node = stack[top];
     if (node === undefined) return -1;
     const fp = node.enabledEvent(node.chosen.key)?.fp;
     if (fp === undefined) throw new Error('internal error: chosen branch not enabled');
+    if (node.entry !== null) {
+      node.summary ??= new Int32Array(maxThreads);
+      const tid = node.chosen.key >> 1;
+      node.summary[tid] = (node.summary[tid] ?? 0) | summaryBits(fp);
+    }
     node.done.push({ key: node.chosen.key, choice: node.chosen.choice, fp, complete: !node.cut });
     if (node.cut) node.incomplete = true;
     node.cut = false;
@@ -217,5 +241,15 @@ function backtrack(stack: DporNode[]): number {
     stack.pop();
     const parent = stack[top - 1];
     if (parent !== undefined && node.incomplete) parent.cut = true;
+    if (node.entry !== null) {
+      // the position is finished: its entry may prune from now on, its summary counts above
+      const summary = node.summary ?? new Int32Array(maxThreads);
+      node.entry.summary = summary;
+      node.entry.complete = !node.incomplete;
+      if (parent !== undefined) {
+        parent.summary ??= new Int32Array(maxThreads);
+        mergeSummary(parent.summary, summary, parent.threadCount, parent.chosen.key >> 1);
+      }
+    }
   }
 }

@@ -26,12 +26,21 @@ import { DporNode, type DoneBranch, type EnabledEvent } from './dpor_node.js';
 import { HappensBefore } from './happens_before.js';
 import { NondeterminismError } from './explorer.js';
 import { insertSingle, type WakeupNode } from './wakeup_tree.js';
+import { expandForSummary, mergeSummary, type StateCache } from './dpor_cache.js';
+import type { ThreadCounters } from './state_digest.js';
+import type { StateAccess } from './subject.js';
+import { ThreadPositions } from './thread_position.js';
 
 /** Thrown to end a run whose continuation is covered elsewhere or cut by the bound. */
 export class RunStopped extends Error {
-  constructor(readonly why: 'sleep' | 'bound' | 'cached') {
+  private constructor(readonly why: 'sleep' | 'bound' | 'cached') {
     super(`run stopped (${why})`);
   }
+
+  /** one instance per reason: thrown thousands of times, its stack never read */
+  static readonly sleep = new RunStopped('sleep');
+  static readonly bound = new RunStopped('bound');
+  static readonly cached = new RunStopped('cached');
 }
 
 export interface DporRunConfig {
@@ -40,12 +49,23 @@ export interface DporRunConfig {
   readonly maxThreads: number;
   /** the run's spurious-wakeup budget */
   readonly spuriousWakeups: number;
+  /** distinct state digests go here (null: do not count states) */
+  readonly states: Set<number> | null;
+  /** the state cache (null: stateless) */
+  readonly cache: StateCache | null;
 }
 
-export class DporStrategy implements Strategy {
+export class DporStrategy implements Strategy, ThreadCounters {
   readonly name = 'dpor';
   readonly path: number[] = [];
   readonly hb: HappensBefore;
+  readonly threads: (SimThread | undefined)[] = [];
+  readonly positions: ThreadPositions;
+  mxOwner = -1;
+  spuriousUsed = 0;
+  /** runs below a known state's position stopped there (summary races offered) */
+  expansions = 0;
+  private access: StateAccess | null = null;
   /** steps and spurious wakeups this run executed */
   eventsRun = 0;
   private budgetLeft: number;
@@ -66,6 +86,7 @@ export class DporStrategy implements Strategy {
     private readonly cfg: DporRunConfig,
   ) {
     this.hb = new HappensBefore(cfg.maxThreads);
+    this.positions = new ThreadPositions(cfg.maxThreads);
     this.budgetLeft = cfg.preemptions;
     this.spuriousLeft = cfg.spuriousWakeups;
     this.live = frontier < 0 ? [] : null;
@@ -75,6 +96,26 @@ export class DporStrategy implements Strategy {
     return this.hb.length;
   }
 
+  /** digests are asked for: the run must give access to its state */
+  get needsState(): boolean {
+    return this.cfg.states !== null || this.cfg.cache !== null;
+  }
+
+  attach(access: StateAccess): void {
+    this.access = access;
+    access.observer = { result: (tid, d) => this.positions.result(tid, d), read: (w, v) => this.positions.read(w, v) };
+  }
+
+  queueRank(tid: number): number {
+    const t = this.threads[tid];
+    const q = this.waiters.get(t?.waitingOn ?? '');
+    return q === undefined ? 0 : Math.max(0, q.indexOf(tid));
+  }
+
+  /** called after the run, while its state can still be read: the final state */
+  finish(): void {
+    if (this.cfg.states !== null && this.access !== null && this.live !== null) this.cfg.states.add(this.access.digest(this));
+  }
   pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number {
     if (ctx === undefined) throw new Error('DPOR needs the choice context at every choice point');
     const option = kind === 'wake' ? this.pickWaiter(n) : this.pickThread(n, ctx);
@@ -84,23 +125,40 @@ export class DporStrategy implements Strategy {
 
   private pickThread(n: number, ctx: ChoiceContext): number {
     const p = this.position;
-    const keys: number[] = [];
-    for (let i = 0; i < n; i++) keys.push(keyOf(ctx, i));
-    let node = this.stack[p];
-    if (node === undefined) {
-      const enabled: EnabledEvent[] = [];
-      for (let i = 0; i < n; i++) {
-        const th = ctx.options[i];
-        const spurious = i >= ctx.runnable;
-        const fp = th === undefined || spurious ? SPURIOUS_FP : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
-        enabled.push({ key: keys[i] ?? -1, fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
-      }
-      node = this.freshNode(enabled);
-    } else if (node.enabled.length !== n || node.enabled.some((e, i) => e.key !== keys[i])) {
-      throw new NondeterminismError(`position ${p} replayed with options [${keys.join(',')}], recorded as [${node.enabled.map((e) => e.key).join(',')}]: the run is not deterministic`);
+    for (let i = 0; i < n; i++) {
+      const th = ctx.options[i];
+      if (th !== undefined) this.threads[th.tid] = th;
     }
-    const option = keys.indexOf(node.chosen.key);
+    const known = this.stack[p];
+    if (known !== undefined) return this.replayed(known, n, ctx);
+    const enabled: EnabledEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      const th = ctx.options[i];
+      const spurious = i >= ctx.runnable;
+      const fp = th === undefined || spurious ? SPURIOUS_FP : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
+      enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
+    }
+    const node = this.freshNode(enabled);
+    const option = enabled.findIndex((e) => e.key === node.chosen.key);
     if (option < 0) throw new Error(`internal error: branch ${node.chosen.key} is not an option at position ${p}`);
+    return option;
+  }
+
+  /** a recorded position: it must offer the same options, and its branch is taken again */
+  private replayed(node: DporNode, n: number, ctx: ChoiceContext): number {
+    let option = -1;
+    let same = node.enabled.length === n;
+    for (let i = 0; i < n && same; i++) {
+      const key = keyOf(ctx, i);
+      if (node.enabled[i]?.key !== key) same = false;
+      if (key === node.chosen.key) option = i;
+    }
+    if (!same || option < 0) {
+      const keys = Array.from({ length: n }, (_, i) => keyOf(ctx, i));
+      throw new NondeterminismError(
+        `position ${this.position} replayed with options [${keys.join(',')}], recorded as [${node.enabled.map((e) => e.key).join(',')}]: the run is not deterministic`,
+      );
+    }
     return option;
   }
 
@@ -136,6 +194,7 @@ export class DporStrategy implements Strategy {
     const sleep = this.live ?? [];
     const node = new DporNode(enabled, sleep, this.budgetLeft, -1);
     node.threadCount = this.threadCount;
+    this.consultCache(node);
     node.wut = above?.guide ?? [];
     if (above !== undefined) above.guide = [];
     let chosen: WakeupNode | null = null;
@@ -165,7 +224,7 @@ export class DporStrategy implements Strategy {
       });
       if (pick === undefined) {
         if (overBudget && above !== undefined) above.cut = true;
-        throw new RunStopped(overBudget ? 'bound' : 'sleep');
+        throw overBudget ? RunStopped.bound : RunStopped.sleep;
       }
       node.chosen = { key: pick.key, choice: -1 };
     }
@@ -173,10 +232,44 @@ export class DporStrategy implements Strategy {
     return node;
   }
 
+  /**
+   * The state cache at a new position: a covering finished entry stops the run here (its
+   * summary's races offered, its summary counted for the position above); otherwise the
+   * position gets an entry of its own, finished when the search leaves it.
+   */
+  private consultCache(node: DporNode): void {
+    if (this.access === null || (this.cfg.states === null && this.cfg.cache === null)) return;
+    const digest = this.access.digest(this);
+    this.cfg.states?.add(digest);
+    const cache = this.cfg.cache;
+    if (cache === null) return;
+    const sleepKeys = node.sleep.filter((s) => s.complete).map((s) => s.key).sort((a, b) => a - b);
+    const lastTid = this.hb.events[this.position - 1]?.tid ?? -1;
+    const hit = cache.covering(digest, sleepKeys, this.budgetLeft, lastTid);
+    if (hit !== null && hit.summary !== null) {
+      cache.hits++;
+      this.expansions += expandForSummary(this.stack, this.hb, hit.summary);
+      const above = this.stack[this.position - 1];
+      if (above !== undefined) {
+        above.summary ??= new Int32Array(this.cfg.maxThreads);
+        mergeSummary(above.summary, hit.summary, above.threadCount, lastTid);
+      }
+      throw RunStopped.cached;
+    }
+    node.entry = { sleepKeys, budget: this.budgetLeft, lastTid, summary: null, complete: false };
+    cache.add(digest, node.entry);
+  }
+
   onStep(th: SimThread, holdsMx: boolean): void {
+    this.threads[th.tid] = th;
     const fp = eventFp(th.pending, th.reacquire, holdsMx, this.cfg.checks);
     const op = th.reacquire ? null : th.pending;
-    this.event(th.tid * 2, fp, op?.k === 'spawn' ? this.nextTid++ : -1, op?.k === 'join' ? op.tid : -1);
+    const spawned = op?.k === 'spawn' ? this.nextTid++ : -1;
+    this.event(th.tid * 2, fp, spawned, op?.k === 'join' ? op.tid : -1);
+    this.positions.step(th.tid, op, th.reacquire);
+    if (spawned >= 0) this.positions.spawned(th.tid, spawned);
+    if (th.reacquire || op?.k === 'lock') this.mxOwner = th.tid;
+    else if (op?.k === 'unlock' || op?.k === 'wait') this.mxOwner = -1;
     const at = this.position - 1;
     if (op?.k === 'wait') this.queue(op.cv).push(th.tid);
     else if (op?.k === 'broadcast') {
@@ -191,7 +284,10 @@ export class DporStrategy implements Strategy {
   }
 
   onSpurious(th: SimThread): void {
+    this.threads[th.tid] = th;
     this.event(th.tid * 2 + 1, SPURIOUS_FP, -1, -1);
+    this.positions.spurious(th.tid);
+    this.spuriousUsed++;
     const q = this.queue(th.waitingOn ?? '');
     const i = q.indexOf(th.tid);
     if (i >= 0) q.splice(i, 1);

@@ -16,8 +16,8 @@
  * with the thread's clock before the event). Only the latest candidate of each kind can
  * be a direct race: every earlier conflicting access is ordered before it.
  *
- * Invariants: seq(e) counts e's thread's events from 1; clocks are never mutated after
- * they are stored.
+ * Invariants: seq(e) counts e's thread's events from 1; an event's clock never changes
+ * once stored (threads' running clocks are separate arrays).
  */
 import { coEnabled, MxRole, type EventFp } from './dependence.js';
 
@@ -32,7 +32,6 @@ export interface RunEvent {
   /** which waiter a signal in this step woke (option index), -1 if no such choice */
   choice: number;
   readonly seq: number;
-  readonly clock: Int32Array;
   /** indices of earlier events this one races with */
   readonly races: readonly number[];
 }
@@ -40,6 +39,8 @@ export interface RunEvent {
 export class HappensBefore {
   readonly events: RunEvent[] = [];
   private readonly width: number;
+  /** every event's clock, `width` entries each, in event order (never changed once written) */
+  private clocks: Int32Array;
   /** the clock each thread's next event starts from (null: the thread does not exist) */
   private readonly threadClock: (Int32Array | null)[];
   private readonly lastOfThread: Int32Array;
@@ -49,9 +50,17 @@ export class HappensBefore {
   private lastMx = -1;
   private lastAcquire = -1;
   private lastSpurious = -1;
+  /** the event being appended: its thread, footprint, pre-clock, clock, races */
+  private tid = 0;
+  private fp: EventFp | null = null;
+  private pre: Int32Array = new Int32Array(0);
+  private readonly clock: Int32Array;
+  private races: number[] = [];
 
   constructor(maxThreads: number) {
     this.width = maxThreads;
+    this.clocks = new Int32Array(maxThreads * 256);
+    this.clock = new Int32Array(maxThreads);
     this.threadClock = new Array<Int32Array | null>(maxThreads).fill(null);
     this.threadClock[0] = new Int32Array(maxThreads);
     this.lastOfThread = new Int32Array(maxThreads).fill(-1);
@@ -62,11 +71,15 @@ export class HappensBefore {
     return this.events.length;
   }
 
+  /** entry `tid` of event e's clock */
+  clockAt(e: number, tid: number): number {
+    return this.clocks[e * this.width + tid] ?? 0;
+  }
+
   /** e happens before (or is) f */
   ordered(e: number, f: number): boolean {
     const a = this.events[e];
-    const b = this.events[f];
-    return a !== undefined && b !== undefined && (b.clock[a.tid] ?? 0) >= a.seq;
+    return a !== undefined && f < this.events.length && this.clockAt(f, a.tid) >= a.seq;
   }
 
   /** e happens before everything thread tid has done so far (or will do next) */
@@ -76,23 +89,14 @@ export class HappensBefore {
     return a !== undefined && c !== null && c !== undefined && (c[a.tid] ?? 0) >= a.seq;
   }
 
-  /** the clock thread tid's next event starts from (null: not spawned yet) */
-  clockOf(tid: number): Int32Array | null {
-    return this.threadClock[tid] ?? null;
-  }
-
   /**
    * A waiter was woken by event e (a signal or broadcast): its next event, the re-lock,
    * is ordered after e (an enabling edge: it cannot happen before it was woken).
    */
   woken(tid: number, e: number): void {
     const c = this.threadClock[tid];
-    const ev = this.events[e];
-    if (c === null || c === undefined || ev === undefined) return;
-    // a copy: c is also the clock stored with the waiter's last event
-    const next = c.slice();
-    join(next, ev.clock);
-    this.threadClock[tid] = next;
+    if (c === null || c === undefined || e >= this.events.length) return;
+    this.joinEvent(c, e);
   }
 
   /**
@@ -103,15 +107,11 @@ export class HappensBefore {
     const pre = this.threadClock[tid];
     if (pre === null || pre === undefined) throw new Error(`internal error: thread ${tid} moved before it was spawned`);
     const index = this.events.length;
-    const races: number[] = [];
-    const clock = pre.slice();
-    const consider = (e: number, race: boolean): void => {
-      if (e < 0) return;
-      const ev = this.events[e];
-      if (ev === undefined || ev.tid === tid) return;
-      if (race && (pre[ev.tid] ?? 0) < ev.seq && coEnabled(ev.fp, fp) && !races.includes(e)) races.push(e);
-      join(clock, ev.clock);
-    };
+    this.tid = tid;
+    this.fp = fp;
+    this.pre = pre;
+    this.clock.set(pre);
+    this.races = [];
     for (let o = 0; o < OBJECT_BITS; o++) {
       const bit = 1 << o;
       const reads = this.readsSince[o];
@@ -122,33 +122,39 @@ export class HappensBefore {
           const r = reads[u] ?? -1;
           if (r >= 0 && u !== tid) {
             anyRead = true;
-            consider(r, true);
+            this.consider(r, true);
           }
         }
-        consider(this.lastWrite[o] ?? -1, !anyRead);
+        this.consider(this.lastWrite[o] ?? -1, !anyRead);
       } else if ((fp.reads & bit) !== 0) {
-        consider(this.lastWrite[o] ?? -1, true);
+        this.consider(this.lastWrite[o] ?? -1, true);
       }
     }
     if (fp.mx !== MxRole.None) {
       if (fp.mx === MxRole.Acquire) {
-        consider(this.lastAcquire, true);
-        consider(this.lastSpurious, true);
+        this.consider(this.lastAcquire, true);
+        this.consider(this.lastSpurious, true);
       } else if (fp.mx === MxRole.Spurious) {
-        consider(this.lastMx, true);
+        this.consider(this.lastMx, true);
       } else {
-        consider(this.lastSpurious, true);
+        this.consider(this.lastSpurious, true);
       }
-      consider(this.lastMx, false);
+      this.consider(this.lastMx, false);
     }
-    if (joined >= 0) consider(this.lastOfThread[joined] ?? -1, false);
+    if (joined >= 0) this.consider(this.lastOfThread[joined] ?? -1, false);
     const seq = (pre[tid] ?? 0) + 1;
-    clock[tid] = seq;
-    const ev: RunEvent = { tid, key, fp, choice: -1, seq, clock, races };
+    this.clock[tid] = seq;
+    const ev: RunEvent = { tid, key, fp, choice: -1, seq, races: this.races };
     this.events.push(ev);
-    this.threadClock[tid] = clock;
+    if ((index + 1) * this.width > this.clocks.length) {
+      const grown = new Int32Array(this.clocks.length * 2);
+      grown.set(this.clocks);
+      this.clocks = grown;
+    }
+    this.clocks.set(this.clock, index * this.width);
+    pre.set(this.clock);
     this.lastOfThread[tid] = index;
-    if (spawned >= 0 && spawned < this.width) this.threadClock[spawned] = clock;
+    if (spawned >= 0 && spawned < this.width) this.threadClock[spawned] = this.clock.slice();
     for (let o = 0; o < OBJECT_BITS; o++) {
       const bit = 1 << o;
       const reads = this.readsSince[o];
@@ -167,11 +173,22 @@ export class HappensBefore {
     }
     return ev;
   }
-}
 
-function join(into: Int32Array, from: Int32Array): void {
-  for (let i = 0; i < into.length; i++) {
-    const v = from[i] ?? 0;
-    if (v > (into[i] ?? 0)) into[i] = v;
+  /** an earlier access the appended event depends on: join its clock, and note a race */
+  private consider(e: number, race: boolean): void {
+    if (e < 0) return;
+    const ev = this.events[e];
+    if (ev === undefined || ev.tid === this.tid) return;
+    const fp = this.fp;
+    if (race && fp !== null && (this.pre[ev.tid] ?? 0) < ev.seq && coEnabled(ev.fp, fp) && !this.races.includes(e)) this.races.push(e);
+    this.joinEvent(this.clock, e);
+  }
+
+  private joinEvent(into: Int32Array, e: number): void {
+    const base = e * this.width;
+    for (let i = 0; i < this.width; i++) {
+      const v = this.clocks[base + i] ?? 0;
+      if (v > (into[i] ?? 0)) into[i] = v;
+    }
   }
 }

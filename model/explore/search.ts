@@ -148,7 +148,7 @@ export function search(subject: Subject, opts: SearchOptions): SearchResult {
 /** One run, or why it stopped early. */
 function runOnce(subject: Subject, strategy: ExplorerStrategy): SubjectRun | 'sleep' | 'cached' {
   try {
-    const r = subject.run(strategy, (p) => strategy.setProbe(p));
+    const r = strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy);
     strategy.finish();
     return r;
   } catch (e) {
