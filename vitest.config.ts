@@ -1,6 +1,7 @@
+// The test runner's settings. Property suites are CPU-bound: two workers match the 2-core
+// machines tierlab runs on.
 import { defineConfig } from 'vitest/config';
 
-// Property suites are CPU-bound: two workers match the 2-core machines tierlab runs on.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,34 +1,36 @@
 /**
- * One simulated run of a scenario under a strategy: builds the tier (the same code the
- * real engine runs), the simulated world and the checkers, and runs the engine's main
- * thread to the end or to the first violation.
+ * One simulated run of a scenario under a strategy: the one assembly (src/engine/
+ * assemble.ts) builds the tier (the same code the real engine runs), its plan and the
+ * checkers; the simulated world answers; the runtime runs the engine's main thread to the
+ * end or to the first violation.
  */
-import { engineMain, type DriverPlan } from '../src/engine/driver.js';
+import { assemble, standardCheckers } from '../src/engine/assemble.js';
+import { engineMain } from '../src/engine/driver.js';
 import type { Gen } from '../src/ops.js';
-import { MAX_GROUP_ROWS } from '../src/tier/config.js';
-import { Tier } from '../src/tier/tier.js';
-import { tierConfigFor } from '../src/tier/variants.js';
-import { accountingChecker } from '../src/check/checkers/accounting.js';
-import { CoverageChecker } from '../src/check/checkers/coverage.js';
-import { endStateChecker } from '../src/check/checkers/end_state.js';
-import { postconditionChecker } from '../src/check/checkers/postconditions.js';
-import { stopWakesChecker } from '../src/check/checkers/stop_wakes.js';
-import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
-import { Runtime, type RunOutcome } from './rt/runtime.js';
 import type { Checker } from '../src/check/checker.js';
+import { CoverageChecker } from '../src/check/checkers/coverage.js';
+import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
+import { MAX_GROUP_ROWS } from '../src/tier/config.js';
+import type { Tier } from '../src/tier/tier.js';
+import { Runtime, type RunOutcome } from './rt/runtime.js';
 import type { Strategy } from './rt/strategy.js';
 import type { Trace } from './rt/trace.js';
-import type { Scenario } from './scenario.js';
-import { scaleBytesOf, SimulatedWorld } from './sim_engine/sim_world.js';
+import type { Scenario } from './scenario/scenario.js';
+import { SimulatedWorld } from './sim_engine/sim_world.js';
 
 export interface RunOptions {
   readonly strategy: Strategy;
   readonly traced?: boolean;
   readonly limits?: Partial<RunLimits>;
-  /** false: run without the checkers (to measure their cost) */
-  readonly checks?: boolean;
+  /** false: run without the checkers; 'no-refinement': without the lockstep check against
+   *  the reference (both to measure their cost) */
+  readonly checks?: boolean | 'no-refinement';
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
+  /** sees the tier and the world before the first step (state digests, probes) */
+  readonly onBuilt?: (tier: Tier, world: SimulatedWorld) => void;
+  /** sees the run's checkers before the first step (the state cache digests their memory) */
+  readonly onCheckers?: (checkers: readonly Checker[]) => void;
 }
 
 export interface RunResult extends RunOutcome {
@@ -38,53 +40,48 @@ export interface RunResult extends RunOutcome {
   readonly world: SimulatedWorld;
 }
 
-export function buildTier(s: Scenario, world: SimulatedWorld): Tier {
-  const reserveExperts = 2;
-  const cfg = tierConfigFor(
-    { devices: s.devices, reclaims: s.reclaims },
-    {
-      layers: s.layers,
-      experts: s.experts,
-      topk: s.topk,
-      weightBytes: s.weightBytes,
-      scaleBytes: [scaleBytesOf(s.weightBytes[0]), scaleBytesOf(s.weightBytes[1]), scaleBytesOf(s.weightBytes[2])],
-      budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * world.expertFootprint)),
-      reserveBytes: reserveExperts * world.expertFootprint,
-      ringCapacity: s.ringCapacity,
-      wantSwaps: s.wantSwaps,
-      streaming: s.streaming,
-      heatFile: s.heatFile !== null,
-      swapPeriod: s.swapPeriod,
-      decayPeriod: s.decayPeriod,
-      denseBytes: s.denseBytes,
-    },
-  );
-  return new Tier(cfg);
+/** 'auto' budgets in the simulator keep two experts' worth of device memory free. */
+const RESERVE_EXPERTS = 2;
+
+export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof assemble> {
+  return assemble({
+    spec: s,
+    shape: { layers: s.layers, experts: s.experts, topk: s.topk },
+    devices: s.devices,
+    reclaims: s.reclaims,
+    expertFormat: s.expertFormat,
+    groupSize: s.groupSize,
+    weightBytes: s.weightBytes,
+    scaleBytes: s.scaleBytes,
+    ramCapacity: s.ramCapacity,
+    expertFootprint: world.expertFootprint,
+    reserveExperts: RESERVE_EXPERTS,
+    heatFile: s.heatFile !== null,
+    tokens: s.routes.length,
+  });
 }
 
-export function driverPlanOf(s: Scenario): DriverPlan {
-  return {
-    warmstart: s.streaming && s.warmstart === 'plan' ? 'none' : s.warmstart,
-    loaders: s.loaders,
-    tokens: s.routes.length,
-    layers: s.layers,
-    refillAfterToken: s.refillAfterToken,
-    shutdownAt: s.shutdownAt,
-    denseWhileGroupOpen: s.denseWhileGroupOpen,
-    streaming: s.streaming,
-  };
+/** No upload, staging copy or load can fail, and every device holds its budget. */
+function fillCannotFail(s: Scenario): boolean {
+  const f = s.faults;
+  if (f.uploadFails.length + f.stageFails.length + f.loadFails.length > 0) return false;
+  return s.capacityExperts.every((c, d) => {
+    const b = s.budgetExperts[d];
+    return c === null || (typeof b === 'number' && c >= b);
+  });
 }
 
 export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const world = new SimulatedWorld(s, MAX_GROUP_ROWS);
-  const tier = buildTier(s, world);
+  const { tier, plan } = buildRun(s, world);
+  opts.onBuilt?.(tier, world);
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
-  const checkers: Checker[] =
-    opts.checks === false ? [] : [accountingChecker(ctx), postconditionChecker(ctx), stopWakesChecker(ctx), endStateChecker(ctx), coverage];
+  const checks = { faultFree: fillCannotFail(s), refinement: opts.checks !== 'no-refinement' };
+  const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
+  opts.onCheckers?.(checkers);
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
-  const plan = driverPlanOf(s);
   const custom = opts.main;
   const outcome = rt.run(() => (custom !== undefined ? custom(tier, world) : engineMain(tier, plan)), 'main');
   return { ...outcome, trace: rt.trace, coverage: coverage.reached, tier, world };

@@ -4,20 +4,27 @@
  * A schedule is an array of small integers (see model/rt/strategy.ts), so fast-check
  * shrinks it like any array: towards fewer and smaller choices, i.e. fewer preemptions.
  * Scenarios shrink towards fewer devices, layers, experts and tokens, no faults, no
- * heat file. Suites bias the generator towards one area (multi-device wide groups,
- * streaming, fill-once) while staying inside the same space.
+ * heat file. Suites bias the generator towards one area while staying inside the same
+ * space:
+ *  - general: everything, lightly;
+ *  - wide: several devices and wide top-k; full-groups: 32-row groups, all-set masks;
+ *  - streaming: experts streamed through a RAM LRU, hot routes that earn swaps;
+ *  - fill-once: one device whose arena never reclaims;
+ *  - shutdown: swaps in flight when shutdown lands, from the caller or its own thread;
+ *  - lifecycle: init faults at every stage, a second init, a second run that reads the
+ *    first one's heat file (sometimes damaged), long decodes from a tick just before a
+ *    decay period.
  */
 import fc from 'fast-check';
-import type { Scenario } from '../model/scenario.js';
 import type { ShutdownPoint } from '../src/engine/driver.js';
+import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
+import type { HeatFileDefect, Scenario } from '../model/scenario/scenario.js';
+import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
 /** 'mixed' draws from every other suite: the quickest first look (mutation runs bail
  *  at the first violation, so it goes first). */
-export const SUITES = ['mixed', 'general', 'wide', 'streaming', 'fill-once', 'shutdown'] as const;
+export const SUITES = ['mixed', 'general', 'wide', 'full-groups', 'streaming', 'fill-once', 'shutdown', 'lifecycle'] as const;
 export type Suite = (typeof SUITES)[number];
-
-/** Weight sizes that exercise every branch of the allocator rule. */
-const WEIGHT_SIZES = [8 * 1024, 24 * 1024, 100 * 1024, 700 * 1024, 1536 * 1024] as const;
 
 interface Shape {
   devices: number;
@@ -28,84 +35,259 @@ interface Shape {
 }
 
 function shapeArb(suite: Suite): fc.Arbitrary<Shape> {
-  if (suite === 'wide') {
-    return fc.record({
-      devices: fc.integer({ min: 2, max: 3 }),
-      layers: fc.integer({ min: 1, max: 2 }),
-      experts: fc.integer({ min: 16, max: 40 }),
-      topk: fc.integer({ min: 8, max: 32 }),
-      tokens: fc.integer({ min: 1, max: 3 }),
-    }).map((s) => ({ ...s, topk: Math.min(s.topk, s.experts) }));
+  const clamp = (s: Shape): Shape => ({ ...s, topk: Math.min(s.topk, s.experts) });
+  if (suite === 'full-groups') {
+    // at least 32 experts homed on every device, so one device's group can hold 32 rows
+    return fc
+      .record({
+        devices: fc.integer({ min: 1, max: 3 }),
+        layers: fc.integer({ min: 1, max: 2 }),
+        spare: fc.integer({ min: 0, max: 4 }),
+        topk: fc.constantFrom(32, 32, 32, 31, 33),
+        tokens: fc.integer({ min: 1, max: 3 }),
+      })
+      .map((s) => clamp({ devices: s.devices, layers: s.layers, experts: 32 * s.devices + s.spare, topk: s.topk, tokens: s.tokens }));
   }
-  return fc.record({
-    devices: suite === 'fill-once' ? fc.constant(1) : fc.integer({ min: 1, max: 3 }),
-    layers: fc.integer({ min: 1, max: 3 }),
-    experts: fc.integer({ min: 2, max: 10 }),
-    topk: fc.integer({ min: 1, max: 4 }),
-    tokens: fc.integer({ min: 1, max: 6 }),
-  }).map((s) => ({ ...s, topk: Math.min(s.topk, s.experts) }));
+  if (suite === 'wide') {
+    return fc
+      .record({
+        devices: fc.integer({ min: 2, max: 3 }),
+        layers: fc.integer({ min: 1, max: 2 }),
+        experts: fc.integer({ min: 16, max: 40 }),
+        topk: fc.integer({ min: 8, max: 32 }),
+        tokens: fc.integer({ min: 1, max: 3 }),
+      })
+      .map(clamp);
+  }
+  if (suite === 'streaming') {
+    // long decodes over few devices: newcomers must out-heat the early residents
+    return fc
+      .record({
+        devices: fc.integer({ min: 1, max: 2 }),
+        layers: fc.integer({ min: 1, max: 2 }),
+        experts: fc.integer({ min: 4, max: 10 }),
+        topk: fc.constantFrom(1, 1, 2),
+        tokens: fc.integer({ min: 12, max: 32 }),
+      })
+      .map(clamp);
+  }
+  const tokens = suite === 'lifecycle' ? 24 : suite === 'shutdown' ? 10 : 6;
+  return fc
+    .record({
+      devices: suite === 'fill-once' ? fc.constant(1) : fc.integer({ min: 1, max: 3 }),
+      layers: fc.integer({ min: 1, max: 3 }),
+      experts: fc.integer({ min: 2, max: 10 }),
+      topk: fc.integer({ min: 1, max: 4 }),
+      tokens: fc.integer({ min: 1, max: tokens }),
+    })
+    .map(clamp);
 }
 
-function routesArb(shape: Shape): fc.Arbitrary<number[][][]> {
-  const one = fc.uniqueArray(fc.integer({ min: 0, max: shape.experts - 1 }), {
-    minLength: shape.topk,
-    maxLength: shape.topk,
+/**
+ * Routes: uniform; or in two phases, the first third of the tokens over the lower experts
+ * and the rest over the upper ones, so the early residents cool while newcomers heat up
+ * and the admission rule earns swaps; full-groups routes one device's experts.
+ */
+function routesArb(shape: Shape, suite: Suite): fc.Arbitrary<number[][][]> {
+  const pick = (eids: readonly number[]): fc.Arbitrary<number[]> =>
+    fc.shuffledSubarray([...eids], { minLength: Math.min(shape.topk, eids.length), maxLength: Math.min(shape.topk, eids.length) });
+  const all = Array.from({ length: shape.experts }, (_, e) => e);
+  const tokens = (per: (t: number) => fc.Arbitrary<number[]>): fc.Arbitrary<number[][][]> =>
+    fc.tuple(...Array.from({ length: shape.tokens }, (_, t) => fc.array(per(t), { minLength: shape.layers, maxLength: shape.layers })));
+  if (suite === 'full-groups') {
+    const dev = all.filter((e) => e % shape.devices === 0);
+    return tokens(() => fc.oneof({ weight: 4, arbitrary: pick(dev.length >= shape.topk ? dev : all) }, { weight: 1, arbitrary: pick(all) }));
+  }
+  const half = Math.max(shape.topk, Math.floor(shape.experts / 2));
+  const lower = all.slice(0, half);
+  // streaming: a small hot set after the split, so newcomers out-heat the early residents
+  const hot = suite === 'streaming' ? Math.max(shape.topk, 2) : half;
+  const upper = all.slice(Math.max(0, shape.experts - hot));
+  const split = suite === 'streaming' ? Math.ceil(shape.tokens / 5) : Math.ceil(shape.tokens / 3);
+  const phased = tokens((t) => pick(t < split ? lower : upper));
+  const uniform = tokens(() => pick(all));
+  const bias = suite === 'streaming' ? 9 : suite === 'lifecycle' || suite === 'shutdown' ? 3 : 1;
+  return fc.oneof({ weight: 3, arbitrary: uniform }, { weight: bias, arbitrary: phased });
+}
+
+function faultsArb(suite: Suite): fc.Arbitrary<FaultPlan> {
+  // a streaming run's promotions stop on a device once an upload fails there: fewer faults
+  const uploads =
+    suite === 'streaming' || suite === 'shutdown'
+      ? fc.oneof({ weight: 9, arbitrary: fc.constant<number[]>([]) }, { weight: 1, arbitrary: fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 1 }) })
+      : fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 2 });
+  // init's stages fail now and then (in the lifecycle suite more often): the first call,
+  // or for the host arrays the second one (the ring after the slot table)
+  const per = suite === 'lifecycle' ? 3 : suite === 'streaming' || suite === 'shutdown' ? 0 : 1;
+  const initSite = (calls: number): fc.Arbitrary<number[]> =>
+    fc.oneof(
+      { weight: 40, arbitrary: fc.constant<number[]>([]) },
+      ...Array.from({ length: calls }, (_, i) => ({ weight: per, arbitrary: fc.constant<number[]>([i]) })),
+    );
+  return fc.record({
+    uploadFails: uploads,
+    issueFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
+    takeFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
+    loadFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 2 }),
+    stageFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
+    allocFails: initSite(2),
+    syncFails: initSite(1),
+    spawnFails: initSite(1),
   });
-  return fc.array(fc.array(one, { minLength: shape.layers, maxLength: shape.layers }), {
-    minLength: shape.tokens,
-    maxLength: shape.tokens,
+}
+
+/**
+ * Where shutdown lands. The shutdown suite aims at the hard places: while loaders run,
+ * and right after a layer-0 issue, when the tick may just have handed the uploader a swap
+ * that now waits for the open group.
+ */
+function shutdownPointArb(shape: Shape, ownThread: number, hunting: boolean): fc.Arbitrary<ShutdownPoint> {
+  const thread = fc.oneof({ weight: 10 - ownThread, arbitrary: fc.constant<'caller'>('caller') }, { weight: ownThread, arbitrary: fc.constant<'own'>('own') });
+  const early = fc.record({ phase: fc.constantFrom<'plan' | 'warmstart' | 'fill'>('plan', 'warmstart', 'warmstart', 'fill'), thread });
+  const anywhere = fc.record({
+    phase: fc.constant<'decode'>('decode'),
+    token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+    layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+    groupOpen: fc.boolean(),
+    thread,
   });
+  if (!hunting) return fc.oneof({ weight: 2, arbitrary: early }, { weight: 4, arbitrary: anywhere });
+  const afterTick = fc.record({
+    phase: fc.constant<'decode'>('decode'),
+    token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+    layer: fc.constant(0),
+    groupOpen: fc.constant(true),
+    thread,
+  });
+  return fc.oneof({ weight: 3, arbitrary: early }, { weight: 3, arbitrary: anywhere }, { weight: 4, arbitrary: afterTick });
+}
+
+/** Cold lower experts (placed first in natural order), hot upper ones: the first tick swaps. */
+function rampHeatArb(shape: Shape): fc.Arbitrary<number[][]> {
+  const row = fc.tuple(...Array.from({ length: shape.experts }, (_, e) => (e < shape.experts / 2 ? fc.constant(0) : fc.integer({ min: 100, max: 300 }))));
+  return fc.array(row, { minLength: shape.layers, maxLength: shape.layers });
+}
+
+/** `arb` with probability p, else null. */
+function maybe<T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | null> {
+  const w = Math.round(p * 20);
+  return fc.oneof({ weight: 20 - w, arbitrary: fc.constant(null) }, { weight: w, arbitrary: arb });
+}
+
+function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
+  const h = skewed ? fc.oneof(fc.constant(0), fc.integer({ min: 40, max: 300 })) : fc.nat({ max: 300 });
+  return fc.array(fc.array(h, { minLength: shape.experts, maxLength: shape.experts }), { minLength: shape.layers, maxLength: shape.layers });
+}
+
+/**
+ * The shutdown suite's aims: while loaders are still loading (after the plan, before
+ * they are joined), with a swap parked on the open group (natural-order residents,
+ * skewed heat, shutdown right after a layer-0 issue, often from its own thread), or
+ * anywhere.
+ */
+type ShutdownAim = 'loaders' | 'parked' | 'anywhere';
+
+/** The parts of a scenario a suite biases; the rest is drawn the same way everywhere. */
+function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
+  const swapHeavy = suite === 'shutdown';
+  const lifecycle = suite === 'lifecycle';
+  const full = suite === 'full-groups';
+  return {
+    // residents placed in natural order, so they are not the hottest and swaps follow
+    warmstart: swapHeavy
+      ? aim === 'loaders'
+        ? fc.constant<Scenario['warmstart']>('plan')
+        : aim === 'parked'
+          ? fc.constant<Scenario['warmstart']>('block')
+          : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
+      : full
+        ? fc.constant<Scenario['warmstart']>('plan')
+        : fc.constantFrom<Scenario['warmstart']>('plan', 'plan', 'block', 'none'),
+    heat: swapHeavy
+      ? aim === 'parked'
+        ? rampHeatArb(shape)
+        : heatArb(shape, true)
+      : full
+        ? fc.constant(null)
+        : lifecycle
+          ? maybe(heatArb(shape, false), 0.75)
+          : maybe(heatArb(shape, false), 0.5),
+    heatFileDefect: lifecycle
+      ? fc.constantFrom<HeatFileDefect>('none', 'none', 'bad-magic', 'wrong-shape', 'truncated')
+      : fc.constant<HeatFileDefect>('none'),
+    streaming: suite === 'streaming' ? fc.constant(true) : suite === 'general' ? fc.boolean() : fc.constant(false),
+    wantSwaps: swapHeavy || suite === 'streaming' ? fc.constant(true) : fc.boolean(),
+    reclaims:
+      suite === 'fill-once'
+        ? fc.constant(false)
+        : swapHeavy || suite === 'streaming'
+          ? fc.constantFrom(true, true, true, true, true, true, true, true, true, false)
+          : fc.constantFrom(true, true, false),
+    swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
+    decayPeriod: lifecycle ? fc.constantFrom(4, 16, 1024) : fc.integer({ min: 2, max: 64 }),
+    startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),
+    shutdownAt:
+      suite === 'shutdown'
+        ? aim === 'loaders'
+          ? fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') })
+          : aim === 'parked'
+            ? fc.record({
+                phase: fc.constant<'decode'>('decode'),
+                // the first tick, where natural-order residents meet the heat file's hottest
+                token: fc.constant(0),
+                layer: fc.constant(0),
+                groupOpen: fc.constant(true),
+                thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
+              })
+            : shutdownPointArb(shape, 6, true)
+        : full
+          ? fc.constant(null)
+          : maybe(shutdownPointArb(shape, lifecycle ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5),
+    initTwice: lifecycle ? fc.boolean() : fc.constant(false),
+    runs: lifecycle ? fc.constantFrom<1 | 2>(1, 2, 2) : fc.constant<1 | 2>(1),
+  };
 }
 
 function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
+  if (suite === 'shutdown') {
+    return fc.constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'anywhere').chain((aim) => scenarioAimed(suite, shape, aim));
+  }
+  return scenarioAimed(suite, shape, 'anywhere');
+}
+
+function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitrary<Scenario> {
   const perDevice = Math.ceil((shape.layers * shape.experts) / shape.devices);
-  const budget = fc.oneof(
-    { weight: 5, arbitrary: fc.integer({ min: 0, max: perDevice }) },
-    { weight: 1, arbitrary: fc.constant<'auto'>('auto') },
-  );
-  const streaming = suite === 'streaming' ? fc.constant(true) : suite === 'general' ? fc.boolean() : fc.constant(false);
-  // the shutdown suite wants swaps in flight when shutdown lands: a skewed heat file,
-  // residents placed in natural order (so they are not the hottest), a swap check
-  // every tick
-  const swapHeavy = suite === 'shutdown';
-  const heatRow = swapHeavy
-    ? fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 40, max: 300 })), { minLength: shape.experts, maxLength: shape.experts })
-    : fc.array(fc.nat({ max: 300 }), { minLength: shape.experts, maxLength: shape.experts });
-  const heatArb = fc.array(heatRow, { minLength: shape.layers, maxLength: shape.layers });
+  const full = suite === 'full-groups';
+  // streaming promotes only against residents: at least one per device, never everything
+  const budget = full
+    ? fc.constant(perDevice)
+    : suite === 'streaming'
+      ? fc.constantFrom(1, 1, Math.max(1, Math.ceil(perDevice / 2)))
+      : suite === 'shutdown'
+        ? fc.integer({ min: 1, max: Math.max(1, perDevice - 1) })
+      : fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 0, max: perDevice }) }, { weight: 1, arbitrary: fc.constant<'auto'>('auto') });
   return fc
     .record({
+      ...suiteParts(suite, shape, aim),
       budgetExperts: fc.array(budget, { minLength: shape.devices, maxLength: shape.devices }),
-      capacityKind: fc.constantFrom('plenty', 'plenty', 'equal-to-budget', 'smaller'),
-      weight: fc.constantFrom(...WEIGHT_SIZES),
-      ringCapacity: fc.integer({ min: 1, max: 4 }),
+      capacityKind: full
+        ? fc.constant('plenty')
+        : suite === 'streaming'
+          ? fc.constantFrom('plenty', 'plenty', 'plenty', 'equal-to-budget', 'smaller')
+          : fc.constantFrom('plenty', 'plenty', 'equal-to-budget', 'smaller'),
+      expert: fc.constantFrom(...EXPERT_SHAPES),
+      ringCapacity: fc.integer({ min: 1, max: full ? 48 : 4 }),
       loaders: fc.integer({ min: 1, max: 4 }),
-      warmstart: swapHeavy
-        ? fc.constantFrom<Scenario['warmstart']>('block', 'none', 'plan')
-        : fc.constantFrom<Scenario['warmstart']>('plan', 'plan', 'block', 'none'),
-      heat: swapHeavy ? heatArb : fc.option(heatArb, { nil: null }),
-      streaming,
-      wantSwaps: swapHeavy ? fc.constant(true) : fc.boolean(),
-      reclaims:
-        suite === 'fill-once'
-          ? fc.constant(false)
-          : swapHeavy
-            ? fc.constant(true)
-            : fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
-      swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
-      decayPeriod: fc.integer({ min: 2, max: 64 }),
-      routes: routesArb(shape),
+      routes: routesArb(shape, suite),
       noRam: fc.uniqueArray(
         fc.record({ layer: fc.integer({ min: 0, max: shape.layers - 1 }), eid: fc.integer({ min: 0, max: shape.experts - 1 }) }),
         { maxLength: 3, selector: (k) => k.layer * 1000 + k.eid },
       ),
       refill: fc.option(fc.integer({ min: 0, max: shape.tokens - 1 }), { nil: -1 }),
-      shutdownAt: suite === 'shutdown' ? shutdownPointArb(shape) : fc.option(shutdownPointArb(shape), { nil: null }),
-      dense: fc.boolean(),
-      uploadFails: fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 2 }),
-      issueFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
-      takeFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
-      loadFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 2 }),
-      stageFails: fc.uniqueArray(fc.nat({ max: 12 }), { maxLength: 1 }),
+      // a dense trunk takes device budget first: rarely in streaming, where promotion needs room
+      dense: full ? fc.constant(false) : aim === 'parked' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
+      faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
+      ramShort: fc.integer({ min: 0, max: 20 }),
       spuriousWakeups: fc.integer({ min: 0, max: 3 }),
     })
     .map((r): Scenario => {
@@ -113,6 +295,9 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
         if (r.capacityKind === 'plenty' || b === 'auto') return null;
         return r.capacityKind === 'equal-to-budget' ? b : Math.max(0, b - 1);
       });
+      // now and then a RAM too small for full residency, which init must refuse unless streaming
+      const short = r.ramShort === 0 && suite !== 'shutdown' && suite !== 'full-groups';
+      const ramCapacity = r.streaming || short ? Math.max(1, shape.experts - 1) : shape.experts;
       return {
         devices: shape.devices,
         layers: shape.layers,
@@ -121,40 +306,32 @@ function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
         ringCapacity: r.ringCapacity,
         budgetExperts: r.budgetExperts,
         capacityExperts,
-        weightBytes: [r.weight, r.weight, r.weight],
+        expertFormat: r.expert.format,
+        groupSize: r.expert.group,
+        ...expertBytesOf(r.expert),
+        ramCapacity,
         loaders: r.loaders,
         warmstart: r.warmstart,
         heatFile: r.streaming ? null : r.heat,
+        heatFileDefect: r.heatFileDefect,
         streaming: r.streaming,
         wantSwaps: r.wantSwaps,
         reclaims: r.reclaims,
         swapPeriod: r.swapPeriod,
         decayPeriod: r.decayPeriod,
+        startTick: r.startTick,
         routes: r.routes,
         noRam: r.noRam,
         refillAfterToken: r.refill,
         shutdownAt: r.shutdownAt,
         denseBytes: r.dense ? 64 * 1024 : 0,
         denseWhileGroupOpen: r.dense,
-        faults: { uploadFails: r.uploadFails, issueFails: r.issueFails, takeFails: r.takeFails, loadFails: r.loadFails, stageFails: r.stageFails },
+        initTwice: r.initTwice,
+        runs: r.runs,
+        faults: r.faults,
         spuriousWakeups: r.spuriousWakeups,
       };
     });
-}
-
-function shutdownPointArb(shape: Shape): fc.Arbitrary<ShutdownPoint> {
-  return fc.oneof(
-    { weight: 1, arbitrary: fc.constant<ShutdownPoint>({ phase: 'warmstart' }) },
-    {
-      weight: 4,
-      arbitrary: fc.record({
-        phase: fc.constant<'decode'>('decode'),
-        token: fc.integer({ min: 0, max: shape.tokens - 1 }),
-        layer: fc.integer({ min: 0, max: shape.layers - 1 }),
-        groupOpen: fc.boolean(),
-      }),
-    },
-  );
 }
 
 export function scenarioArb(suite: Suite): fc.Arbitrary<Scenario> {
@@ -162,10 +339,14 @@ export function scenarioArb(suite: Suite): fc.Arbitrary<Scenario> {
   return shapeArb(suite).chain((shape) => scenarioFor(suite, shape));
 }
 
-/** Schedules: mostly quiet (0), with preemptions sprinkled in. */
-export function scheduleArb(maxLength = 400): fc.Arbitrary<number[]> {
+/**
+ * Schedules: mostly quiet (0), with preemptions sprinkled in. The shutdown suite
+ * preempts as often as not: its races live in the few steps around an issue.
+ */
+export function scheduleArb(maxLength = 400, suite?: Suite | 'scenario'): fc.Arbitrary<number[]> {
+  const preempt = suite === 'shutdown' ? 3 : 2;
   return fc.array(
-    fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 7 }) }),
+    fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: preempt, arbitrary: fc.integer({ min: 1, max: 7 }) }),
     // 'max': fast-check's default size keeps arrays to a handful of elements, and a
     // schedule must reach the decode loop to interleave anything there
     { maxLength, size: 'max' },

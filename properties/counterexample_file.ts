@@ -7,7 +7,8 @@ import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
+import { parseScenario } from '../model/scenario/scenario_json.js';
 
 export interface CounterexampleFile {
   readonly format: 'tierlab-counterexample';
@@ -46,5 +47,5 @@ export function loadCounterexample(file: string): CounterexampleFile {
   if (typeof cx.property !== 'string' || !isPropertyId(cx.property)) {
     throw new Error(`${file}: counterexample names no catalogued property (${String(cx.property)})`);
   }
-  return cx as CounterexampleFile;
+  return { ...(cx as CounterexampleFile), scenario: parseScenario(cx.scenario, file, 'scenario') };
 }

@@ -7,9 +7,9 @@ import type { PropertyId } from '../src/check/catalogue.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COVERAGE_MARKS } from '../src/check/checkers/coverage.js';
-import { describeScenario } from '../model/scenario.js';
+import { describeScenario } from '../model/scenario/scenario.js';
 import { PROPERTIES } from '../src/check/catalogue.js';
-import type { SuiteResult } from './runner.js';
+import type { SuiteResult } from './types.js';
 
 export interface PropertiesReport {
   readonly date: string;

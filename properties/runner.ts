@@ -12,77 +12,14 @@
  * `property` filter, violations of other properties are counted (and make the whole run
  * fail) but are not shrunk.
  */
-import type { PropertyId } from '../src/check/catalogue.js';
 import fc from 'fast-check';
-import type { Guarantee } from '../model/explore/guarantee.js';
 import { runScenario, type RunResult } from '../model/run.js';
 import { ChoicesStrategy, RandomStrategy, trimPath, type Strategy } from '../model/rt/strategy.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, scheduleArb, type Suite } from './arbitraries.js';
+import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
 import { checkExhaustive, checkPct, exhaustiveOnScenario, pctOnScenario } from './runner_explore.js';
 import { newTally, record, summarize } from './tally.js';
-
-export const STRATEGIES = ['choices', 'random', 'pct', 'exhaustive'] as const;
-export type StrategyName = (typeof STRATEGIES)[number];
-
-export interface CheckRequest {
-  readonly suite: Suite;
-  readonly seed: number;
-  readonly runs: number;
-  /** wall-clock budget for this suite; stops early (not a failure) */
-  readonly seconds?: number;
-  readonly property?: PropertyId;
-  readonly strategy?: StrategyName;
-  /** called every few hundred runs with the runs so far */
-  readonly onProgress?: (runs: number) => void;
-  /** PCT: bug depth d (default 2) */
-  readonly depth?: number;
-  /** PCT on a given scenario: runs from the bound for this confidence */
-  readonly confidence?: number;
-  /** exhaustive: preemption bound (default 2 on a given scenario, 1 on generated ones) */
-  readonly preemptions?: number;
-  /** exhaustive: sleep-set reduction (default on) */
-  readonly reduction?: boolean;
-  /** exhaustive: prune states explored before (default off) */
-  readonly stateCache?: boolean;
-}
-
-/** Explore one given scenario instead of a suite's generated ones. */
-export interface ScenarioRequest extends Omit<CheckRequest, 'suite'> {
-  readonly scenario: Scenario;
-}
-
-export interface Counterexample {
-  readonly property: PropertyId;
-  readonly detail: string;
-  readonly suite: Suite | 'scenario';
-  readonly scenario: Scenario;
-  /** the schedule that replays it (trailing quiet choices trimmed) */
-  readonly choices: number[];
-  readonly steps: number;
-  /** fast-check's seed and path to the shrunk case */
-  readonly seed: number;
-  readonly path: string;
-  readonly runsToFind: number;
-  readonly shrinks: number;
-  readonly secondsToFind: number;
-}
-
-export interface SuiteResult {
-  /** the suite, or 'scenario' for one given scenario */
-  readonly suite: Suite | 'scenario';
-  readonly strategy: StrategyName;
-  readonly runs: number;
-  readonly steps: number;
-  readonly seconds: number;
-  readonly failure: Counterexample | null;
-  /** violations seen per property id (before shrinking) */
-  readonly violations: Record<string, number>;
-  /** coverage mark -> runs that reached it */
-  readonly coverage: Record<string, number>;
-  /** PCT and exhaustive search on one given scenario: what was covered, in numbers */
-  readonly guarantee?: Guarantee;
-}
 
 export function checkSuite(req: CheckRequest): SuiteResult {
   switch (req.strategy ?? 'choices') {
@@ -120,7 +57,7 @@ function checkChoices(req: BaseRequest, scenarios: Source, label: Label): SuiteR
   const tally = newTally();
   const started = performance.now();
   let searching = true;
-  const prop = fc.property(scenarios, scheduleArb(), (scenario, choices) => {
+  const prop = fc.property(scenarios, scheduleArb(400, label), (scenario, choices) => {
     const r = runScenario(scenario, { strategy: new ChoicesStrategy(choices) });
     if (searching) {
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);

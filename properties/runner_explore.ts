@@ -24,9 +24,9 @@ import { runScenario } from '../model/run.js';
 import { PctStrategy } from '../model/rt/pct.js';
 import { DEFAULT_LIMITS } from '../src/check/limits.js';
 import { ChoicesStrategy } from '../model/rt/strategy.js';
-import type { Scenario } from '../model/scenario.js';
+import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, type Suite } from './arbitraries.js';
-import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './runner.js';
+import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
 import { newTally, record, summarize, type Tally } from './tally.js';
 
 /** PCT over generated scenarios: runs per scenario after the measuring (quiet) run. */

@@ -8,7 +8,7 @@
  */
 import type { Guarantee } from '../model/explore/guarantee.js';
 import type { Violation } from '../src/check/violation.js';
-import type { Counterexample, StrategyName, SuiteResult } from './runner.js';
+import type { Counterexample, StrategyName, SuiteResult } from './types.js';
 import type { Suite } from './arbitraries.js';
 
 export interface Tally {

@@ -19,6 +19,10 @@ export type TensorHandle = Opaque<'tensor'>;
 export type StagingCopy = Opaque<'staging'>;
 export type RamRef = Opaque<'ram'>;
 export type ActivationRef = Opaque<'activation'>;
+export type HostArray = Opaque<'host'>;
+
+/** The tier's host allocations, made at init and freed at shutdown. */
+export type HostArrayKind = 'slots' | 'ring';
 export type ExpertOutput = Opaque<'output'>;
 
 export type CvName = 'cv' | 'cv_take';
@@ -66,6 +70,11 @@ export type SyncOp =
   | { readonly k: 'join'; readonly tid: number };
 
 export type BackendOp =
+  /** init's first stage: the tier's host arrays (slot table, upload ring) */
+  | { readonly k: 'hostAlloc'; readonly what: HostArrayKind; readonly bytes: number }
+  | { readonly k: 'hostFree'; readonly array: HostArray }
+  /** init's second stage: the mutex and condition variables (attributes, clocks) */
+  | { readonly k: 'syncInit' }
   | { readonly k: 'memInfo'; readonly dev: number }
   | { readonly k: 'stage'; readonly ram: RamRef; readonly layer: number; readonly eid: number }
   | { readonly k: 'unstage'; readonly staging: StagingCopy }
@@ -102,8 +111,9 @@ export type BackendOp =
       readonly outBuf: string;
     }
   | { readonly k: 'uploadDense'; readonly dev: number; readonly bytes: number }
+  /** the heat file's bytes (null: no file) */
   | { readonly k: 'readHeat' }
-  | { readonly k: 'writeHeat'; readonly heat: readonly (readonly number[])[] }
+  | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }
   | { readonly k: 'backendShutdown' };
 
 /** Operations of the engine that drives the tier (decode loop, loaders, RAM owner). */
@@ -135,20 +145,133 @@ export type EngineOp =
     }
   | { readonly k: 'finishToken'; readonly token: number };
 
+/**
+ * A tier call as its `call` mark records it: which API, with what arguments. Checkers
+ * follow each thread through the tier by these marks (the reference spec runs the same
+ * call in lockstep); the trace prints them.
+ */
+export type TierCall =
+  | { readonly fn: 'init' | 'plan_fill' | 'fill_wait' | 'shutdown' | 'resident_count' }
+  | { readonly fn: 'note' | 'note_block' | 'note_planned'; readonly layer: number; readonly eid: number; readonly ram: RamRef | null }
+  | { readonly fn: 'issue'; readonly route: RouteInfo }
+  | { readonly fn: 'take'; readonly layer: number }
+  | { readonly fn: 'dense_matmul'; readonly dev: number }
+  | { readonly fn: 'release_ram'; readonly layer: number; readonly eid: number };
+export type TierApi = TierCall['fn'];
+
+/** init's answer: running, off (the engine runs on the CPU, with the reason), or already running. */
+export type InitResult = { readonly state: 'active' } | { readonly state: 'off'; readonly reason: string } | { readonly state: 'already' };
+
+/** take's answer: the outputs collected, and whether every open group was collected. */
+export interface TakeResult {
+  /** false: some group's results were lost (a failed collection, or a shutdown drained it) */
+  readonly ok: boolean;
+  /** outputs by expert id, for the groups collected; a lost group's experts are absent */
+  readonly outputs: ReadonlyMap<number, ExpertOutput>;
+}
+
+/** What each tier call returns, as its `ret` mark records it. */
+export type TierReturn =
+  | { readonly fn: 'init'; readonly value: InitResult }
+  | { readonly fn: 'note' | 'note_block' | 'note_planned' | 'dense_matmul' | 'release_ram'; readonly value: boolean }
+  | { readonly fn: 'plan_fill'; readonly value: readonly ExpertKey[] }
+  | { readonly fn: 'fill_wait'; readonly value: 'done' | 'stopped' | 'off' }
+  | { readonly fn: 'issue'; readonly value: readonly boolean[] }
+  | { readonly fn: 'take'; readonly value: TakeResult }
+  | { readonly fn: 'shutdown'; readonly value: 'done' | 'already' }
+  | { readonly fn: 'resident_count'; readonly value: number };
+
+/** Situations the tier marks in the trace (never a scheduling point). */
+export type MarkName =
+  | 'swap-abandoned'
+  | 'upload-failed'
+  | 'swap-enqueued'
+  | 'issue-failed'
+  | 'take-failed'
+  | 'tier-off'
+  | 'residency'
+  | 'heat-file-ignored'
+  /** a named point in a hand-written thread (tests), checked by nobody */
+  | 'phase';
+
 /** Trace-only marks: recorded, never a scheduling point, never change behaviour. */
 export type MarkOp =
-  | { readonly k: 'call'; readonly fn: string; readonly arg?: string }
-  | { readonly k: 'ret'; readonly fn: string; readonly value?: string }
-  | { readonly k: 'mark'; readonly what: string; readonly detail?: string };
+  | { readonly k: 'call'; readonly call: TierCall }
+  | { readonly k: 'ret'; readonly ret: TierReturn }
+  | { readonly k: 'mark'; readonly what: MarkName; readonly detail?: string };
 
 export type Op = SyncOp | BackendOp | EngineOp | MarkOp;
 export type OpKind = Op['k'];
+export type OpOf<K extends OpKind> = Extract<Op, { readonly k: K }>;
+
+/** Ops a world answers (the runtimes execute sync ops and marks themselves). */
+export type WorldOpKind = Exclude<OpKind, SyncOp['k'] | MarkOp['k']>;
+
+export interface MemInfo {
+  readonly free: number;
+  readonly total: number;
+}
+
+/** heat per layer and expert, layer-major */
+export type HeatTable = readonly (readonly number[])[];
+
+/**
+ * What the world sends back for each op: the one table both worlds implement and the
+ * tier reads. A missing kind does not compile (`OpResults[K]` for every OpKind).
+ */
+export interface OpResults {
+  lock: void;
+  unlock: void;
+  wait: void;
+  signal: void;
+  broadcast: void;
+  /** the new thread's id; -1: the thread could not be started */
+  spawn: number;
+  join: void;
+  /** null: the host allocation failed */
+  hostAlloc: HostArray | null;
+  hostFree: void;
+  /** false: the mutex or a condition variable could not be initialized */
+  syncInit: boolean;
+  /** null: the backend could not say */
+  memInfo: MemInfo | null;
+  /** null: the host staging copy could not be allocated */
+  stage: StagingCopy | null;
+  unstage: void;
+  /** null: the upload failed (device full, or an injected fault) */
+  upload: TensorHandle | null;
+  free: void;
+  writeInput: void;
+  /** false: the group could not be issued (its experts go back to the CPU) */
+  issueGroup: boolean;
+  /** one output per row, in row order; null: the collection failed */
+  takeGroup: readonly ExpertOutput[] | null;
+  denseGemv: void;
+  uploadDense: TensorHandle | null;
+  readHeat: Uint8Array | null;
+  writeHeat: void;
+  backendShutdown: void;
+  route: RouteInfo;
+  ramOf: RamRef | null;
+  loadRam: RamRef | null;
+  freeRam: void;
+  recycleRam: void;
+  cpuExpert: ExpertOutput;
+  combine: void;
+  finishToken: void;
+  call: void;
+  ret: void;
+  mark: void;
+}
 
 /** A thread body: yields ops, receives each op's result. */
 export type Gen<T> = Generator<Op, T, unknown>;
 export type Thread = () => Gen<void>;
 
-/** Ops that do not give the scheduler a choice point (pure trace records). */
-export function isMark(op: Op): op is MarkOp {
-  return op.k === 'call' || op.k === 'ret' || op.k === 'mark';
+/**
+ * Yields one op and types its result: `const h = yield* perform({ k: 'upload', ... })`.
+ * The only place a yielded value is cast: the world answers by the OpResults table.
+ */
+export function* perform<K extends OpKind>(op: OpOf<K>): Gen<OpResults[K]> {
+  return (yield op) as OpResults[K];
 }

@@ -24,20 +24,9 @@
  * Invariants: only finished, complete entries prune; entries are immutable once finished.
  */
 import { MxRole, type EventFp } from './dependence.js';
-import type { DporNode } from './dpor_node.js';
+import type { CacheEntry, DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSingle } from './wakeup_tree.js';
-
-export interface CacheEntry {
-  /** keys of the trusted arrival sleep set, sorted */
-  readonly sleepKeys: readonly number[];
-  readonly budget: number;
-  /** the thread that moved last (under a bound it decides what preempts) */
-  readonly lastTid: number;
-  /** set when the position's subtree is finished: per thread, footprints run below it */
-  summary: Int32Array | null;
-  complete: boolean;
-}
 
 export class StateCache {
   private readonly map = new Map<number, CacheEntry[]>();

@@ -15,9 +15,20 @@
  *
  * Invariant: a branch is never both in `done` and in `wut`; `chosen` is in neither.
  */
-import type { CacheEntry } from './dpor_cache.js';
 import type { EventFp } from './dependence.js';
 import type { Branch, WakeupNode } from './wakeup_tree.js';
+
+/** The state cache's record of a position (dpor_cache.ts). */
+export interface CacheEntry {
+  /** keys of the trusted arrival sleep set, sorted */
+  readonly sleepKeys: readonly number[];
+  readonly budget: number;
+  /** the thread that moved last (under a bound it decides what preempts) */
+  readonly lastTid: number;
+  /** set when the position's subtree is finished: per thread, footprints run below it */
+  summary: Int32Array | null;
+  complete: boolean;
+}
 
 export interface EnabledEvent {
   readonly key: number;

@@ -27,7 +27,8 @@ import type { DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
 import { mergeSummary, StateCache, summaryBits } from './dpor_cache.js';
-import type { FoundViolation, SearchOptions, SearchResult } from './search.js';
+import type { SearchOptions, SearchResult } from './search_types.js';
+import { SearchTally } from './search_tally.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 
 export interface DporStats {
@@ -61,15 +62,9 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
     states,
     cache,
   };
-  const stats = { schedules: 0, blocked: 0, cached: 0, steps: 0, stepsExecuted: 0, nodes: 0, states: null as number | null, seconds: 0, maxChoices: 0 };
+  const tally = new SearchTally(opts, states);
+  const stats = tally.stats;
   const dpor: DporStats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
-  const violations: FoundViolation[] = [];
-  let violatingSchedules = 0;
-  let stoppedBy: SearchResult['stoppedBy'] = null;
-  const started = performance.now();
-  const deadline = opts.maxSeconds !== undefined ? started + opts.maxSeconds * 1000 : Infinity;
-  const maxSchedules = opts.maxSchedules ?? Infinity;
-  const stopOnViolation = opts.stopOnViolation !== false;
   let frontier = -1;
   for (let run = 0; ; run++) {
     const before = stack.length;
@@ -80,58 +75,21 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
     stats.maxChoices = Math.max(stats.maxChoices, strategy.path.length);
     if (stack.length !== strategy.hb.length) throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
     if (outcome === 'cached') {
-      stats.cached++;
+      tally.stopped('cached');
     } else if (outcome === 'sleep' || outcome === 'bound') {
-      stats.blocked++;
+      tally.stopped('blocked');
       if (outcome === 'sleep') dpor.sleepBlocked++;
       else dpor.boundStopped++;
     } else {
-      stats.schedules++;
-      stats.steps += outcome.steps;
-      opts.onSchedule?.(outcome);
-      const v = outcome.violation;
-      if (v !== null) {
-        violatingSchedules++;
-        if (!violations.some((f) => f.property === v.property)) {
-          violations.push({
-            property: v.property,
-            detail: v.detail,
-            choices: [...strategy.path],
-            steps: outcome.steps,
-            atSchedule: stats.schedules,
-            seconds: (performance.now() - started) / 1000,
-          });
-        }
-        if (stopOnViolation) stoppedBy = 'violation';
-        offerAlternatives(stack);
-      }
+      tally.schedule(outcome, strategy.path);
+      if (outcome.violation !== null) offerAlternatives(stack);
     }
     reverseRaces(stack, strategy.hb, bounded, dpor);
     dpor.expansions += strategy.expansions;
     frontier = backtrack(stack, cfg.maxThreads);
-    if (frontier < 0) break;
-    if (stoppedBy === null && stats.schedules >= maxSchedules) stoppedBy = 'schedules';
-    if (stoppedBy === null && (run & 15) === 15 && performance.now() > deadline) stoppedBy = 'seconds';
-    if (stoppedBy !== null) break;
-    if ((run & 1023) === 1023 && opts.onProgress !== undefined) {
-      stats.seconds = (performance.now() - started) / 1000;
-      stats.states = states?.size ?? null;
-      opts.onProgress(stats);
-    }
+    if (frontier < 0 || tally.limitReached(run)) break;
   }
-  stats.seconds = (performance.now() - started) / 1000;
-  stats.states = states?.size ?? null;
-  return {
-    ...stats,
-    preemptions: opts.preemptions,
-    reduce: true,
-    stateCache: cache !== null,
-    complete: stoppedBy === null,
-    stoppedBy,
-    violations,
-    violatingSchedules,
-    dpor,
-  };
+  return { ...tally.result(true, cache !== null), dpor };
 }
 
 function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep' | 'bound' | 'cached' {

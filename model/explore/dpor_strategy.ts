@@ -103,7 +103,19 @@ export class DporStrategy implements Strategy, ThreadCounters {
 
   attach(access: StateAccess): void {
     this.access = access;
-    access.observer = { result: (tid, d) => this.positions.result(tid, d), read: (w, v) => this.positions.read(w, v) };
+    access.observer = {
+      result: (tid, d) => this.positions.result(tid, d),
+      read: (w, v) => this.positions.read(w, v),
+      spawnFailed: () => this.spawnFailed(),
+    };
+  }
+
+  /** the spawn just executed started nothing: its tid goes to the next spawn */
+  private spawnFailed(): void {
+    const tid = --this.nextTid;
+    this.threadCount--;
+    this.hb.unspawn(tid);
+    this.positions.unspawn(tid);
   }
 
   queueRank(tid: number): number {

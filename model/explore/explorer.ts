@@ -36,7 +36,8 @@ import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ChoiceNode, sleepIndexOf, type SleepEntry } from './choice_node.js';
 import { dependent, MX_ONLY, stepFootprint, type Footprint } from './footprint.js';
 import type { StateAccess } from './subject.js';
-import { Hasher, type ThreadCounters } from './state_digest.js';
+import type { ThreadCounters } from './state_digest.js';
+import { Hasher } from './digest_hash.js';
 import { ThreadPositions } from './thread_position.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 
@@ -105,7 +106,16 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
 
   attach(access: StateAccess): void {
     this.probe = access;
-    access.observer = { result: (tid, d) => this.positions.result(tid, d), read: (w, v) => this.positions.read(w, v) };
+    access.observer = {
+      result: (tid, d) => this.positions.result(tid, d),
+      read: (w, v) => this.positions.read(w, v),
+      spawnFailed: () => this.spawnFailed(),
+    };
+  }
+
+  /** the spawn just executed started nothing: its tid goes to the next spawn */
+  private spawnFailed(): void {
+    this.positions.unspawn(this.spawns--);
   }
 
   queueRank(tid: number): number {

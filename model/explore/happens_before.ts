@@ -89,6 +89,11 @@ export class HappensBefore {
     return a !== undefined && c !== null && c !== undefined && (c[a.tid] ?? 0) >= a.seq;
   }
 
+  /** the spawn just appended started no thread after all (a fault plan) */
+  unspawn(tid: number): void {
+    if (tid > 0 && tid < this.width) this.threadClock[tid] = null;
+  }
+
   /**
    * A waiter was woken by event e (a signal or broadcast): its next event, the re-lock,
    * is ordered after e (an enabling edge: it cannot happen before it was woken).

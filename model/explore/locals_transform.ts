@@ -29,101 +29,87 @@ export interface TransformProblem {
 /** Transformer factory for one file; problems found are pushed onto `problems`. */
 export function localsTransform(file: string, problems: TransformProblem[]): ts.TransformerFactory<ts.SourceFile> {
   return (ctx) => (sf) => {
-    const f = ctx.factory;
     let fnIndex = 0;
     const visit = (node: ts.Node): ts.Node => {
       if (isGenerator(node) && node.body !== undefined && ts.isBlock(node.body)) {
-        const fid = functionId(file, fnIndex++);
-        return instrument(node, fid);
+        return instrument(ctx, node, functionId(file, fnIndex++), visit, (y) => checkPlacement(sf, file, y, problems));
       }
       return ts.visitEachChild(node, visit, ctx);
     };
-
-    const instrument = (fn: GeneratorLike, fid: number): ts.Node => {
-      let pp = 0;
-      const inner = (node: ts.Node): ts.Node => {
-        if (isGenerator(node)) return visit(node);
-        if (ts.isFunctionLike(node)) return ts.visitEachChild(node, visit, ctx);
-        if (ts.isYieldExpression(node)) {
-          checkPlacement(node);
-          const names = localsAt(node, fn);
-          const value = node.expression !== undefined ? (ts.visitNode(node.expression, inner) as ts.Expression) : f.createIdentifier('undefined');
-          const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'at'), undefined, [
-            f.createNumericLiteral(pp++),
-            f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n))),
-            value,
-          ]);
-          return node.asteriskToken !== undefined ? f.createYieldExpression(node.asteriskToken, call) : f.createYieldExpression(undefined, call);
-        }
-        return ts.visitEachChild(node, inner, ctx);
-      };
-      const body = fn.body as ts.Block;
-      const stmts = body.statements.map((s) => ts.visitNode(s, inner) as ts.Statement);
-      const open = f.createVariableStatement(
-        undefined,
-        f.createVariableDeclarationList(
-          [
-            f.createVariableDeclaration(
-              FRAME,
-              undefined,
-              undefined,
-              f.createCallExpression(
-                f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createIdentifier('globalThis'), '__tierlabFrames'), 'enter'),
-                undefined,
-                [f.createNumericLiteral(fid)],
-              ),
-            ),
-          ],
-          ts.NodeFlags.Const,
-        ),
-      );
-      const close = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'exit'), undefined, []));
-      const newBody = f.updateBlock(body, [open, f.createTryStatement(f.createBlock(stmts, true), undefined, f.createBlock([close], true))]);
-      return replaceBody(f, fn, newBody);
-    };
-
-    const checkPlacement = (y: ts.YieldExpression): void => {
-      // walk up to the statement: every sibling evaluated before the yield must be
-      // a plain name, a literal or `this` (its value cannot change while suspended)
-      let child: ts.Node = y;
-      for (let p = y.parent; p !== undefined && !ts.isStatement(p); child = p, p = p.parent) {
-        const before: ts.Node[] = [];
-        if (ts.isCallExpression(p) || ts.isNewExpression(p)) {
-          // the callee may be a method of a local (loaders.push): a function, not state
-          if (p.expression !== child && !isStable(p.expression, true)) report(y, p.expression);
-          for (const a of p.arguments ?? []) {
-            if (a === child) break;
-            before.push(a);
-          }
-        } else if (ts.isBinaryExpression(p) && p.right === child && !SHORT_CIRCUIT.has(p.operatorToken.kind) && p.operatorToken.kind !== ts.SyntaxKind.EqualsToken) {
-          // (a && yield x): reaching the yield fixes a's value, and the result is x's
-          before.push(p.left);
-        } else if (ts.isArrayLiteralExpression(p)) {
-          for (const e of p.elements) {
-            if (e === child) break;
-            before.push(e);
-          }
-        } else if (ts.isObjectLiteralExpression(p)) {
-          for (const e of p.properties) {
-            if (e === child) break;
-            before.push(e);
-          }
-        } else if (ts.isConditionalExpression(p) && p.condition !== child) {
-          before.push(p.condition);
-        } else if (ts.isElementAccessExpression(p) && p.argumentExpression === child) {
-          before.push(p.expression);
-        }
-        for (const b of before) if (!isStable(b, false)) report(y, b);
-      }
-    };
-
-    const report = (y: ts.Node, b: ts.Node): void => {
-      const { line } = sf.getLineAndCharacterOfPosition(y.getStart(sf));
-      problems.push({ file, line: line + 1, text: b.getText(sf) });
-    };
-
     return ts.visitNode(sf, visit) as ts.SourceFile;
   };
+}
+
+/** One generator: its yields record (pp, locals), its body runs inside a frame. */
+function instrument(
+  ctx: ts.TransformationContext,
+  fn: GeneratorLike,
+  fid: number,
+  visit: (n: ts.Node) => ts.Node,
+  check: (y: ts.YieldExpression) => void,
+): ts.Node {
+  const f = ctx.factory;
+  let pp = 0;
+  const inner = (node: ts.Node): ts.Node => {
+    // a nested generator is instrumented on its own; other functions cannot yield
+    if (isGenerator(node)) return visit(node);
+    if (ts.isFunctionLike(node)) return ts.visitEachChild(node, visit, ctx);
+    if (!ts.isYieldExpression(node)) return ts.visitEachChild(node, inner, ctx);
+    check(node);
+    const names = localsAt(node, fn);
+    const value = node.expression !== undefined ? (ts.visitNode(node.expression, inner) as ts.Expression) : f.createIdentifier('undefined');
+    const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'at'), undefined, [
+      f.createNumericLiteral(pp++),
+      f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n))),
+      value,
+    ]);
+    return node.asteriskToken !== undefined ? f.createYieldExpression(node.asteriskToken, call) : f.createYieldExpression(undefined, call);
+  };
+  const body = fn.body as ts.Block;
+  const stmts = body.statements.map((st) => ts.visitNode(st, inner) as ts.Statement);
+  const registry = f.createPropertyAccessExpression(f.createIdentifier('globalThis'), '__tierlabFrames');
+  const enter = f.createCallExpression(f.createPropertyAccessExpression(registry, 'enter'), undefined, [f.createNumericLiteral(fid)]);
+  const open = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(FRAME, undefined, undefined, enter)], ts.NodeFlags.Const));
+  const close = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'exit'), undefined, []));
+  const newBody = f.updateBlock(body, [open, f.createTryStatement(f.createBlock(stmts, true), undefined, f.createBlock([close], true))]);
+  return replaceBody(f, fn, newBody);
+}
+
+/**
+ * Every sibling evaluated before the yield, up to its statement, must be a value the
+ * locals show (a name, a literal, `this`); anything else is reported.
+ */
+function checkPlacement(sf: ts.SourceFile, file: string, y: ts.YieldExpression, problems: TransformProblem[]): void {
+  const report = (b: ts.Node): void => {
+    const { line } = sf.getLineAndCharacterOfPosition(y.getStart(sf));
+    problems.push({ file, line: line + 1, text: b.getText(sf) });
+  };
+  let child: ts.Node = y;
+  for (let p = y.parent; p !== undefined && !ts.isStatement(p); child = p, p = p.parent) {
+    if ((ts.isCallExpression(p) || ts.isNewExpression(p)) && p.expression !== child && !isStable(p.expression, true)) {
+      // the callee may be a method of a local (loaders.push): a function, not state
+      report(p.expression);
+    }
+    for (const b of evaluatedBefore(p, child)) if (!isStable(b, false)) report(b);
+  }
+}
+
+/** The operands of `p` evaluated before its operand `child`. */
+function evaluatedBefore(p: ts.Node, child: ts.Node): readonly ts.Node[] {
+  const upTo = (list: readonly ts.Node[]): ts.Node[] => {
+    const i = list.indexOf(child);
+    return i < 0 ? [] : list.slice(0, i);
+  };
+  if (ts.isCallExpression(p) || ts.isNewExpression(p)) return upTo(p.arguments ?? []);
+  if (ts.isArrayLiteralExpression(p)) return upTo(p.elements);
+  if (ts.isObjectLiteralExpression(p)) return upTo(p.properties);
+  if (ts.isConditionalExpression(p) && p.condition !== child) return [p.condition];
+  if (ts.isElementAccessExpression(p) && p.argumentExpression === child) return [p.expression];
+  // (a && yield x): reaching the yield fixes a's value, and the result is x's
+  if (ts.isBinaryExpression(p) && p.right === child && !SHORT_CIRCUIT.has(p.operatorToken.kind) && p.operatorToken.kind !== ts.SyntaxKind.EqualsToken) {
+    return [p.left];
+  }
+  return [];
 }
 
 const SHORT_CIRCUIT = new Set([ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken]);

@@ -14,7 +14,7 @@
 import type { PropertyId } from '../../src/check/catalogue.js';
 import { runScenario } from '../run.js';
 import { ChoicesStrategy, trimPath } from '../rt/strategy.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import type { MainThread } from './subject.js';
 
 export interface MinimizeResult {

@@ -18,7 +18,7 @@ import { runScenario, type RunResult } from '../run.js';
 import { PctStrategy } from '../rt/pct.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { trimPath } from '../rt/strategy.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import { CountingQuietStrategy } from './measure.js';
 import { pctBound, runsFor, type PctBound } from './pct_bound.js';
 import type { FoundViolation } from './search.js';

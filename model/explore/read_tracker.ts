@@ -21,7 +21,7 @@
  * Invariant: the proxy never changes what the code sees; values read and written are
  * the real ones (functions and symbols pass through untouched).
  */
-import { valueDigest } from './state_digest.js';
+import { valueDigest } from './digest_hash.js';
 
 export interface ReadSink {
   /** thread code read `value` at the place hashed as `where` */

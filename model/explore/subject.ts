@@ -7,16 +7,18 @@
  * Invariant: the same strategy path gives the same run (the runtime is deterministic),
  * which is what lets a stateless search reproduce a state by replaying a prefix.
  */
-import { engineMain } from '../../src/engine/driver.js';
 import type { Gen, Op } from '../../src/ops.js';
 import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
-import { driverPlanOf, runScenario } from '../run.js';
+import { buildRun, runScenario } from '../run.js';
 import type { Strategy } from '../rt/strategy.js';
 import type { Violation } from '../../src/check/violation.js';
-import type { Scenario } from '../scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
-import { addThreads, Hasher, valueDigest, type ThreadCounters } from './state_digest.js';
+import { addThreads, type ThreadCounters } from './state_digest.js';
+import { addValue, Hasher, valueDigest } from './digest_hash.js';
+import type { Checker } from '../../src/check/checker.js';
+import { CoverageChecker } from '../../src/check/checkers/coverage.js';
 import { trackReads } from './read_tracker.js';
 import { compiledThreads } from './compile_threads.js';
 import { placesOf } from './frames.js';
@@ -34,6 +36,8 @@ export interface Observer {
   result(tid: number, digest: number): void;
   /** the running thread read shared state (read_tracker.ts) */
   read(where: number, value: number): void;
+  /** the spawn being executed did not start its thread (a fault plan) */
+  spawnFailed(): void;
 }
 
 /** The state of the run in progress, for the strategy; valid only during that run. */
@@ -68,7 +72,7 @@ export function scenarioSubject(scenario: Scenario, checks = true, main?: MainTh
     spuriousWakeups: scenario.spuriousWakeups,
     run(strategy, attach) {
       if (attach === undefined) {
-        const r = runScenario(scenario, { strategy, checks, main });
+        const r = runScenario(scenario, { strategy, checks, ...(main !== undefined ? { main } : {}) });
         return { violation: r.violation, steps: r.steps, coverage: r.coverage };
       }
       const view = new RunView(main === undefined);
@@ -76,12 +80,13 @@ export function scenarioSubject(scenario: Scenario, checks = true, main?: MainTh
       const r = runScenario(scenario, {
         strategy,
         checks,
+        onCheckers: (checkers) => view.watchCheckers(checkers),
         // wrapped to see the tier and world the run uses, and what threads observe
         main: (tier, w) => {
           view.watch(tier, w);
           if (main !== undefined) return main(tier, w);
           const threads = compiledThreads();
-          return threads.engineMain(threads.tierOver(tier.st), driverPlanOf(scenario));
+          return threads.engineMain(threads.tierOver(tier.st), buildRun(scenario, w).plan);
         },
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };
@@ -100,15 +105,32 @@ class RunView {
   private world: SimulatedWorld | null = null;
   private worldDigest: number | null = null;
   private readonly worldOwned = new WeakSet<object>();
+  /** checkers whose memory is fields of an object (the refinement's reference state) */
+  private stateful: readonly Checker[] = [];
   readonly access: StateAccess;
 
   constructor(private readonly instrumented: boolean) {
     this.access = { digest: (threads) => this.digest(threads), observer: null };
   }
 
+  /**
+   * Checkers that keep memory in fields are digested with the state (coverage marks
+   * excepted: they never decide a verdict). Checkers built as closures keep what
+   * state_digest.ts argues is a function of the state.
+   */
+  watchCheckers(checkers: readonly Checker[]): void {
+    this.stateful = checkers.filter((c) => !(c instanceof CoverageChecker) && Object.getPrototypeOf(c) !== Object.prototype);
+  }
+
   watch(tier: Tier, world: SimulatedWorld): void {
     this.st = tier.st;
     this.world = world;
+    const fails = world.spawnFails.bind(world);
+    world.spawnFails = (name: string): boolean => {
+      const failed = fails(name);
+      if (failed) this.access.observer?.spawnFailed();
+      return failed;
+    };
     if (!this.instrumented) {
       const sink = { read: (where: number, value: number) => this.access.observer?.read(where, value), wrote: () => undefined };
       // the tier's methods and threads reach the state as tier.st; the checkers keep the real one
@@ -138,6 +160,7 @@ class RunView {
     threads.positions.current = -1;
     this.worldDigest ??= valueDigest(this.world);
     const h = new Hasher().num(valueDigest(st)).num(this.worldDigest);
+    for (const c of this.stateful) addFields(h, c, CHECKER_SKIP);
     addThreads(h, threads, this.instrumented ? placesOf(st, PLACE_SKIP) : null);
     threads.positions.current = running;
     return h.digest();
@@ -145,6 +168,13 @@ class RunView {
 }
 
 const PLACE_SKIP = new Set(['cfg']);
+/** a checker's views of the tier and the world (digested on their own) */
+const CHECKER_SKIP = new Set(['st', 'world', 'io', 'ctx']);
+
+function addFields(h: Hasher, o: object, skip: ReadonlySet<string>): void {
+  const rec = o as Record<string, unknown>;
+  for (const k in rec) if (!skip.has(k)) addValue(h, rec[k]);
+}
 
 /** a result and the objects inside it belong to the world (handles: the tier never looks in) */
 function ownAll(v: object, owned: WeakSet<object>, depth = 0): void {

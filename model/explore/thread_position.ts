@@ -18,7 +18,7 @@
  * for nobody.
  */
 import type { Op } from '../../src/ops.js';
-import { Hasher } from './state_digest.js';
+import { Hasher } from './digest_hash.js';
 import { frameRegistry, type Frame } from './frames.js';
 
 const SPURIOUS = 0x5a5a5a5;
@@ -105,6 +105,14 @@ export class ThreadPositions {
     this.hi[child] = this.hi[parent] ?? 0;
     this.mix(child, child);
     this.mix(parent, child);
+  }
+
+  /** the spawn that made `child` failed after all: the spawner got -1, not a tid */
+  unspawn(child: number): void {
+    this.lo[child] = 0;
+    this.hi[child] = 0;
+    this.moved[child] = 0;
+    if (this.current >= 0) this.mix(this.current, -1);
   }
 
   addTo(h: Hasher, tid: number): void {

@@ -26,6 +26,8 @@ export class RunState implements RunView {
   shutdownStep = -1;
   /** choice points decided by the strategy so far */
   decisions = 0;
+  /** threads spawned and not finished */
+  alive = 0;
   /** the thread that moved last */
   current: SimThread | null = null;
   readonly waiters: Record<CvName, SimThread[]> = { cv: [], cv_take: [] };

@@ -10,7 +10,8 @@
  * Nothing here is random: the strategy makes every choice, so the same strategy path
  * gives the same run. Limits (steps, threads) end a run with a violation that says so.
  */
-import type { MarkOp, Op, Thread } from '../../src/ops.js';
+import type { CvName, MarkOp, Op, Thread } from '../../src/ops.js';
+import { describeCall, describeReturn } from '../../src/ops_text.js';
 import type { Checker } from '../../src/check/checker.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../../src/check/limits.js';
 import { guardedStateChanged, mustNotEndHolding } from '../../src/check/sync_discipline.js';
@@ -33,6 +34,7 @@ export interface RunOutcome {
 
 export class Runtime extends RunState {
   private readonly digesters: Checker[];
+  private readonly observers: Checker[];
 
   constructor(
     private readonly world: SimWorld,
@@ -43,6 +45,7 @@ export class Runtime extends RunState {
   ) {
     super(strategy, limits, traced ? new Trace() : null);
     this.digesters = checkers.filter((c) => c.guardedDigest !== undefined);
+    this.observers = checkers.filter((c) => c.onOp !== undefined);
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
@@ -103,11 +106,11 @@ export class Runtime extends RunState {
         break;
       case 'unlock':
         unlock(this, th);
-        this.quiescent();
+        this.quiescent(th, null);
         break;
       case 'wait':
         wait(this, th, op.cv);
-        this.quiescent();
+        this.quiescent(th, op.cv);
         return; // resumes only when woken
       case 'signal':
         signal(this, th, op.cv);
@@ -116,8 +119,8 @@ export class Runtime extends RunState {
         broadcast(this, th, op.cv);
         break;
       case 'spawn':
-        result = this.spawn(op.name, op.body);
-        this.record(th, `spawn ${op.name} -> thread ${String(result)}`);
+        result = this.world.spawnFails?.(op.name) === true ? -1 : this.spawn(op.name, op.body);
+        this.record(th, result === -1 ? `spawn ${op.name} FAILED` : `spawn ${op.name} -> thread ${String(result)}`);
         break;
       case 'join':
         this.record(th, `join ${this.threads[op.tid]?.name ?? op.tid}`);
@@ -127,8 +130,9 @@ export class Runtime extends RunState {
         this.now += this.world.duration(op);
         if (this.trace !== null) this.record(th, this.world.describe(op, result));
     }
-    // with one thread there is nobody to race with (init sets budgets before the uploader)
-    if (this.digesters.length > 0 && this.mxOwner !== th.tid && this.threads.length > 1) {
+    if (this.observers.length > 0 && op.k !== 'lock' && op.k !== 'unlock') for (const c of this.observers) c.onOp?.(this, th, op, result);
+    // with one thread alive there is nobody to race with (init runs before the uploader)
+    if (this.digesters.length > 0 && this.mxOwner !== th.tid && this.alive > 1) {
       // the code up to th's next op runs without mx: it may not touch guarded state
       const before = this.digest();
       this.advance(th, result);
@@ -138,8 +142,8 @@ export class Runtime extends RunState {
     this.advance(th, result);
   }
 
-  private quiescent(): void {
-    for (const c of this.checkers) c.onQuiescent?.(this);
+  private quiescent(th: SimThread, cv: CvName | null): void {
+    for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
   }
 
   private digest(): number {
@@ -155,6 +159,7 @@ export class Runtime extends RunState {
       if (res.done === true) {
         th.state = ThreadState.Done;
         th.pending = null;
+        this.alive--;
         mustNotEndHolding(this.mxOwner, th);
         this.record(th, 'ends');
         return;
@@ -185,12 +190,12 @@ export class Runtime extends RunState {
 
   private onMark(th: SimThread, op: MarkOp): void {
     if (op.k === 'call') {
-      th.api.push(op.fn);
-      if (op.fn === 'shutdown' && this.shutdownStep < 0) this.shutdownStep = this.steps;
-      this.record(th, `> ${op.fn}${op.arg !== undefined ? ' ' + op.arg : ''}`);
+      th.api.push(op.call.fn);
+      if (op.call.fn === 'shutdown' && this.shutdownStep < 0) this.shutdownStep = this.steps;
+      if (this.trace !== null) this.record(th, describeCall(op.call));
     } else if (op.k === 'ret') {
       th.api.pop();
-      this.record(th, `< ${op.fn}${op.value !== undefined ? ' = ' + op.value : ''}`);
+      if (this.trace !== null) this.record(th, describeReturn(op.ret));
     } else {
       this.record(th, `# ${op.what}${op.detail !== undefined ? ' ' + op.detail : ''}`);
     }
@@ -204,6 +209,7 @@ export class Runtime extends RunState {
     const tid = this.threads.length;
     const th = new SimThread(tid, name, body());
     this.threads.push(th);
+    this.alive++;
     this.trace?.nameThread(tid, name);
     return tid;
   }

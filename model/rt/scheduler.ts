@@ -10,29 +10,9 @@
  */
 import { Violation } from '../../src/check/violation.js';
 import type { RunState } from './run_state.js';
-import type { DecisionKind } from './strategy.js';
 import { ThreadState, type SimThread } from './thread.js';
+import { decide } from './choice.js';
 import { wake } from './sync.js';
-
-/** Asks the strategy to choose among `options` (n > 1); the context is filled in place. */
-export function decide(
-  run: RunState,
-  kind: DecisionKind,
-  options: SimThread[],
-  runnable: number,
-  current: number,
-  currentCanMove: boolean,
-): number {
-  const ctx = run.ctx;
-  ctx.options = options;
-  ctx.runnable = runnable;
-  ctx.current = current;
-  ctx.currentCanMove = currentCanMove;
-  ctx.mxOwner = run.mxOwner;
-  ctx.step = run.steps;
-  run.decisions++;
-  return run.strategy.pick(options.length, kind, ctx);
-}
 
 export function canMove(run: RunState, th: SimThread): boolean {
   if (th.state !== ThreadState.Ready) return false;

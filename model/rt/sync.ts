@@ -9,7 +9,7 @@
 import type { CvName } from '../../src/ops.js';
 import { mustHoldMx, mustNotRelock, mustOwnToUnlock } from '../../src/check/sync_discipline.js';
 import type { RunState } from './run_state.js';
-import { decide } from './scheduler.js';
+import { decide } from './choice.js';
 import { ThreadState, type SimThread } from './thread.js';
 
 export function lock(run: RunState, th: SimThread): void {

@@ -12,4 +12,6 @@ export interface SimWorld {
   duration(op: Op): number;
   /** how a trace prints the op and its result */
   describe(op: Op, result: unknown): string;
+  /** whether the start of a thread of this name fails (a fault plan); absent: never */
+  spawnFails?(name: string): boolean;
 }

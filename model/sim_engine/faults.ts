@@ -1,33 +1,28 @@
 /**
- * The fault plan: every failure the simulated world injects, decided up front by the
- * scenario (so fast-check shrinks it with everything else). Injectors live here and in
- * the simulated backend; they never check anything.
+ * The simulated world's fault injector: counts calls per site and says whether this one
+ * is planned to fail. The plan is decided up front by the scenario (so fast-check shrinks
+ * it with everything else); injectors never check anything.
  */
-export interface FaultPlan {
-  /** 0-based indices, over the whole run, of `upload` calls that fail */
-  readonly uploadFails: readonly number[];
-  /** indices of `issueGroup` calls that fail */
-  readonly issueFails: readonly number[];
-  /** indices of `takeGroup` calls that fail */
-  readonly takeFails: readonly number[];
-  /** indices of warmstart RAM loads that fail (the loader then has null weights) */
-  readonly loadFails: readonly number[];
-  /** indices of host staging copies that cannot be allocated */
-  readonly stageFails?: readonly number[];
-}
+import { FAULT_SITES, faultKey, type FaultPlan, type FaultSite } from '../../src/engine/fault_sites.js';
 
-export const NO_FAULTS: FaultPlan = { uploadFails: [], issueFails: [], takeFails: [], loadFails: [] };
+export class FaultInjector {
+  private readonly calls = new Map<FaultSite, number>();
+  /** faults fired so far, per site */
+  readonly injected = new Map<FaultSite, number>();
 
-export function isQuiet(plan: FaultPlan): boolean {
-  return plan.uploadFails.length === 0 && plan.issueFails.length === 0 && plan.takeFails.length === 0 && plan.loadFails.length === 0;
-}
+  constructor(private readonly plan: FaultPlan) {
+    for (const site of FAULT_SITES) {
+      this.calls.set(site, 0);
+      this.injected.set(site, 0);
+    }
+  }
 
-/** Counts calls of one kind and says whether this one is planned to fail. */
-export class FaultCounter {
-  private n = 0;
-  constructor(private readonly failing: readonly number[]) {}
-  next(): boolean {
-    const i = this.n++;
-    return this.failing.includes(i);
+  /** one call at `site`: true when the plan fails this one */
+  fails(site: FaultSite): boolean {
+    const i = this.calls.get(site) ?? 0;
+    this.calls.set(site, i + 1);
+    if (!this.plan[faultKey(site)].includes(i)) return false;
+    this.injected.set(site, (this.injected.get(site) ?? 0) + 1);
+    return true;
   }
 }

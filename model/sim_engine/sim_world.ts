@@ -3,19 +3,25 @@
  * ledger (device memory, staging, buffers), the RAM pool and the fault plan.
  *
  * Values handed to the tier are the ledger's own records (a tensor handle is its
- * SimTensor, a staging copy its SimStaging), so the checks need no lookup tables.
- * An expert's output records which token, layer and expert really produced it, so a
- * lost, doubled, stale or misrouted contribution is caught where it is combined.
+ * SimTensor, a staging copy its SimStaging): `open` and `seal` are the one place the
+ * opaque handle types are converted, so the checks need no lookup tables. An expert's
+ * output records which token, layer and expert really produced it, so a lost, doubled,
+ * stale or misrouted contribution is caught where it is combined.
+ *
+ * The handlers are a map the compiler checks for completeness: every op a world must
+ * answer (WorldOpKind) has exactly one handler with the result type of OpResults.
  */
-import type { Contribution, GroupRow, Op, RouteInfo } from '../../src/ops.js';
+import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type HostArray, type RouteInfo, type StagingCopy, type TensorHandle, type WorldOpKind } from '../../src/ops.js';
+import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
-import type { SimWorld } from '../rt/world.js';
+import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
+import { describeTensor, Ledger, type BlockRow, type SimHostArray, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
+import { writeHeatFile as encodeHeat } from '../../src/spec/heat_file.js';
 import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
-import type { Scenario } from '../scenario.js';
-import { deviceFootprint } from '../../src/check/allocator.js';
-import { FaultCounter } from './faults.js';
-import { describeTensor, Ledger, type BlockRow, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
+import type { SimWorld } from '../rt/world.js';
+import type { HeatFileDefect, Scenario } from '../scenario/scenario.js';
+import { FaultInjector } from './faults.js';
 
 export interface SimOutput {
   readonly token: number;
@@ -24,7 +30,15 @@ export interface SimOutput {
   readonly via: 'gpu' | 'cpu';
 }
 
-const PARTS = ['gate', 'up', 'down'];
+type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] };
+
+/** The simulated world's handles are its own records: opening one is a plain view change. */
+function open<T>(handle: unknown): T {
+  return handle as T;
+}
+function seal<H>(record: object): H {
+  return record as unknown as H;
+}
 
 export class SimulatedWorld implements SimWorld, CheckedWorld {
   readonly ledger: Ledger;
@@ -33,19 +47,17 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   readonly expertFootprint: number;
   readonly capacity: number[];
   readonly partFootprint: number[];
-  readonly combined = new Set<number>();
-  combines = 0;
-  savedHeat: readonly (readonly number[])[] | null = null;
+  readonly combined: CombineLedger;
+  /** the heat file on disk: the scenario's (damaged as it says), then what shutdown wrote */
+  heatFileBytes: Uint8Array | null;
+  /** what the last shutdown wrote (null: nothing yet) */
+  savedHeat: Uint8Array | null = null;
   /** tensors and staging copies still alive when the backend was shut down */
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
-  readonly injected = { upload: 0, issue: 0, take: 0 };
-  private readonly uploadFaults: FaultCounter;
-  private readonly issueFaults: FaultCounter;
-  private readonly takeFaults: FaultCounter;
-  private readonly loadFaults: FaultCounter;
-  private readonly stageFaults: FaultCounter;
+  readonly faults: FaultInjector;
   /** per device: outputs of the group in flight */
   private readonly pending: (SimOutput[] | null)[];
+  private readonly handlers: Handlers;
 
   constructor(
     readonly scenario: Scenario,
@@ -54,15 +66,13 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     const s = scenario;
     this.ledger = new Ledger(s.devices, rowsPerDevice, s.reclaims);
     this.ram = new RamPool(s.experts);
-    this.partFootprint = s.weightBytes.map((wb) => deviceFootprint(wb) + deviceFootprint(scaleBytesOf(wb)));
+    this.combined = new CombineLedger(s.layers);
+    this.partFootprint = s.weightBytes.map((wb, i) => deviceFootprint(wb) + deviceFootprint(s.scaleBytes[i] ?? 0));
     this.expertFootprint = this.partFootprint.reduce((a, b) => a + b, 0);
     const plenty = (s.layers * s.experts + 8) * this.expertFootprint + DENSE_ROOM;
     this.capacity = s.capacityExperts.map((c) => (c === null ? plenty : c * this.expertFootprint));
-    this.uploadFaults = new FaultCounter(s.faults.uploadFails);
-    this.issueFaults = new FaultCounter(s.faults.issueFails);
-    this.takeFaults = new FaultCounter(s.faults.takeFails);
-    this.loadFaults = new FaultCounter(s.faults.loadFails ?? []);
-    this.stageFaults = new FaultCounter(s.faults.stageFails ?? []);
+    this.faults = new FaultInjector(s.faults);
+    this.heatFileBytes = s.heatFile === null ? null : heatFileOnDisk(s.heatFile, s.experts, s.heatFileDefect);
     this.pending = new Array<SimOutput[] | null>(s.devices).fill(null);
     if (!s.streaming) {
       const none = new Set(s.noRam.map((k) => k.layer * s.experts + k.eid));
@@ -70,101 +80,137 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         for (let eid = 0; eid < s.experts; eid++) if (!none.has(layer * s.experts + eid)) this.ram.load(layer, eid);
       }
     }
+    this.handlers = this.makeHandlers();
+  }
+
+  get combines(): number {
+    return this.combined.combines;
+  }
+
+  deviceBytes(tensor: TensorHandle): number {
+    return open<SimTensor>(tensor).bytes;
+  }
+
+  tensorOwner(tensor: TensorHandle): SimTensor {
+    return open<SimTensor>(tensor);
+  }
+
+  stagingOwner(staging: StagingCopy): SimStaging {
+    return open<SimStaging>(staging);
+  }
+
+  hostArrayKind(array: HostArray): string {
+    return open<SimHostArray>(array).what;
   }
 
   get expectedCombines(): number {
-    return this.scenario.routes.length * this.scenario.layers;
+    return this.scenario.runs * this.scenario.routes.length * this.scenario.layers;
+  }
+
+  /** The runtime asks before it starts a thread: the fault plan may refuse the uploader. */
+  spawnFails(name: string): boolean {
+    return name === 'uploader' && this.faults.fails('spawn');
   }
 
   exec(op: Op): unknown {
-    switch (op.k) {
-      case 'memInfo': {
+    const handler = this.handlers[op.k as WorldOpKind] as ((op: Op) => unknown) | undefined;
+    if (handler === undefined) throw new Error(`internal error: the simulated world has no op '${op.k}'`);
+    return handler(op);
+  }
+
+  private makeHandlers(): Handlers {
+    return { ...this.backendHandlers(), ...this.engineHandlers() };
+  }
+
+  /** The backend's ops: device memory, staging, groups, the heat file. */
+  private backendHandlers(): Pick<Handlers, BackendOp['k']> {
+    const L = this.ledger;
+    return {
+      hostAlloc: (op) => {
+        // an init after a shutdown: the engine brought its backend up again, a new arena
+        if (L.backendShutdown) L.newSession();
+        return this.faults.fails('alloc') ? null : seal(L.hostAlloc(op.what, op.bytes));
+      },
+      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
+      syncInit: () => !this.faults.fails('sync'),
+      memInfo: (op) => {
         const total = this.capacity[op.dev] ?? 0;
-        return { free: total - (this.ledger.consumed[op.dev] ?? 0), total };
-      }
-      case 'stage': {
-        this.checkRam(op.ram as unknown as SimRamRef, op.layer, op.eid, 'staging copy');
-        if (this.stageFaults.next()) return null;
-        return this.ledger.stage(op.layer, op.eid);
-      }
-      case 'unstage':
-        this.ledger.unstage(op.staging as unknown as SimStaging);
-        return undefined;
-      case 'upload': {
-        this.ledger.checkUploadSource(op.staging as unknown as SimStaging, op.layer, op.eid);
-        if (this.uploadFaults.next()) {
-          this.injected.upload++;
+        return { free: total - (L.consumed[op.dev] ?? 0), total };
+      },
+      stage: (op) => {
+        this.checkRam(open<SimRamRef>(op.ram), op.layer, op.eid, 'staging copy');
+        if (this.faults.fails('stage')) return null;
+        return seal(L.stage(op.layer, op.eid));
+      },
+      unstage: (op) => L.unstage(open<SimStaging>(op.staging)),
+      upload: (op) => {
+        L.checkUploadSource(open<SimStaging>(op.staging), op.layer, op.eid);
+        if (this.faults.fails('upload')) return null;
+        const bytes = this.partFootprint[EXPERT_PARTS.indexOf(op.part)] ?? 0;
+        if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) {
+          L.oomFailures++;
           return null;
         }
-        const bytes = this.partFootprint[PARTS.indexOf(op.part)] ?? 0;
-        if ((this.ledger.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) {
-          this.ledger.oomFailures++;
-          return null;
-        }
-        return this.ledger.alloc(op.dev, op.layer, op.eid, op.part, bytes);
-      }
-      case 'uploadDense':
-        if ((this.ledger.consumed[op.dev] ?? 0) + deviceFootprint(op.bytes) > (this.capacity[op.dev] ?? 0)) return null;
-        return this.ledger.alloc(op.dev, -1, -1, 'dense', deviceFootprint(op.bytes));
-      case 'free':
-        this.ledger.free(op.tensor as unknown as SimTensor, op.dev);
-        return undefined;
-      case 'writeInput':
-        this.ledger.writeInput(op.dev, op.rowOffset, op.rows, op.input as unknown as BlockRow);
-        return undefined;
-      case 'issueGroup':
-        return this.issueGroup(op.dev, op.rowOffset, op.rows);
-      case 'takeGroup':
-        return this.takeGroup(op.dev);
-      case 'denseGemv': {
-        const t = op.tensor as unknown as SimTensor;
+        return seal(L.alloc(op.dev, op.layer, op.eid, op.part, bytes));
+      },
+      uploadDense: (op) => {
+        if ((L.consumed[op.dev] ?? 0) + deviceFootprint(op.bytes) > (this.capacity[op.dev] ?? 0)) return null;
+        return seal(L.alloc(op.dev, -1, -1, 'dense', deviceFootprint(op.bytes)));
+      },
+      free: (op) => L.free(open<SimTensor>(op.tensor), op.dev),
+      writeInput: (op) => L.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
+      issueGroup: (op) => this.issueGroup(op.dev, op.rowOffset, op.rows),
+      takeGroup: (op) => this.takeGroup(op.dev),
+      denseGemv: (op) => {
+        const t = open<SimTensor>(op.tensor);
         if (!t.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed tensor ${describeTensor(t)}`);
-        this.ledger.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
-        this.ledger.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
-        this.ledger.release(op.inBuf);
-        this.ledger.release(op.outBuf);
-        return undefined;
-      }
-      case 'readHeat':
-        return this.scenario.heatFile;
-      case 'writeHeat':
-        this.savedHeat = op.heat;
-        return undefined;
-      case 'backendShutdown':
-        this.leakedAtShutdown = { tensors: this.ledger.liveTensors, staging: this.ledger.liveStaging };
-        this.ledger.backendShutdown = true;
-        return undefined;
-      case 'route':
-        return this.route(op.token, op.layer);
-      case 'ramOf':
-        return this.ram.current(op.layer, op.eid);
-      case 'loadRam':
-        if (op.why === 'warmstart' && this.loadFaults.next()) return null;
-        return this.ram.load(op.layer, op.eid);
-      case 'freeRam': {
+        L.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
+        L.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
+        L.release(op.inBuf);
+        L.release(op.outBuf);
+      },
+      readHeat: () => this.heatFileBytes,
+      writeHeat: (op) => {
+        this.savedHeat = op.bytes;
+        this.heatFileBytes = op.bytes;
+      },
+      backendShutdown: () => {
+        this.leakedAtShutdown = { tensors: L.liveTensors, staging: L.liveStaging };
+        L.backendShutdown = true;
+      },
+    };
+  }
+
+  /** The engine's ops: routing, the RAM copies, CPU experts, combining. */
+  private engineHandlers(): Pick<Handlers, EngineOp['k']> {
+    return {
+      route: (op) => this.route(op.token, op.layer),
+      ramOf: (op) => {
+        const ref = this.ram.current(op.layer, op.eid);
+        return ref === null ? null : seal(ref);
+      },
+      loadRam: (op) => {
+        if (op.why === 'warmstart' && this.faults.fails('load')) return null;
+        return seal(this.ram.load(op.layer, op.eid));
+      },
+      freeRam: (op) => {
         const ref = this.ram.current(op.layer, op.eid);
         if (ref !== null) this.ram.release(ref);
-        return undefined;
-      }
-      case 'recycleRam':
-        this.ram.release(op.ram as unknown as SimRamRef);
-        return undefined;
-      case 'cpuExpert': {
-        if (op.ram === null) {
-          throw new Violation('COMP-MISS-WEIGHTS', `L${op.layer}E${op.eid} computed on the CPU with no RAM weights`);
-        }
-        this.checkRam(op.ram as unknown as SimRamRef, op.layer, op.eid, 'CPU expert');
-        const input = op.input as unknown as BlockRow;
-        return { token: input.token, layer: input.layer, eid: op.eid, via: 'cpu' } satisfies SimOutput;
-      }
-      case 'combine':
-        this.combine(op.token, op.layer, op.parts);
-        return undefined;
-      case 'finishToken':
-        return undefined;
-      default:
-        throw new Error(`the simulated world has no op '${op.k}'`);
-    }
+      },
+      recycleRam: (op) => this.ram.release(open<SimRamRef>(op.ram)),
+      cpuExpert: (op) => {
+        const ram = requireCpuWeights(op.layer, op.eid, op.ram);
+        this.checkRam(open<SimRamRef>(ram), op.layer, op.eid, 'CPU expert');
+        const input = open<BlockRow>(op.input);
+        return seal({ token: input.token, layer: input.layer, eid: op.eid, via: 'cpu' } satisfies SimOutput);
+      },
+      combine: (op) => {
+        const tokens = this.scenario.routes.length;
+        const routed = this.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ?? [];
+        this.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
+      },
+      finishToken: () => undefined,
+    };
   }
 
   private checkRam(ref: SimRamRef, layer: number, eid: number, what: string): void {
@@ -172,23 +218,22 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     if (problem !== null) throw new Violation('MEM-RAM', `${what} of L${layer}E${eid}: ${problem}`);
   }
 
+  /** A second run decodes the same tokens again. */
   private route(token: number, layer: number): RouteInfo {
-    const eids = this.scenario.routes[token]?.[layer];
+    const tokens = this.scenario.routes.length;
+    const eids = this.scenario.routes[tokens === 0 ? token : token % tokens]?.[layer];
     if (eids === undefined) throw new Error(`scenario has no route for token ${token} layer ${layer}`);
     const input: BlockRow = { token, layer };
-    return { token, layer, eids, input: input as unknown as RouteInfo['input'] };
+    return { token, layer, eids, input: seal(input) };
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
-    if (this.issueFaults.next()) {
-      this.injected.issue++;
-      return false;
-    }
+    if (this.faults.fails('issue')) return false;
     const tensors: SimTensor[] = [];
     const outs: SimOutput[] = [];
     rows.forEach((row, i) => {
       const input = this.ledger.inputRows[rowOffset + i];
-      const parts = row.tensors as unknown as SimTensor[];
+      const parts = row.tensors.map((t) => open<SimTensor>(t));
       tensors.push(...parts);
       const first = parts[0];
       // the device computes whatever the tensors and the input row really hold
@@ -204,45 +249,18 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     return true;
   }
 
-  private takeGroup(dev: number): SimOutput[] | null {
+  private takeGroup(dev: number): OpResults['takeGroup'] {
     this.ledger.closeGroup(dev);
     const outs = this.pending[dev] ?? null;
     this.pending[dev] = null;
-    if (this.takeFaults.next()) {
-      this.injected.take++;
-      return null;
-    }
-    return outs;
-  }
-
-  private combine(token: number, layer: number, parts: readonly Contribution[]): void {
-    const key = token * this.scenario.layers + layer;
-    if (this.combined.has(key)) throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer} combined twice`);
-    this.combined.add(key);
-    this.combines++;
-    const want = this.scenario.routes[token]?.[layer] ?? [];
-    const got = parts.map((p) => p.eid);
-    if (got.length !== want.length || got.some((e, i) => e !== want[i])) {
-      throw new Violation(
-        'COMP-EXACT-ONCE',
-        `token ${token} layer ${layer}: combined experts [${got.join(',')}] in that order, routed [${want.join(',')}]`,
-      );
-    }
-    for (const p of parts) {
-      const out = p.output as unknown as SimOutput;
-      if (out.token !== token || out.layer !== layer || out.eid !== p.eid) {
-        throw new Violation(
-          'COMP-EXACT-ONCE',
-          `token ${token} layer ${layer}: expert ${p.eid}'s output (${p.where}) was computed as token ${out.token} layer ${out.layer} expert ${out.eid}`,
-        );
-      }
-    }
+    if (this.faults.fails('take')) return null;
+    return outs === null ? null : outs.map((o) => seal(o));
   }
 
   duration(op: Op): number {
     switch (op.k) {
       case 'upload':
-        return (this.partFootprint[PARTS.indexOf(op.part)] ?? 0) / 25_000; // 25 GB/s
+        return (this.partFootprint[EXPERT_PARTS.indexOf(op.part)] ?? 0) / 25_000; // 25 GB/s
       case 'stage':
         return this.expertFootprint / 10_000; // 10 GB/s memcpy
       case 'issueGroup':
@@ -261,49 +279,66 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   describe(op: Op, result: unknown): string {
     switch (op.k) {
       case 'stage':
-        return `stage L${op.layer}E${op.eid} -> ${result === null ? 'FAILED (host memory)' : `s${(result as SimStaging).id}`}`;
+        return `stage L${op.layer}E${op.eid} -> ${result === null ? 'FAILED (host memory)' : `s${open<SimStaging>(result).id}`}`;
       case 'unstage':
-        return `unstage s${(op.staging as unknown as SimStaging).id}`;
+        return `unstage s${open<SimStaging>(op.staging).id}`;
       case 'upload':
-        return `upload L${op.layer}E${op.eid}.${op.part} dev${op.dev} -> ${result === null ? 'FAILED' : `t${(result as SimTensor).id}`}`;
+        return `upload L${op.layer}E${op.eid}.${op.part} dev${op.dev} -> ${result === null ? 'FAILED' : `t${open<SimTensor>(result).id}`}`;
       case 'free':
-        return `free ${describeTensor(op.tensor as unknown as SimTensor)}`;
+        return `free ${describeTensor(open<SimTensor>(op.tensor))}`;
       case 'writeInput':
         return `input rows ${op.rowOffset}..${op.rowOffset + op.rows - 1} dev${op.dev}`;
       case 'issueGroup':
         return `issue dev${op.dev} [${op.rows.map((r) => `E${r.eid}`).join(' ')}]${result === false ? ' FAILED' : ''}`;
       case 'takeGroup':
         return `take dev${op.dev}${result === null ? ' FAILED' : ''}`;
-      case 'route': {
-        const r = result as RouteInfo;
-        return `route t${op.token} L${op.layer} -> [${r.eids.join(' ')}]`;
-      }
+      case 'route':
+        return `route t${op.token} L${op.layer} -> [${open<RouteInfo>(result).eids.join(' ')}]`;
       case 'ramOf':
       case 'loadRam': {
-        const r = result as SimRamRef | null;
+        const r = open<SimRamRef | null>(result);
         return `${op.k} L${op.layer}E${op.eid} -> ${r === null ? 'none' : `r${r.slot}.${r.gen}`}`;
       }
       case 'freeRam':
         return `freeRam L${op.layer}E${op.eid}`;
       case 'recycleRam':
-        return `recycle r${(op.ram as unknown as SimRamRef).slot}`;
+        return `recycle r${open<SimRamRef>(op.ram).slot}`;
       case 'cpuExpert':
         return `cpu L${op.layer}E${op.eid}`;
       case 'combine':
         return `combine t${op.token} L${op.layer} [${op.parts.map((p) => `${p.eid}${p.where === 'gpu' ? 'g' : 'c'}`).join(' ')}]`;
-      case 'memInfo': {
-        const r = result as { free: number };
-        return `memInfo dev${op.dev} free ${r.free}`;
-      }
+      case 'memInfo':
+        return `memInfo dev${op.dev} free ${open<{ free: number }>(result).free}`;
+      case 'hostAlloc':
+        return `hostAlloc ${op.what} ${op.bytes} B -> ${result === null ? 'FAILED' : `h${open<SimHostArray>(result).id}`}`;
+      case 'hostFree':
+        return `hostFree h${open<SimHostArray>(op.array).id}`;
+      case 'syncInit':
+        return `syncInit${result === false ? ' FAILED' : ''}`;
+      case 'readHeat':
+        return `readHeat -> ${result === null ? 'no file' : `${open<Uint8Array>(result).byteLength} B`}`;
+      case 'writeHeat':
+        return `writeHeat ${op.bytes.byteLength} B`;
       default:
         return op.k;
     }
   }
 }
 
-/** scale bytes of a tensor: one float32 per 16 weight bytes */
-export function scaleBytesOf(weightBytes: number): number {
-  return Math.ceil(weightBytes / 16);
+/** The heat file on disk for a scenario: the table encoded, then damaged as asked. */
+function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, defect: HeatFileDefect): Uint8Array {
+  const bytes = encodeHeat(heat, experts);
+  switch (defect) {
+    case 'bad-magic':
+      bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+      return bytes;
+    case 'wrong-shape':
+      return encodeHeat([...heat, heat[0] ?? []], experts);
+    case 'truncated':
+      return bytes.slice(0, bytes.byteLength - 4);
+    default:
+      return bytes;
+  }
 }
 
 /** room for dense residents on a device with "plenty" of memory */

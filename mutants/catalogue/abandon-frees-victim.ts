@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   title: 'a swap at shutdown frees its victim while a group is open instead of abandoning',
   history: 'reviewers of the #1340 fix: the abandon branch is the only thing between shutdown and a use after free',
   family: 'device memory safety',
-  expectedProperties: ['MEM-DEVICE'],
+  expectedProperties: ['MEM-DEVICE', 'SPEC-WAKEUP', 'SPEC-UPLOADER'],
   patches: [
     {
       file: 'src/tier/uploader.ts',

@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   title: 'exp_bytes is the payload, not the allocator footprint',
   history: '#687: planned experts failed to upload with out-of-memory on a full card',
   family: 'accounting',
-  expectedProperties: ['ACC-FOOTPRINT', 'DEV-BUDGET', 'POST-RESIDENCY'],
+  expectedProperties: ['ACC-FOOTPRINT', 'DEV-BUDGET', 'POST-RESIDENCY', 'SPEC-INIT'],
   patches: [
     {
       file: 'src/tier/sizes.ts',

@@ -11,7 +11,7 @@ export const mutant: Mutant = {
   title: 'fill_wait waits for qn == 0 instead of inflight == 0',
   history: '#1360: warmstart freed RAM copies while the last upload was still copying from them',
   family: 'fill_wait residency',
-  expectedProperties: ['POST-FILL-WAIT', 'MEM-RAM', 'POST-RESIDENCY'],
+  expectedProperties: ['POST-FILL-WAIT', 'MEM-RAM', 'POST-RESIDENCY', 'SPEC-FILL'],
   patches: [
     {
       file: 'src/tier/fill_wait.ts',

@@ -17,11 +17,11 @@ export const mutant: Mutant = {
       find: '  const mask = yield* tier.issue(route);\n',
       replace:
         '  const mask = yield* tier.issue(route);\n' +
-        '  if (token === plan.refillAfterToken && layer === 0) yield* tier.fillWait();\n',
+        '  if (at === plan.refillAfterToken && layer === 0) yield* tier.fillWait();\n',
     },
     {
       file: 'src/engine/driver.ts',
-      find: '    if (token === plan.refillAfterToken) yield* tier.fillWait();\n',
+      find: '    if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();\n',
       replace: '',
     },
   ],

@@ -15,8 +15,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/engine/driver.ts',
-      find: "    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' }) as RamRef | null;\n",
-      replace: "    const ram = (yield { k: 'ramOf', layer: key.layer, eid: key.eid }) as RamRef | null;\n",
+      find: "    const ram = yield* perform({ k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' });\n",
+      replace: "    const ram = yield* perform({ k: 'ramOf', layer: key.layer, eid: key.eid });\n",
     },
     {
       file: 'src/engine/driver.ts',

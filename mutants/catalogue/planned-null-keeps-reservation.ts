@@ -10,12 +10,18 @@ export const mutant: Mutant = {
   title: 'note_planned with null weights keeps the reservation',
   history: '#1331: experts without RAM weights kept their planned budget forever',
   family: 'accounting',
-  expectedProperties: ['ACC-BUDGET', 'POST-SHUTDOWN', 'POST-RESIDENCY'],
+  expectedProperties: ['ACC-BUDGET', 'POST-SHUTDOWN', 'POST-RESIDENCY', 'SPEC-ENQUEUE'],
   patches: [
     {
       file: 'src/tier/plan.ts',
-      find: '  if (ram !== null) slot.ram = ram;\n',
-      replace: '  if (ram !== null) slot.ram = ram;\n  if (ram === null) {\n    yield UNLOCK;\n    return false;\n  }\n',
+      find: '  if (slot !== null && slot.planned) {\n    if (ram !== null) {\n',
+      replace:
+        '  if (slot !== null && slot.planned && ram === null) {\n' +
+        '    yield UNLOCK;\n' +
+        '    return false;\n' +
+        '  }\n' +
+        '  if (slot !== null && slot.planned) {\n' +
+        '    if (ram !== null) {\n',
     },
   ],
 };

@@ -15,8 +15,8 @@ export const mutant: Mutant = {
     {
       file: 'src/tier/shutdown.ts',
       find:
-        "  for (const r of release) yield { k: 'free', dev: r.dev, tensor: r.tensor };\n" +
-        "  for (const s of staging) yield { k: 'unstage', staging: s };\n",
+        "  for (const r of release.tensors) yield { k: 'free', dev: r.dev, tensor: r.tensor };\n" +
+        "  for (const s of release.staging) yield { k: 'unstage', staging: s };\n",
       replace: '',
     },
   ],

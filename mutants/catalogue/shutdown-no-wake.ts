@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   title: 'shutdown does not broadcast cv_take',
   history: '#1340: shutdown hung joining an uploader parked on issue_open',
   family: 'liveness after shutdown',
-  expectedProperties: ['LIVE-SHUTDOWN', 'LIVE-DEADLOCK'],
+  expectedProperties: ['LIVE-SHUTDOWN', 'LIVE-DEADLOCK', 'SPEC-WAKEUP'],
   patches: [
     {
       file: 'src/tier/shutdown.ts',

@@ -13,7 +13,7 @@ export const mutant: Mutant = {
   title: 'streaming mode keeps the RAM pointer and copies at upload time',
   history: 'reviewers of the streaming design: the RAM LRU recycles the slot with the next token',
   family: 'RAM lifetime',
-  expectedProperties: ['MEM-RAM', 'MEM-UPLOAD-BYTES'],
+  expectedProperties: ['MEM-RAM', 'MEM-UPLOAD-BYTES', 'SPEC-ENQUEUE'],
   patches: [
     {
       file: 'src/tier/note.ts',

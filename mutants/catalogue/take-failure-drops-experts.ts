@@ -13,7 +13,7 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/engine/driver.ts',
-      find: '  yield* computeOnCpu(route, parts, (k) => parts[k] === null, plan.streaming);\n',
+      find: '  if (!taken.ok) yield* computeOnCpu(route, parts, (k) => mask[k] === true && parts[k] === null, plan.streaming);\n',
       replace: '',
     },
   ],

@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   title: 'a swap does not wait for the open group before freeing its victim',
   history: 'reviewers named it: the reason the uploader waits on issue_open at all',
   family: 'device memory safety',
-  expectedProperties: ['MEM-DEVICE'],
+  expectedProperties: ['MEM-DEVICE', 'SPEC-UPLOADER'],
   patches: [
     {
       file: 'src/tier/uploader.ts',

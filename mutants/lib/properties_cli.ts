@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runChild } from './child.js';
-import type { RunSettings } from './run_mutant.js';
+import type { RunSettings } from './types.js';
 
 export interface ReportSuite {
   suite: string;

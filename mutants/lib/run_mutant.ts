@@ -8,34 +8,15 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { runChild } from './child.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
 import type { MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
-import type { MutantEntry } from './types.js';
+import type { MutantEntry, RunSettings } from './types.js';
 
-export interface RunSettings {
-  /** the working tree (node_modules, report paths) */
-  readonly root: string;
-  /** where the sources are copied from: the run's snapshot (defaults to root) */
-  readonly sourceDir?: string;
-  /** where reports/mutants.* go; counterexamples land in OUT/mutants/ */
-  readonly outDir: string;
-  readonly seconds: number;
-  readonly seed: number;
-  /** passed through to the properties CLI when given */
-  readonly strategy?: string;
-  readonly runs?: number;
-  readonly suite?: string;
-  /** seconds of the no-bail sampling pass per killed mutant (0: none) */
-  readonly matrixSeconds: number;
-  readonly typecheck: boolean;
-  readonly keep: boolean;
-  /** appended to replay commands (`--at COMMIT` when the sources were a commit's) */
-  readonly replaySuffix?: string;
-}
 
 export function safeName(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]+/g, '_');
@@ -108,7 +89,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     });
     if (child.timedOut) return stillborn(entry, `the properties run hung past ${(s.seconds * 3 + 90).toFixed(0)} s (a loop with no yield?)`, child.wallSeconds);
     const jsonPath = join(reportDir, 'properties.json');
-    if (!existsSync(jsonPath) || (child.rc !== 0 && child.rc !== 1)) {
+    if (!existsSync(jsonPath) || child.rc === null || !VERDICT_EXITS.includes(child.rc)) {
       return stillborn(entry, `the properties run crashed (exit ${child.rc ?? child.signal}): ${lastLines(child.stderr || child.stdout, 4)}`, child.wallSeconds);
     }
     const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { suites: ReportSuite[] };
@@ -174,7 +155,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       status: unmutated === null ? 'killed' : 'inconclusive',
       property: f.property,
       detail: f.detail,
-      asExpected: entry.kind === 'catalogue' ? m.expectedProperties.includes(f.property) : null,
+      asExpected: entry.kind === 'catalogue' ? (m.expectedProperties as readonly string[]).includes(f.property) : null,
       suite: failing.suite,
       runsToKill,
       secondsToKill,

@@ -10,6 +10,7 @@
  *    text of one site (`yield BROADCAST_TAKE;`) is rarely unique in its file.
  * Paths are relative to the repository root, with forward slashes.
  */
+import type { PropertyId } from '../../src/check/catalogue.js';
 
 export interface FindPatch {
   readonly file: string;
@@ -37,7 +38,7 @@ export interface Mutant {
   /** the property family expected to kill it (properties/catalogue.ts `family`) */
   readonly family: string;
   /** property ids that may kill it; the first is the one the defect is written against */
-  readonly expectedProperties: readonly string[];
+  readonly expectedProperties: readonly PropertyId[];
   readonly patches: readonly Patch[];
 }
 
@@ -55,4 +56,25 @@ export interface MutantEntry {
 
 export function isFindPatch(p: Patch): p is FindPatch {
   return 'find' in p;
+}
+
+export interface RunSettings {
+  /** the working tree (node_modules, report paths) */
+  readonly root: string;
+  /** where the sources are copied from: the run's snapshot (defaults to root) */
+  readonly sourceDir?: string;
+  /** where reports/mutants.* go; counterexamples land in OUT/mutants/ */
+  readonly outDir: string;
+  readonly seconds: number;
+  readonly seed: number;
+  /** passed through to the properties CLI when given */
+  readonly strategy?: string;
+  readonly runs?: number;
+  readonly suite?: string;
+  /** seconds of the no-bail sampling pass per killed mutant (0: none) */
+  readonly matrixSeconds: number;
+  readonly typecheck: boolean;
+  readonly keep: boolean;
+  /** appended to replay commands (`--at COMMIT` when the sources were a commit's) */
+  readonly replaySuffix?: string;
 }

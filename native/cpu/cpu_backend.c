@@ -4,13 +4,32 @@
  * threads in cpu_worker.c.
  *
  * Invariants: init either succeeds completely or releases everything it made;
- * shutdown stops every worker (after its pending job) before freeing its buffers;
- * the ledger reports only the group buffers (4 per device), fixed from init on.
+ * shutdown stops the copy threads and every worker (after its pending job) before
+ * freeing buffers; the ledger reports only the group buffers (4 per device), fixed from
+ * init on (the tensor heap holds tensors, which the dispatcher counts).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cpu_backend.h"
+
+/* The tensor heap's chunks: host memory in huge pages where the kernel gives them,
+ * touched at once, so no upload ever takes a page fault. */
+static void *host_map(void *ctx, size_t bytes) {
+  (void)ctx;
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint */
+  memset(p, 0, bytes);
+  return p;
+}
+
+static void host_unmap(void *ctx, void *p, size_t bytes) {
+  (void)ctx;
+  munmap(p, bytes);
+}
 
 static void *count_alloc(tl_backend *b, size_t bytes) {
   void *p = malloc(bytes);
@@ -23,6 +42,7 @@ static void *count_alloc(tl_backend *b, size_t bytes) {
 
 static void cpu_shutdown(tl_backend *b) {
   if (b == NULL) return;
+  cpu_copy_stop(&b->copy); /* no job is left: the dispatcher waited for every upload */
   for (int i = 0; i < b->ndev; i++) {
     cpu_device *d = &b->dev[i];
     cpu_worker_stop(d);
@@ -32,6 +52,7 @@ static void cpu_shutdown(tl_backend *b) {
     free(d->y);
     free(d->q);
     free(d->h);
+    tl_heap_destroy(&d->heap);
   }
   pthread_mutex_destroy(&b->acct_mu);
   free(b);
@@ -45,13 +66,15 @@ static int init_device(tl_backend *b, cpu_device *d, char *err, size_t cap) {
   d->q = count_alloc(b, qn);
   d->h = count_alloc(b, (size_t)TL_MAX_WIDTH * sizeof(float));
   d->lut = b->lut;
+  d->b = b;
+  d->owner = b->owner;
   if (d->x == NULL || d->y == NULL || d->q == NULL || d->h == NULL) {
     return tl_fail(err, cap, TL_E_OOM, "cpu backend: host out of memory for group buffers");
   }
   return cpu_worker_start(b, d, err, cap);
 }
 
-static int cpu_init(tl_backend **out, const int *devices, int ndevices,
+static int cpu_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
                     uint64_t capacity_bytes, char *err, size_t cap) {
   for (int i = 0; i < ndevices; i++) {
     if (devices[i] > CPU_MAX_DEVICE_ID) {
@@ -63,13 +86,21 @@ static int cpu_init(tl_backend **out, const int *devices, int ndevices,
   tl_backend *b = calloc(1, sizeof *b);
   if (b == NULL) return tl_fail(err, cap, TL_E_OOM, "cpu backend: host out of memory");
   pthread_mutex_init(&b->acct_mu, NULL);
+  b->owner = owner;
   b->capacity_bytes = capacity_bytes > 0 ? capacity_bytes : CPU_DEFAULT_CAPACITY;
+  int rc = cpu_copy_start(&b->copy, err, cap);
+  if (rc != TL_OK) {
+    cpu_shutdown(b);
+    return rc;
+  }
   for (int i = 0; i < ndevices; i++) {
     cpu_device *d = &b->dev[i];
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
+    /* footprints round sizes up, so the blocks of a full device fit in its capacity */
+    tl_heap_init(&d->heap, b->capacity_bytes, host_map, host_unmap, NULL);
     b->ndev = i + 1; /* shutdown releases exactly the devices set up so far */
-    int rc = init_device(b, d, err, cap);
+    rc = init_device(b, d, err, cap);
     if (rc != TL_OK) {
       cpu_shutdown(b);
       return rc;
@@ -95,6 +126,15 @@ static void cpu_ledger(tl_backend *b, uint64_t *count, uint64_t *bytes) {
   *bytes = b->internal_bytes;
 }
 
+/* The device's memory made (and touched) now, as a GPU's exists before the uploads. */
+static int cpu_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  if (tl_heap_reserve(&b->dev[dev].heap, bytes) != 0) {
+    return tl_fail(err, cap, TL_E_OOM, "cpu backend: cannot map %llu bytes for device %d",
+                   (unsigned long long)bytes, dev);
+  }
+  return TL_OK;
+}
+
 static int cpu_set_lut(tl_backend *b, const float *lut, char *err, size_t cap) {
   (void)err;
   (void)cap;
@@ -114,4 +154,9 @@ const tl_backend_ops tl_backend_impl = {
     .group_take = cpu_group_take,
     .ledger = cpu_ledger,
     .set_lut = cpu_set_lut,
+    .tensor_upload_async = cpu_tensor_upload_async,
+    .host_register = NULL, /* host memory is the device's: nothing to page-lock */
+    .host_unregister = NULL,
+    .tensor_reserve = cpu_tensor_reserve,
+    .copy_bandwidth = cpu_copy_bandwidth,
 };

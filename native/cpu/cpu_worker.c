@@ -6,7 +6,9 @@
  * issue (IDLE -> PENDING, signal) returns at once; the worker computes and moves
  * PENDING -> DONE (broadcast); take waits for DONE, copies y, moves DONE -> IDLE.
  * Invariants: the dispatcher never issues twice without a take, so a new job only
- * meets an IDLE device; stop lets a PENDING job finish before the thread leaves.
+ * meets an IDLE device; stop lets a PENDING job finish before the thread leaves; the
+ * finished group is reported (tl_group_done) before take can see DONE, so a report
+ * always belongs to the group in flight.
  */
 #include <string.h>
 
@@ -31,8 +33,13 @@ static void *worker_main(void *arg) {
   for (;;) {
     while (d->phase != CPU_PENDING && !d->stop) pthread_cond_wait(&d->cv, &d->mu);
     if (d->phase != CPU_PENDING) break; /* stopping with no job */
+    const uint64_t tag = d->tag;
     pthread_mutex_unlock(&d->mu);
-    run_job(d); /* buffers belong to the worker while PENDING */
+    /* buffers belong to the worker while PENDING; tensors still uploading land first,
+     * as a GPU's group waits for the copies before it */
+    cpu_copy_wait_ready(&d->b->copy, d->uses, 3 * d->n);
+    run_job(d);
+    tl_group_done(d->owner, (int)(d - d->b->dev), tag, TL_OK, NULL);
     pthread_mutex_lock(&d->mu);
     d->phase = CPU_DONE;
     pthread_cond_broadcast(&d->cv);
@@ -64,7 +71,7 @@ void cpu_worker_stop(cpu_device *d) {
 
 int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
                     tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                    int hidden, char *err, size_t cap) {
+                    int hidden, uint64_t tag, char *err, size_t cap) {
   cpu_device *d = &b->dev[dev];
   pthread_mutex_lock(&d->mu);
   if (d->phase != CPU_IDLE) { /* the dispatcher prevents this; say so if it ever happens */
@@ -76,8 +83,12 @@ int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
     d->rows[r] = (tl_expert_ref){.gate = wref_of(gate[r]), .up = wref_of(up[r]),
                                  .down = wref_of(down[r]), .hidden = hidden,
                                  .width = gate[r]->rows};
+    d->uses[3 * r] = gate[r]->impl;
+    d->uses[3 * r + 1] = up[r]->impl;
+    d->uses[3 * r + 2] = down[r]->impl;
   }
   d->n = n;
+  d->tag = tag;
   d->hidden = hidden;
   d->phase = CPU_PENDING;
   pthread_cond_broadcast(&d->cv);

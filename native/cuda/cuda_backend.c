@@ -3,15 +3,18 @@
  * Tensors are in cuda_tensor.c, groups in cuda_group.c, kernels in expert_kernels.cu.
  *
  * Invariants: init checks every ordinal against cudaGetDeviceCount and either sets up
- * every device or releases all it made; shutdown synchronises each device before
- * freeing (a group may still be in flight) and ignores errors (nothing to report to);
- * the ledger counts the device buffers made here (8 per device), fixed after init.
+ * every device or releases all it made; shutdown stops the reapers (reporting a group
+ * still in flight), synchronises each device before freeing and ignores errors
+ * (nothing to report to); the ledger counts the device buffers made here (8 per
+ * device), fixed after init (the tensor heap's chunks hold tensors, which the
+ * dispatcher counts).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_backend.h"
-#include "par_copy.h"
+#include "../src/par_copy.h"
 
 /* cudaMalloc counted in the ledger. */
 static int dev_alloc(tl_backend *b, cuda_dev *d, void **p, size_t bytes, const char *what,
@@ -27,8 +30,10 @@ static int dev_alloc(tl_backend *b, cuda_dev *d, void **p, size_t bytes, const c
 }
 
 static void release_device(cuda_dev *d) {
+  cuda_reapers_stop(d); /* reports a group still in flight, and joins */
   if (cudaSetDevice(d->ordinal) != cudaSuccess) return;
   (void)cudaDeviceSynchronize();
+  tl_heap_destroy(&d->heap); /* every tensor was freed by the dispatcher */
   void *dev_ptrs[] = {d->d_x, d->d_y, d->d_h, d->d_lut, d->d_qx, d->d_qh, d->d_e, d->d_rows};
   for (size_t i = 0; i < sizeof dev_ptrs / sizeof dev_ptrs[0]; i++) {
     if (dev_ptrs[i] != NULL) (void)cudaFree(dev_ptrs[i]);
@@ -43,7 +48,9 @@ static void release_device(cuda_dev *d) {
   }
   /* NULL would name the legacy default stream: only destroy what was created */
   if (d->group_stream != NULL) (void)cudaStreamDestroy(d->group_stream);
-  if (d->upload_stream != NULL) (void)cudaStreamDestroy(d->upload_stream);
+  for (int i = 0; i < CUDA_UPLOAD_STREAMS; i++) {
+    if (d->upload_stream[i] != NULL) (void)cudaStreamDestroy(d->upload_stream[i]);
+  }
   if (d->ready) pthread_mutex_destroy(&d->upload_mu);
   (void)cudaGetLastError();
 }
@@ -58,7 +65,9 @@ static int init_queues(cuda_dev *d, char *err, size_t cap) {
   pthread_mutex_init(&d->upload_mu, NULL);
   d->ready = 1;
   CUDA_TRY(d, cudaStreamCreateWithFlags(&d->group_stream, cudaStreamNonBlocking));
-  CUDA_TRY(d, cudaStreamCreateWithFlags(&d->upload_stream, cudaStreamNonBlocking));
+  for (int i = 0; i < CUDA_UPLOAD_STREAMS; i++) {
+    CUDA_TRY(d, cudaStreamCreateWithFlags(&d->upload_stream[i], cudaStreamNonBlocking));
+  }
   CUDA_TRY(d, cudaEventCreateWithFlags(&d->group_done, cudaEventDisableTiming));
   CUDA_TRY(d, cudaEventCreateWithFlags(&d->stage_done[0], cudaEventDisableTiming));
   CUDA_TRY(d, cudaEventCreateWithFlags(&d->stage_done[1], cudaEventDisableTiming));
@@ -89,10 +98,10 @@ static int init_device(tl_backend *b, cuda_dev *d, char *err, size_t cap) {
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_y, xy));
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_rows, rows * sizeof(tl_cuda_row)));
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_stage, CUDA_STAGE_BYTES));
-  return TL_OK;
+  return cuda_reapers_start(d, err, cap);
 }
 
-static int cuda_init(tl_backend **out, const int *devices, int ndevices,
+static int cuda_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
                      uint64_t capacity_bytes, char *err, size_t cap) {
   (void)capacity_bytes; /* the dispatcher enforces a cap; the real limit is cudaMalloc's */
   int count = 0;
@@ -107,9 +116,14 @@ static int cuda_init(tl_backend **out, const int *devices, int ndevices,
   }
   tl_backend *b = calloc(1, sizeof *b);
   if (b == NULL) return tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory");
+  b->owner = owner;
   b->copy_threads = par_copy_threads_from_env();
   for (int i = 0; i < ndevices; i++) {
-    b->dev[i].ordinal = devices[i];
+    cuda_dev *d = &b->dev[i];
+    d->ordinal = devices[i];
+    d->index = i;
+    d->b = b;
+    tl_heap_init(&d->heap, UINT64_MAX, cuda_heap_map, cuda_heap_unmap, d);
     b->ndev = i + 1; /* shutdown releases exactly what was set up */
     int rc = init_device(b, &b->dev[i], err, cap);
     if (rc != TL_OK) {
@@ -147,6 +161,72 @@ static int cuda_set_lut(tl_backend *b, const float *lut, char *err, size_t cap) 
   return TL_OK;
 }
 
+/* RAM pool chunks, page-locked for every device (portable): copies from them are DMA. */
+static int cuda_host_register(tl_backend *b, void *p, size_t bytes, void **pin, char *err,
+                              size_t cap) {
+  cuda_dev *d = &b->dev[0];
+  CUDA_TRY(d, cudaSetDevice(d->ordinal));
+  CUDA_TRY(d, cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+  *pin = p;
+  return TL_OK;
+}
+
+static void cuda_host_unregister(tl_backend *b, void *pin) {
+  if (cudaSetDevice(b->dev[0].ordinal) == cudaSuccess) (void)cudaHostUnregister(pin);
+  (void)cudaGetLastError();
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* cudaMemcpy of `bytes` into one device buffer, reps times after a warm-up (as
+ * tests/cuda_h2d_probe.cu measures), from cudaMallocHost or malloc'd memory. */
+static int timed_copies(cuda_dev *d, void *dst, const void *src, uint64_t bytes, int reps,
+                        double *gbps, char *err, size_t cap) {
+  CUDA_TRY(d, cudaMemcpy(dst, src, (size_t)bytes, cudaMemcpyHostToDevice));
+  double t0 = now_s();
+  for (int i = 0; i < reps; i++) {
+    CUDA_TRY(d, cudaMemcpy(dst, src, (size_t)bytes, cudaMemcpyHostToDevice));
+  }
+  double dt = now_s() - t0;
+  *gbps = (double)bytes * reps / (dt > 0 ? dt : 1e-9) / 1e9;
+  return TL_OK;
+}
+
+int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
+                        double *gbps, char *err, size_t cap) {
+  cuda_dev *d = &b->dev[dev];
+  CUDA_TRY(d, cudaSetDevice(d->ordinal));
+  void *dst = NULL, *src = NULL;
+  CUDA_TRY(d, cudaMalloc(&dst, (size_t)bytes));
+  cudaError_t e = pinned ? cudaMallocHost(&src, (size_t)bytes) : cudaSuccess;
+  if (!pinned) src = malloc((size_t)bytes);
+  int rc = e != cudaSuccess ? cuda_fail(err, cap, d->ordinal, "cudaMallocHost", e)
+           : src == NULL    ? tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory")
+                            : TL_OK;
+  if (rc == TL_OK) {
+    memset(src, 1, (size_t)bytes);
+    rc = timed_copies(d, dst, src, bytes, reps, gbps, err, cap);
+  }
+  if (pinned && src != NULL) (void)cudaFreeHost(src);
+  if (!pinned) free(src);
+  (void)cudaFree(dst);
+  return rc;
+}
+
+/* Device memory for the uploads to come, cudaMalloc'd now (tensor heap chunks). */
+static int cuda_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  cuda_dev *d = &b->dev[dev];
+  if (tl_heap_reserve(&d->heap, bytes) != 0) {
+    return tl_fail(err, cap, TL_E_OOM, "cuda device %d: cannot reserve %llu bytes for tensors",
+                   d->ordinal, (unsigned long long)bytes);
+  }
+  return TL_OK;
+}
+
 const tl_backend_ops tl_backend_impl = {
     .name = "cuda",
     .reclaims = 1,
@@ -159,4 +239,9 @@ const tl_backend_ops tl_backend_impl = {
     .group_take = cuda_group_take,
     .ledger = cuda_ledger,
     .set_lut = cuda_set_lut,
+    .tensor_upload_async = cuda_tensor_upload_async,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
+    .tensor_reserve = cuda_tensor_reserve,
+    .copy_bandwidth = cuda_copy_bandwidth,
 };

@@ -5,9 +5,11 @@
  *
  * Invariants: the input is in pinned memory before issue returns (the caller may reuse
  * x at once); the pinned blocks are reused only after take has waited on the event (the
- * dispatcher never issues twice without a take); a failed issue drains the stream
- * before returning, so nothing in flight still reads the pinned blocks; take writes y
- * only after the event says success.
+ * dispatcher never issues twice without a take); a tensor still uploading is waited for
+ * on the device (cudaStreamWaitEvent on its landing event), never on the host; a failed
+ * issue drains the stream before returning, so nothing in flight still reads the
+ * pinned blocks; take writes y only after the event says success; the group reaper
+ * reports each issued group once (cuda_reaper.c).
  */
 #include <string.h>
 
@@ -31,9 +33,19 @@ static int enqueue(cuda_dev *d, int n, int hidden, int max_width, char *err, siz
   return TL_OK;
 }
 
+/* The group stream waits (on the device) for tensors whose copy has not landed yet. */
+static int wait_for_copies(cuda_dev *d, tl_tensor *const *ts, int n, char *err, size_t cap) {
+  for (int r = 0; r < n; r++) {
+    cuda_tensor *ct = ts[r]->impl;
+    if (__atomic_load_n(&ct->landed, __ATOMIC_ACQUIRE)) continue;
+    CUDA_TRY(d, cudaStreamWaitEvent(d->group_stream, ct->landed_event, 0));
+  }
+  return TL_OK;
+}
+
 int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
                      tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                     int hidden, char *err, size_t cap) {
+                     int hidden, uint64_t tag, char *err, size_t cap) {
   cuda_dev *d = &b->dev[dev];
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
   int max_width = 1;
@@ -43,9 +55,17 @@ int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
     if (gate[r]->rows > max_width) max_width = gate[r]->rows;
   }
   memcpy(d->h_x, x, (size_t)n * (size_t)hidden * sizeof(float));
-  int rc = enqueue(d, n, hidden, max_width, err, cap);
-  if (rc != TL_OK) (void)cudaStreamSynchronize(d->group_stream);
-  return rc;
+  cuda_reap_group_wait_idle(d); /* the last group's report is out: group_done is free */
+  int rc = wait_for_copies(d, gate, n, err, cap);
+  if (rc == TL_OK) rc = wait_for_copies(d, up, n, err, cap);
+  if (rc == TL_OK) rc = wait_for_copies(d, down, n, err, cap);
+  if (rc == TL_OK) rc = enqueue(d, n, hidden, max_width, err, cap);
+  if (rc != TL_OK) {
+    (void)cudaStreamSynchronize(d->group_stream);
+    return rc;
+  }
+  cuda_reap_group(d, tag);
+  return TL_OK;
 }
 
 int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,

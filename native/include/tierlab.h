@@ -23,8 +23,11 @@
 extern "C" {
 #endif
 
-/* Bump on any change of a signature, a struct or a meaning below. */
-#define TL_ABI_VERSION 1u
+/* Bump on any change of a signature, a struct or a meaning below.
+ * 2: RAM copies, staging references, uploads from them with completions, the completion
+ *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth,
+ *    tl_tensor_reserve. */
+#define TL_ABI_VERSION 2u
 
 #if defined(_WIN32)
 #define TL_API __declspec(dllexport)
@@ -57,8 +60,10 @@ enum { TL_FMT_I8_ROW = 1, TL_FMT_I4_ROW = 2, TL_FMT_I4_GROUP = 4 };
 #define TL_MAX_DIM (1 << 24)
 #define TL_SILU_LUT_SIZE 1024 /* entries of the SiLU table (MATH.md) */
 
-typedef struct tl_engine tl_engine; /* one backend instance over a device list */
-typedef struct tl_tensor tl_tensor; /* one device tensor (weights + scales) */
+typedef struct tl_engine tl_engine;   /* one backend instance over a device list */
+typedef struct tl_tensor tl_tensor;   /* one device tensor (weights + scales) */
+typedef struct tl_ram tl_ram;         /* one RAM copy: an expert's tensors in engine memory */
+typedef struct tl_staging tl_staging; /* what an upload reads: a counted RAM reference */
 
 TL_API uint32_t tl_abi_version(void);
 /* "cpu", "cuda" or "vulkan": the backend this library was built with. */
@@ -101,13 +106,23 @@ TL_API int tl_tensor_upload(tl_engine *eng, int dev, int fmt, int rows, int cols
                             const void *data, size_t data_bytes, const float *scales,
                             size_t nscales, tl_tensor **out, char *err, size_t err_cap);
 TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_cap);
+/* Makes device memory for `bytes` of tensors on dev ready now, so the uploads that
+ * follow allocate nothing from the driver (a warmstart that knows its size calls it
+ * first). Not a charge: capacity accounting is unchanged; on a backend that answers
+ * tl_mem_info from the driver, the reserved memory counts as used from now on. */
+TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
+                             size_t err_cap);
 
 /* Expert group on device dev: n rows, row r computes expert (gate[r], up[r], down[r])
  * on input x + r*hidden, asynchronously. At most one open group per device; at most
- * TL_MAX_GROUP_ROWS rows. The input is copied before the call returns. */
+ * TL_MAX_GROUP_ROWS rows. The input is copied before the call returns. The tensors may
+ * still be uploading (tl_tensor_upload_staged): the group runs after their bytes landed;
+ * one whose upload failed is refused (TL_E_DEVICE). tag != 0: when the device has
+ * finished the group, a TL_DONE_GROUP completion with this tag is queued (then
+ * tl_group_take returns without waiting); tag 0 queues nothing. */
 TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
                           tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                          int hidden, char *err, size_t err_cap);
+                          int hidden, uint64_t tag, char *err, size_t err_cap);
 /* Waits for the device's open group and writes its n outputs (n*hidden float32,
  * row r = expert r's y). On failure y is left untouched and the group is closed. */
 TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, char *err,
@@ -126,6 +141,98 @@ TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err
  * a faulted take waits for the group, discards it, closes it and leaves y untouched. */
 TL_API int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, char *err,
                         size_t err_cap);
+
+/* ---- RAM copies, staging and uploads from them -------------------------------------
+ * The expert bytes live and move in native code: a RAM copy is read once from the model
+ * file (or copied once from memory) into host memory the engine owns, page-locked where
+ * the backend can use that (CUDA: cudaHostRegister; Vulkan: VK_EXT_external_memory_host),
+ * and checked once (shapes, bounds, finite scales), so an upload neither copies nor
+ * checks on the host again. Lifetimes are counted: a RAM copy's bytes stay until its
+ * handle is freed AND no staging reference or upload in flight reads them; a freed
+ * handle is refused at once (TL_E_ARG), whatever still holds its bytes. */
+
+/* Tensors in one RAM copy, at most. */
+#define TL_MAX_PARTS 4
+/* One tensor of a RAM copy: its shape (as tl_tensor_upload takes it) and where its bytes
+ * start in the source (file or memory). data_at and scales_at are multiples of 4. */
+typedef struct tl_part {
+  int32_t fmt, rows, cols, group;
+  uint64_t data_at;   /* packed weights: bytes as the shape rule says */
+  uint64_t scales_at; /* float32 scales, little-endian */
+} tl_part;
+
+/* Reads nparts tensors (1..TL_MAX_PARTS) from the file at path (pread, native threads
+ * of the caller's choosing: the call is thread-safe) into a new RAM copy. */
+TL_API int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts,
+                            int nparts, tl_ram **out, char *err, size_t err_cap);
+/* The same from memory: src holds src_bytes bytes (the call copies what it needs). */
+TL_API int tl_ram_load_mem(tl_engine *eng, const void *src, uint64_t src_bytes,
+                           const tl_part *parts, int nparts, tl_ram **out, char *err,
+                           size_t err_cap);
+/* The handle dies now; the bytes when the last staging reference and upload are gone. */
+TL_API int tl_ram_free(tl_engine *eng, tl_ram *ram, char *err, size_t err_cap);
+/* copies: RAM copies whose bytes are held (live handles, or kept by a reference);
+ * host_bytes: host memory the engine holds for RAM copies (in use or free for reuse);
+ * pinned_bytes: the part of host_bytes the backend page-locked. */
+TL_API int tl_ram_stats(tl_engine *eng, uint64_t *copies, uint64_t *host_bytes,
+                        uint64_t *pinned_bytes, char *err, size_t err_cap);
+
+/* A staging reference to a RAM copy (no byte is copied): the bytes an upload reads.
+ * It keeps the RAM copy's bytes alive until tl_unstage, even past tl_ram_free. */
+TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err,
+                    size_t err_cap);
+TL_API int tl_unstage(tl_engine *eng, tl_staging *s, char *err, size_t err_cap);
+
+/* Uploads part `part` of the staged RAM copy to device dev, as tl_tensor_upload would,
+ * but returns once the copy is on its way: the tensor is usable at once (a group that
+ * uses it runs after its bytes landed), the staging reference may be dropped at once
+ * (the upload keeps the bytes alive), and with tag != 0 a TL_DONE_UPLOAD completion is
+ * queued when the bytes are on the device (or the copy failed: the tensor is then
+ * refused by tl_group_issue, and can only be freed). Capacity, injected faults and
+ * allocation failures are answered by this call, as tl_tensor_upload answers them. */
+TL_API int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part,
+                                   uint64_t tag, tl_tensor **out, char *err,
+                                   size_t err_cap);
+
+/* ---- Completions --------------------------------------------------------------------
+ * A queue per engine of finished operations that asked for one (tag != 0), so a caller
+ * can collect many completions in one call instead of one wait per operation. */
+enum { TL_DONE_UPLOAD = 1, TL_DONE_GROUP = 2 };
+#define TL_COMPLETION_MESSAGE 176
+typedef struct tl_completion {
+  uint64_t tag;
+  uint64_t done_ns; /* tl_clock_ns() when the engine saw the operation finish */
+  int32_t kind;     /* TL_DONE_UPLOAD or TL_DONE_GROUP */
+  int32_t status;   /* tl_status of the operation */
+  int32_t dev;      /* device index */
+  int32_t unused;   /* 0 */
+  char message[TL_COMPLETION_MESSAGE]; /* "" on success, else why (NUL-terminated) */
+} tl_completion;
+
+/* The engine's clock (CLOCK_MONOTONIC, nanoseconds): what done_ns is measured on. */
+TL_API uint64_t tl_clock_ns(void);
+
+/* Moves up to max queued completions to out (oldest first) without waiting; *n says how
+ * many. */
+TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n,
+                               char *err, size_t err_cap);
+/* Waits until at least min_ready (>= 1) completions are queued or timeout_ms (0..60000)
+ * passed; *ready says how many are queued. One wake for a batch: a caller that needs n
+ * results asks for n. Returns TL_E_STATE at once when the engine is being destroyed. */
+TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, int *ready,
+                               char *err, size_t err_cap);
+
+/* One expert on the host from a RAM copy whose parts 0, 1, 2 are gate, up, down, with the
+ * engine's SiLU table (tl_expert_cpu's math, bit for bit). x: hidden floats (finite). */
+TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y,
+                             char *err, size_t err_cap);
+
+/* The backend's plainest host-to-device copy of `bytes` bytes, reps times after one
+ * warm-up, from page-locked (pinned 1) or ordinary (pinned 0) host memory, as the same
+ * library does it (cuda: cudaMemcpy; vulkan: vkCmdCopyBuffer from a host-visible
+ * buffer, or memcpy into one first; cpu: memcpy). *gbps: bytes * reps / seconds / 1e9. */
+TL_API int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned,
+                             double *gbps, char *err, size_t err_cap);
 
 /* ---- CPU math shared by every run (no engine needed) ---------------------------- */
 

@@ -1,7 +1,8 @@
 /*
  * The dispatcher, part 1: engine lifecycle and queries (create, destroy, device count,
  * memory info, reclaims, ledger, the SiLU table). Tensors are in dispatch_tensor.c,
- * groups in dispatch_group.c, fault arming in fault.c.
+ * uploads from RAM copies in dispatch_async.c, groups in dispatch_group.c, RAM copies
+ * in ram.c, completions in completions.c, fault arming in fault.c.
  *
  * Invariants: every argument is checked before the backend sees it; every entry point
  * validates the engine handle through the registry (registry.c) and never dereferences
@@ -40,6 +41,10 @@ TL_API const char *tl_backend_name(void) { return tl_backend_impl.name; }
 
 static void engine_free(tl_engine *eng) {
   tl_ptrset_clear(&eng->tensors);
+  tl_ptrset_clear(&eng->rams);
+  tl_ptrset_clear(&eng->stagings);
+  tl_cq_destroy(&eng->cq);
+  pthread_cond_destroy(&eng->up_cv);
   pthread_mutex_destroy(&eng->mu);
   pthread_mutex_destroy(&eng->discard_mu);
   free(eng->discard);
@@ -82,8 +87,9 @@ TL_API int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_
   }
   pthread_mutex_init(&eng->mu, NULL);
   pthread_mutex_init(&eng->discard_mu, NULL);
+  pthread_cond_init(&eng->up_cv, NULL);
   eng->discard = malloc(TL_DISCARD_FLOATS * sizeof(float));
-  if (eng->discard == NULL) {
+  if (eng->discard == NULL || tl_cq_init(&eng->cq) != 0) {
     engine_free(eng);
     return tl_fail(err, err_cap, TL_E_OOM, "tl_engine_create: host out of memory");
   }
@@ -91,12 +97,14 @@ TL_API int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_
   eng->ndev = ndevices;
   memcpy(eng->devices, devices, (size_t)ndevices * sizeof(int));
   eng->capacity_bytes = capacity_bytes;
-  rc = eng->ops->init(&eng->be, devices, ndevices, capacity_bytes, err, err_cap);
+  rc = eng->ops->init(&eng->be, eng, devices, ndevices, capacity_bytes, err, err_cap);
   if (rc != TL_OK) {
     engine_free(eng);
     return rc;
   }
+  tl_ram_pool_init(&eng->pool, eng->ops, eng->be);
   if (tl_registry_add(eng) != 0) {
+    tl_ram_pool_destroy(&eng->pool);
     eng->ops->shutdown(eng->be);
     engine_free(eng);
     return tl_fail(err, err_cap, TL_E_OOM, "tl_engine_create: host out of memory");
@@ -108,12 +116,18 @@ TL_API int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_
 TL_API int tl_engine_destroy(tl_engine *eng, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   if (eng == NULL) return TL_OK;
-  if (tl_registry_retire(eng) != 0) {
+  if (tl_registry_remove(eng) != 0) {
     return tl_fail(err, err_cap, TL_E_STATE,
                    "tl_engine_destroy: eng is not a live engine (already destroyed?)");
   }
-  /* No other call can reach eng any more: close open groups (a backend must not free
-   * a tensor a group still reads), release leftover tensors, then the backend. */
+  tl_cq_close(&eng->cq); /* a completion wait in progress returns now */
+  tl_registry_wait_idle(eng);
+  /* No other call can reach eng any more: let uploads in flight land (they hold RAM
+   * copies and tensors), close open groups (a backend must not free a tensor a group
+   * still reads), release leftover tensors, RAM copies, then the backend. */
+  pthread_mutex_lock(&eng->mu);
+  while (eng->uploads_in_flight > 0) pthread_cond_wait(&eng->up_cv, &eng->mu);
+  pthread_mutex_unlock(&eng->mu);
   for (int d = 0; d < eng->ndev; d++) {
     tl_group_state *g = &eng->group[d];
     if (g->phase == TL_GROUP_OPEN) {
@@ -128,6 +142,7 @@ TL_API int tl_engine_destroy(tl_engine *eng, char *err, size_t err_cap) {
     t->magic = 0;
     free(t);
   }
+  tl_ram_release_all(eng);
   eng->ops->shutdown(eng->be);
   engine_free(eng);
   return TL_OK;
@@ -218,7 +233,10 @@ TL_API int tl_engine_set_lut(tl_engine *eng, const float *lut, char *err, size_t
       }
     }
     if (rc == TL_OK) rc = eng->ops->set_lut(eng->be, lut, err, err_cap);
-    if (rc == TL_OK) eng->lut_set = 1;
+    if (rc == TL_OK) {
+      memcpy(eng->lut, lut, sizeof eng->lut);
+      eng->lut_set = 1;
+    }
     pthread_mutex_unlock(&eng->mu);
   }
   tl_engine_leave(eng);

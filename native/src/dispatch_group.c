@@ -5,7 +5,10 @@
  * TAKING -> CLOSED; every tensor a group references counts one group_use from issue
  * until the group closes (so it cannot be freed under the device); a failed or faulted
  * issue opens nothing; a take always closes the group, and on failure leaves y
- * untouched (a faulted take lets the device finish into the engine's discard buffer).
+ * untouched (a faulted take lets the device finish into the engine's discard buffer);
+ * a tensor whose asynchronous upload failed is refused; one still uploading is fine
+ * (the backend orders the group after the copy). With a tag, the backend reports the
+ * finished group through tl_group_done (dispatch_async.c) into the completion queue.
  */
 #include <stdlib.h>
 
@@ -31,6 +34,11 @@ static int check_part(tl_engine *eng, const char *what, int r, tl_tensor *t, int
   if (t->rows != rows || t->cols != cols) {
     return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] is %d x %d but must be %d x %d", ISSUE,
                    what, r, t->rows, t->cols, rows, cols);
+  }
+  if (t->upload == TL_UPLOAD_FAILED) {
+    return tl_fail(err, cap, TL_E_DEVICE,
+                   "%s: %s[%d]'s upload failed (its completion said why); free it", ISSUE,
+                   what, r);
   }
   return TL_OK;
 }
@@ -125,7 +133,7 @@ static int check_issue_args(tl_engine *eng, int dev, int n, tl_tensor *const *ga
 
 TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
                           tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                          int hidden, char *err, size_t err_cap) {
+                          int hidden, uint64_t tag, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, ISSUE, err, err_cap);
   if (rc != TL_OK) return rc;
@@ -136,7 +144,7 @@ TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate
     pthread_mutex_unlock(&eng->mu);
   }
   if (rc == TL_OK) {
-    rc = eng->ops->group_issue(eng->be, dev, n, gate, up, down, x, hidden, err, err_cap);
+    rc = eng->ops->group_issue(eng->be, dev, n, gate, up, down, x, hidden, tag, err, err_cap);
     pthread_mutex_lock(&eng->mu);
     if (rc == TL_OK) {
       eng->group[dev].phase = TL_GROUP_OPEN;

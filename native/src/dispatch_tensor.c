@@ -7,7 +7,8 @@
  * engine's registry only once the backend succeeded; a tensor used by an open group
  * cannot be freed; freeing returns the charge only on a backend that reclaims memory
  * (not the Vulkan fill-once arena). The backend copy runs without the engine lock, so
- * an uploader thread never stalls issue/take on the main thread.
+ * an uploader thread never stalls issue/take on the main thread. A tensor whose upload
+ * from a RAM copy is still in flight (dispatch_async.c) is freed once it landed.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,16 +49,16 @@ static int check_upload(tl_engine *eng, int dev, int fmt, int rows, int cols, in
   return TL_OK;
 }
 
-/* With eng->mu held: the fault check, then the capacity reservation. */
-static int reserve(tl_engine *eng, int dev, uint64_t fp, char *err, size_t cap) {
+int tl_upload_reserve(tl_engine *eng, const char *fn, int dev, uint64_t fp, char *err,
+                      size_t cap) {
   if (tl_fault_fires(eng, TL_OP_UPLOAD, dev)) {
-    return tl_fail(err, cap, TL_E_FAULT, "%s: injected fault (upload on device %d)", UP, dev);
+    return tl_fail(err, cap, TL_E_FAULT, "%s: injected fault (upload on device %d)", fn, dev);
   }
   uint64_t used = eng->charged_bytes[dev];
   if (eng->capacity_bytes > 0 && fp > eng->capacity_bytes - used) {
     return tl_fail(err, cap, TL_E_OOM,
                    "%s: device %d is full: the tensor needs %" PRIu64 " bytes, %" PRIu64
-                   " of %" PRIu64 " are free", UP, dev, fp, eng->capacity_bytes - used,
+                   " of %" PRIu64 " are free", fn, dev, fp, eng->capacity_bytes - used,
                    eng->capacity_bytes);
   }
   eng->charged_bytes[dev] = used + fp;
@@ -72,7 +73,7 @@ static int upload_checked(tl_engine *eng, int dev, int fmt, int rows, int cols, 
                         &fp, err, cap);
   if (rc != TL_OK) return rc;
   pthread_mutex_lock(&eng->mu);
-  rc = reserve(eng, dev, fp, err, cap);
+  rc = tl_upload_reserve(eng, UP, dev, fp, err, cap);
   pthread_mutex_unlock(&eng->mu);
   if (rc != TL_OK) return rc;
 
@@ -123,6 +124,10 @@ TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_ca
   int rc = tl_engine_enter(eng, FN, err, err_cap);
   if (rc != TL_OK) return rc;
   pthread_mutex_lock(&eng->mu);
+  /* an upload in flight writes the tensor: let it land first (microseconds) */
+  while (t != NULL && tl_ptrset_has(&eng->tensors, t) && t->upload == TL_UPLOAD_PENDING) {
+    pthread_cond_wait(&eng->up_cv, &eng->mu);
+  }
   if (t == NULL) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: t is NULL", FN);
   } else if (!tl_ptrset_has(&eng->tensors, t)) {
@@ -145,6 +150,25 @@ TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_ca
     eng->ops->tensor_free(eng->be, t);
     t->magic = 0;
     free(t);
+  }
+  tl_engine_leave(eng);
+  return rc;
+}
+
+TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
+                             size_t err_cap) {
+  static const char *const FN = "tl_tensor_reserve";
+  tl_clear_err(err, err_cap);
+  int rc = tl_engine_enter(eng, FN, err, err_cap);
+  if (rc != TL_OK) return rc;
+  if ((rc = tl_check_dev(eng, FN, dev, err, err_cap)) != TL_OK) {
+    /* message written */
+  } else if (eng->capacity_bytes > 0 && bytes > eng->capacity_bytes) {
+    rc = tl_fail(err, err_cap, TL_E_ARG,
+                 "%s: %" PRIu64 " bytes exceed the device's capacity of %" PRIu64, FN, bytes,
+                 eng->capacity_bytes);
+  } else if (bytes > 0 && eng->ops->tensor_reserve != NULL) {
+    rc = eng->ops->tensor_reserve(eng->be, dev, bytes, err, err_cap);
   }
   tl_engine_leave(eng);
   return rc;

@@ -41,13 +41,15 @@ void tl_engine_leave(tl_engine *eng) {
   pthread_mutex_unlock(&reg_mu);
 }
 
-int tl_registry_retire(tl_engine *eng) {
+int tl_registry_remove(tl_engine *eng) {
   pthread_mutex_lock(&reg_mu);
-  if (!tl_ptrset_remove(&live, eng)) {
-    pthread_mutex_unlock(&reg_mu);
-    return -1;
-  }
+  int removed = tl_ptrset_remove(&live, eng);
+  pthread_mutex_unlock(&reg_mu);
+  return removed ? 0 : -1;
+}
+
+void tl_registry_wait_idle(tl_engine *eng) {
+  pthread_mutex_lock(&reg_mu);
   while (eng->calls > 0) pthread_cond_wait(&reg_cv, &reg_mu);
   pthread_mutex_unlock(&reg_mu);
-  return 0;
 }

@@ -4,19 +4,25 @@
  * row must be bit-identical (memcmp) to tl_expert_cpu on the same input. Edge rows
  * cover zero input, input below the 2^-60 threshold, huge input (LUT index clamps),
  * exact .5 rounding ties, and subnormal outputs. Then: ledger back to its baseline,
- * a faulted take, and host-to-device upload bandwidth through tl_tensor_upload.
+ * a faulted take, and host-to-device upload bandwidth through tl_tensor_upload. Every
+ * case runs twice: uploads from the caller's memory, and uploads from staged RAM copies
+ * (tl_tensor_upload_staged, RAM handle and staging dropped at once) with the groups
+ * issued while the copies may still be in flight and every completion collected.
  *
- * Usage: cuda_selftest [ndev] [--quick | --bandwidth]
+ * Usage: cuda_selftest [ndev] [--quick | --small | --bandwidth]
  *   ndev: default every visible device, up to TL_MAX_DEVICES; --quick skips the
  *   largest shapes and the bandwidth measurement (for runs under compute-sanitizer);
- *   --bandwidth measures only the bandwidth. The CUDA backend fills its pinned staging
- *   with TIERLAB_CUDA_COPY_THREADS host threads (default 4).
+ *   --small also skips the hidden-1024 shapes (for runs under ThreadSanitizer on the
+ *   fake runtime); --bandwidth measures only the bandwidth. The CUDA backend fills its pinned staging
+ *   with TIERLAB_COPY_THREADS host threads (default 4).
  * Prints "N passed, N failed" after the checks; exit status 0 only when none failed.
  * It uses only the public ABI, so it also runs against libtierlab_cpu.so.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -78,6 +84,7 @@ typedef struct dev_run {
   tl_tensor *t[NEXP][3];
   float *x, *y;
   int nexp;
+  int staged; /* uploaded from RAM copies, groups issued with a tag */
 } dev_run;
 
 static void report_mismatch(const char *name, int dev, int r, const float *got,
@@ -94,16 +101,68 @@ static void report_mismatch(const char *name, int dev, int r, const float *got,
   }
 }
 
-static int prepare(tl_engine *eng, int dev, dev_run *d, const test_case *c, uint64_t *rng) {
+/* Completions the staged runs asked for and have not collected yet. */
+static uint64_t next_tag = 1;
+static int tags_out;
+
+/* The expert through a RAM copy: staged, every part uploaded with a tag, and the RAM
+ * handle and the staging reference dropped at once (the uploads keep the bytes). */
+static int upload_staged(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *t[3],
+                         char *err, size_t cap) {
+  tl_ram *ram = NULL;
+  tl_staging *s = NULL;
+  int rc = tg_expert_ram(eng, e, &ram, err, cap);
+  if (rc == TL_OK) rc = tl_stage(eng, ram, &s, err, cap);
+  if (ram != NULL && tl_ram_free(eng, ram, err, cap) != TL_OK) rc = TL_E_INTERNAL;
+  for (int p = 0; p < 3 && rc == TL_OK; p++) {
+    rc = tl_tensor_upload_staged(eng, dev, s, p, next_tag++, &t[p], err, cap);
+    if (rc == TL_OK) tags_out++;
+  }
+  if (s != NULL && tl_unstage(eng, s, err, cap) != TL_OK) rc = TL_E_INTERNAL;
+  return rc;
+}
+
+/* Takes the completions asked for so far; each must say success. */
+static void collect(tl_engine *eng, const char *name) {
+  char err[512], what[200];
+  tl_completion batch[64];
+  int bad = 0;
+  while (tags_out > 0) {
+    int ready = 0, n = 0;
+    if (tl_completions_wait(eng, tags_out, 30000, &ready, err, sizeof err) != TL_OK ||
+        ready == 0 || tl_completions_take(eng, batch, 64, &n, err, sizeof err) != TL_OK) {
+      snprintf(what, sizeof what, "%s: %d completions never came (%.80s)", name, tags_out, err);
+      check(0, what);
+      tags_out = 0;
+      return;
+    }
+    for (int i = 0; i < n; i++) {
+      if (batch[i].status != TL_OK) {
+        printf("  completion %llu: status %d: %s\n", (unsigned long long)batch[i].tag,
+               batch[i].status, batch[i].message);
+        bad++;
+      }
+    }
+    tags_out -= n;
+  }
+  snprintf(what, sizeof what, "%s: every upload and group completion says success", name);
+  check(bad == 0, what);
+}
+
+static int prepare(tl_engine *eng, int dev, dev_run *d, const test_case *c, uint64_t *rng,
+                   int staged) {
   char err[512];
   d->nexp = c->rows < NEXP ? c->rows : NEXP;
+  d->staged = staged;
   d->x = malloc(sizeof(float) * (size_t)c->rows * (size_t)c->hidden);
   d->y = malloc(sizeof(float) * (size_t)c->rows * (size_t)c->hidden);
   if (d->x == NULL || d->y == NULL) return -1;
   for (int i = 0; i < d->nexp; i++) {
     if (tg_expert_make(&d->e[i], rng, c->fmt, c->hidden, c->width, c->group) != 0) return -1;
     if (c->edge) edge_scales(&d->e[i], i);
-    if (tg_expert_upload(eng, dev, &d->e[i], d->t[i], err, sizeof err) != TL_OK) {
+    int rc = staged ? upload_staged(eng, dev, &d->e[i], d->t[i], err, sizeof err)
+                    : tg_expert_upload(eng, dev, &d->e[i], d->t[i], err, sizeof err);
+    if (rc != TL_OK) {
       printf("  upload failed on dev %d: %s\n", dev, err);
       return -1;
     }
@@ -125,8 +184,11 @@ static int issue(tl_engine *eng, int dev, dev_run *d, const test_case *c) {
     u[r] = d->t[i][1];
     dn[r] = d->t[i][2];
   }
-  int rc = tl_group_issue(eng, dev, c->rows, g, u, dn, d->x, c->hidden, err, sizeof err);
+  /* staged: issued at once, while the copies may still be in flight */
+  uint64_t tag = d->staged ? next_tag++ : 0;
+  int rc = tl_group_issue(eng, dev, c->rows, g, u, dn, d->x, c->hidden, tag, err, sizeof err);
   if (rc != TL_OK) printf("  issue failed on dev %d: %s\n", dev, err);
+  if (rc == TL_OK && tag != 0) tags_out++;
   return rc;
 }
 
@@ -171,12 +233,26 @@ static void release(tl_engine *eng, dev_run *d) {
 }
 
 static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *lut,
-                     uint64_t *rng) {
+                     uint64_t *rng, int staged) {
   dev_run runs[TL_MAX_DEVICES];
   memset(runs, 0, sizeof runs);
   int issued[TL_MAX_DEVICES] = {0};
   for (int d = 0; d < ndev; d++) { /* every device in flight at once */
-    int ok = prepare(eng, d, &runs[d], c, rng) == 0;
+    if (staged) { /* the staged runs reserve their device memory first, as a warmstart does */
+      char err[512], what[160];
+      uint64_t fp = 0;
+      for (int p = 0; p < 3; p++) {
+        int rows = p == 2 ? c->hidden : c->width, cols = p == 2 ? c->width : c->hidden;
+        uint64_t w = (uint64_t)rows * (uint64_t)cols / (c->fmt == TL_FMT_I8_ROW ? 1 : 2);
+        uint64_t ns = c->fmt == TL_FMT_I4_GROUP ? (uint64_t)rows * (uint64_t)(cols / c->group)
+                                                : (uint64_t)rows;
+        fp += tl_alloc_footprint(w) + tl_alloc_footprint(4 * ns);
+      }
+      int rc = tl_tensor_reserve(eng, d, fp * NEXP, err, sizeof err);
+      snprintf(what, sizeof what, "%s: reserve dev %d (%.80s)", c->name, d, err);
+      check(rc == TL_OK, what);
+    }
+    int ok = prepare(eng, d, &runs[d], c, rng, staged) == 0;
     char what[160];
     snprintf(what, sizeof what, "%s: prepare dev %d", c->name, d);
     check(ok, what);
@@ -188,8 +264,9 @@ static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *
     if (issued[d]) take_and_compare(eng, d, &runs[d], c, lut);
     release(eng, &runs[d]);
   }
-  printf("%-34s rows %2d x %d device(s): %d passed, %d failed so far\n", c->name, c->rows,
-         ndev, passed, failed);
+  if (staged) collect(eng, c->name);
+  printf("%-34s rows %2d x %d device(s), %s: %d passed, %d failed so far\n", c->name,
+         c->rows, ndev, staged ? "staged RAM copies" : "direct uploads", passed, failed);
   fflush(stdout);
 }
 
@@ -200,7 +277,7 @@ static void fault_check(tl_engine *eng, const float *lut, uint64_t *rng) {
   dev_run d;
   memset(&d, 0, sizeof d);
   char err[512];
-  if (prepare(eng, 0, &d, &c, rng) == 0 && issue(eng, 0, &d, &c) == TL_OK) {
+  if (prepare(eng, 0, &d, &c, rng, 0) == 0 && issue(eng, 0, &d, &c) == TL_OK) {
     for (int i = 0; i < c.hidden; i++) d.y[i] = -7.0f;
     /* armed after issue: counts only takes */
     check(tl_fault_arm(eng, "take", 0, 0, err, sizeof err) == TL_OK, "fault: arm take");
@@ -291,9 +368,10 @@ static tl_engine *open_engine(int want, int *ndev) {
 }
 
 int main(int argc, char **argv) {
-  int want = 0, quick = 0, bw_only = 0;
+  int want = 0, quick = 0, bw_only = 0, small = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    else if (strcmp(argv[i], "--small") == 0) quick = small = 1;
     else if (strcmp(argv[i], "--bandwidth") == 0) bw_only = 1;
     else want = atoi(argv[i]);
   }
@@ -335,19 +413,31 @@ int main(int argc, char **argv) {
   };
   uint64_t rng = 20261129;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !bw_only; i++) {
-    if (quick && cases[i].hidden > 1024) continue;
-    run_case(eng, ndev, &cases[i], lut, &rng);
+    if ((quick && cases[i].hidden > 1024) || (small && cases[i].hidden > 256)) continue;
+    run_case(eng, ndev, &cases[i], lut, &rng, 0);
+    run_case(eng, ndev, &cases[i], lut, &rng, 1);
   }
   if (!bw_only) {
     printf("edge outputs reached: %ld subnormal, %ld infinite, %ld zero\n", n_subnormal,
            n_inf, n_zero);
   }
   if (!bw_only) fault_check(eng, lut, &rng);
+  uint64_t copies = 0, host = 0, pinned = 0;
+  check(tl_ram_stats(eng, &copies, &host, &pinned, err, sizeof err) == TL_OK && copies == 0,
+        "every RAM copy released");
+  printf("RAM pool: %.1f MiB of host memory, %.1f MiB page-locked for the device\n",
+         (double)host / 1048576.0, (double)pinned / 1048576.0);
   check(tl_ledger(eng, &c1, &b1, err, sizeof err) == TL_OK && c1 == c0 && b1 == b0,
         "ledger back to its baseline after every free");
   printf("ledger baseline: %" PRIu64 " internal buffers, %" PRIu64 " bytes\n", c0, b0);
   if (!quick) bandwidth(eng, ndev);
   check(tl_engine_destroy(eng, err, sizeof err) == TL_OK, "destroy");
+  /* the Vulkan library counts validation-layer messages; any is a failure */
+  int (*messages)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "tl_vk_validation_messages");
+  if (messages != NULL) {
+    printf("validation-layer messages: %d\n", messages());
+    check(messages() == 0, "no validation-layer message");
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -4,7 +4,9 @@
 #include "expert_gen.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t tg_next(uint64_t *state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -81,6 +83,39 @@ int tg_expert_cpu(const tg_expert *e, const float *lut, const float *x, float *y
                   size_t cap) {
   return tl_expert_cpu(e->fmt, e->hidden, e->width, e->group, e->w[0], e->s[0], e->w[1],
                        e->s[1], e->w[2], e->s[2], lut, x, y, err, cap);
+}
+
+int tg_expert_pack(const tg_expert *e, unsigned char **buf, size_t *bytes, tl_part parts[3]) {
+  size_t at = 0;
+  for (int p = 0; p < 3; p++) {
+    parts[p] = (tl_part){.fmt = e->fmt, .rows = tg_rows(e, p), .cols = tg_cols(e, p),
+                         .group = e->group, .data_at = at};
+    at = (at + e->wbytes[p] + 63) / 64 * 64;
+    parts[p].scales_at = at;
+    at = (at + e->nscales[p] * sizeof(float) + 63) / 64 * 64;
+  }
+  *buf = calloc(1, at);
+  if (*buf == NULL) return -1;
+  for (int p = 0; p < 3; p++) {
+    memcpy(*buf + parts[p].data_at, e->w[p], e->wbytes[p]);
+    memcpy(*buf + parts[p].scales_at, e->s[p], e->nscales[p] * sizeof(float));
+  }
+  *bytes = at;
+  return 0;
+}
+
+int tg_expert_ram(tl_engine *eng, const tg_expert *e, tl_ram **out, char *err, size_t cap) {
+  unsigned char *buf;
+  size_t bytes;
+  tl_part parts[3];
+  *out = NULL;
+  if (tg_expert_pack(e, &buf, &bytes, parts) != 0) {
+    if (err != NULL && cap > 0) snprintf(err, cap, "tg_expert_ram: out of memory");
+    return TL_E_OOM;
+  }
+  int rc = tl_ram_load_mem(eng, buf, bytes, parts, 3, out, err, cap);
+  free(buf);
+  return rc;
 }
 
 void tg_lut(float lut[TL_SILU_LUT_SIZE]) {

@@ -35,6 +35,12 @@ int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out
                      char *err, size_t cap);
 int tg_expert_cpu(const tg_expert *e, const float *lut, const float *x, float *y, char *err,
                   size_t cap);
+/* The expert as a model file would hold it: one buffer with each part's weights, then its
+ * scales, at 64-byte aligned offsets, and the tl_part table for it. *buf is malloc'd
+ * (free it); 0, or -1 when out of memory. */
+int tg_expert_pack(const tg_expert *e, unsigned char **buf, size_t *bytes, tl_part parts[3]);
+/* A RAM copy of the expert (tl_ram_load_mem of its packed form). */
+int tg_expert_ram(tl_engine *eng, const tg_expert *e, tl_ram **out, char *err, size_t cap);
 void tg_lut(float lut[TL_SILU_LUT_SIZE]);
 void tg_fill(uint64_t *rng, float *v, size_t n, float lo, float hi);
 

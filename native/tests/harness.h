@@ -40,5 +40,7 @@ void suite_fault(void);
 void suite_group(void);
 void suite_destroy(void);
 void suite_threads(void);
+void suite_ram(void);
+void suite_async(void);
 
 #endif

@@ -14,5 +14,7 @@ int main(void) {
   suite_group();
   suite_destroy();
   suite_threads();
+  suite_ram();
+  suite_async();
   return th_summary() == 0 ? 0 : 1;
 }

@@ -133,7 +133,7 @@ static void issue_args(void) {
   }
   tl_engine *eng = g.eng;
   tl_tensor **G = g.t0, **U = g.t0 + 1, **D = g.t0 + 2;
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, err, ERR_CAP), TL_E_STATE); /* no LUT */
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_STATE); /* no LUT */
   float lut[TL_SILU_LUT_SIZE];
   tg_lut(lut);
   lut[5] = NAN;
@@ -143,23 +143,23 @@ static void issue_args(void) {
   tg_lut(lut);
   CHECK_CODE(tl_engine_set_lut(eng, lut, err, ERR_CAP), TL_OK);
 
-  CHECK_CODE(tl_group_issue(NULL, 0, 1, G, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 2, 1, G, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 0, G, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, TL_MAX_GROUP_ROWS + 1, G, U, D, g.x, H, err, ERR_CAP),
+  CHECK_CODE(tl_group_issue(NULL, 0, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 2, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 0, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, TL_MAX_GROUP_ROWS + 1, G, U, D, g.x, H, 0, err, ERR_CAP),
              TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, 0, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, TL_MAX_HIDDEN + 1, err, ERR_CAP),
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, 0, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, TL_MAX_HIDDEN + 1, 0, err, ERR_CAP),
              TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, NULL, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, NULL, H, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, NULL, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, NULL, H, 0, err, ERR_CAP), TL_E_ARG);
   tl_tensor *null_t[1] = {NULL};
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, null_t, D, g.x, H, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H * 2, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, D, U, G, g.x, H, err, ERR_CAP), TL_E_ARG); /* swapped */
-  CHECK_CODE(tl_group_issue(eng, 0, 1, g.t1, U, D, g.x, H, err, ERR_CAP), TL_E_ARG); /* dev 1 */
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, null_t, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H * 2, 0, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, D, U, G, g.x, H, 0, err, ERR_CAP), TL_E_ARG); /* swapped */
+  CHECK_CODE(tl_group_issue(eng, 0, 1, g.t1, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG); /* dev 1 */
   g.x[3] = NAN;
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
   g.x[3] = 0.5f;
   /* mixed formats in one row */
   unsigned char w4[F * H / 2] = {0};
@@ -167,21 +167,21 @@ static void issue_args(void) {
   tl_tensor *up4 = NULL;
   CHECK_CODE(tl_tensor_upload(eng, 0, 2, F, H, 0, w4, sizeof w4, s4, F, &up4, err, ERR_CAP),
              TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_free(eng, up4, err, ERR_CAP), TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, err, ERR_CAP), TL_E_ARG); /* freed */
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG); /* freed */
   /* a tensor of another engine */
   tl_engine *other = fx_engine(1, 0);
   tl_tensor *foreign[3] = {NULL, NULL, NULL};
   if (other != NULL && fx_upload(other, 0, &g.e, foreign) == 0) {
-    CHECK_CODE(tl_group_issue(eng, 0, 1, foreign, U, D, g.x, H, err, ERR_CAP), TL_E_ARG);
+    CHECK_CODE(tl_group_issue(eng, 0, 1, foreign, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
     CHECK_CODE(tl_tensor_free(eng, foreign[0], err, ERR_CAP), TL_E_ARG);
   }
   CHECK_CODE(tl_engine_destroy(other, err, ERR_CAP), TL_OK);
 
   /* the good one, then the state rules around it */
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, err, ERR_CAP), TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, err, ERR_CAP), TL_E_STATE);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_OK);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, H, 0, err, ERR_CAP), TL_E_STATE);
   CHECK_CODE(tl_tensor_free(eng, G[0], err, ERR_CAP), TL_E_STATE); /* in use */
   CHECK_CODE(tl_engine_set_lut(eng, lut, err, ERR_CAP), TL_E_STATE);
   CHECK_CODE(tl_group_take(eng, 0, g.y, 2, H, err, ERR_CAP), TL_E_ARG); /* n differs */

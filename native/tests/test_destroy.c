@@ -15,7 +15,7 @@ static void destroy_releases(void) {
   tl_tensor *t[5][3];
   for (int i = 0; i < 5; i++) fx_upload(eng, i % 2, &e, t[i]);
   float x[32] = {0.5f, -0.25f};
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0][0], &t[0][1], &t[0][2], x, 32, err, sizeof err),
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0][0], &t[0][1], &t[0][2], x, 32, 0, err, sizeof err),
              TL_OK);
   /* never taken, never freed: destroy must wait for the group and release all */
   CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK);
@@ -41,7 +41,7 @@ static void calls_after_destroy(void) {
   CHECK_CODE(tl_tensor_upload(eng, 0, 1, 2, 2, 0, w, 4, s, 2, &t, err, sizeof err),
              TL_E_STATE);
   CHECK_CODE(tl_tensor_free(eng, t, err, sizeof err), TL_E_STATE);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t, &t, &t, y, 2, err, sizeof err), TL_E_STATE);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t, &t, &t, y, 2, 0, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_group_take(eng, 0, y, 1, 2, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_fault_arm(eng, "take", 0, 0, err, sizeof err), TL_E_STATE);
   CHECK(tl_reclaims(eng) == -1);

@@ -63,7 +63,7 @@ static void fault_issue_take(void) {
   CHECK_CODE(tg_expert_cpu(&e, lut, x, want, err, sizeof err), TL_OK);
 
   CHECK_CODE(tl_fault_arm(eng, "issue", 0, 0, err, sizeof err), TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, err, sizeof err),
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err),
              TL_E_FAULT);
   CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_E_STATE); /* nothing open */
   /* the faulted issue holds no tensor: it can be freed (then uploaded again) */
@@ -72,12 +72,12 @@ static void fault_issue_take(void) {
                               e.nscales[0], &t[0], err, sizeof err), TL_OK);
 
   CHECK_CODE(tl_fault_arm(eng, "take", 0, 0, err, sizeof err), TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, err, sizeof err), TL_OK);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err), TL_OK);
   for (int i = 0; i < H; i++) y[i] = -7.0f;
   CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_E_FAULT);
   for (int i = 0; i < H; i++) CHECK(y[i] == -7.0f); /* untouched */
   CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_E_STATE); /* closed */
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, err, sizeof err), TL_OK);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err), TL_OK);
   CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_OK);
   CHECK(memcmp(y, want, sizeof y) == 0);
   fx_free3(eng, t);

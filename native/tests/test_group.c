@@ -64,7 +64,7 @@ static void run_format(int fmt) {
       }
     }
     for (int d = 0; d < NDEV; d++) { /* both devices in flight together */
-      CHECK_CODE(tl_group_issue(eng, d, ROWS, g[d], u[d], dn[d], x + (size_t)d * ROWS * H, H,
+      CHECK_CODE(tl_group_issue(eng, d, ROWS, g[d], u[d], dn[d], x + (size_t)d * ROWS * H, H, 0,
                                 err, sizeof err), TL_OK);
     }
     for (int d = NDEV - 1; d >= 0; d--) { /* taken in the other order */
@@ -80,7 +80,7 @@ static void run_format(int fmt) {
       }
     }
     /* a smaller group right after, on the same device */
-    CHECK_CODE(tl_group_issue(eng, 1, 3, g[1], u[1], dn[1], x, H, err, sizeof err), TL_OK);
+    CHECK_CODE(tl_group_issue(eng, 1, 3, g[1], u[1], dn[1], x, H, 0, err, sizeof err), TL_OK);
     CHECK_CODE(tl_group_take(eng, 1, y, 3, H, err, sizeof err), TL_OK);
     CHECK_CODE(tg_expert_cpu(&sets[1].e[(2 * 5 + 1) % NEXP], lut, x + 2 * H, want, err,
                              sizeof err), TL_OK);

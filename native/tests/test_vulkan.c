@@ -169,7 +169,7 @@ static void test_groups(const char *mode, shape sh, int nexperts) {
       d[r] = td[pick[r]];
       make_x(x + (size_t)r * sh.H, sh.H, (int)((k * 7 + (size_t)r) % 9));
     }
-    rc = tl_group_issue(eng, 0, n, g, u, d, x, sh.H, err, sizeof err);
+    rc = tl_group_issue(eng, 0, n, g, u, d, x, sh.H, 0, err, sizeof err);
     CHECK(rc == TL_OK, "[%s] issue n=%d: %s", mode, n, err);
     if (rc != TL_OK) continue;
     memset(y, 0xff, sizeof(float) * n * sh.H);
@@ -261,7 +261,7 @@ static void test_arena_direct(void) {
   tl_backend *b = NULL;
   int dev = 0;
   const uint64_t cap = 5ull << 20;
-  int rc = ops->init(&b, &dev, 1, cap, err, sizeof err);
+  int rc = ops->init(&b, NULL, &dev, 1, cap, err, sizeof err); /* no callbacks here */
   CHECK(rc == TL_OK, "backend init: %s", err);
   if (rc != TL_OK) return;
   uint64_t c0, b0, c1, b1, fr0, tot, fr1, fr2;
@@ -346,7 +346,7 @@ static void test_concurrent_uploads(void) {
   for (int it = 0; it < 20 && rc == TL_OK; it++) {
     tl_tensor *gg[4] = {g, g, g, g}, *uu[4] = {u, u, u, u}, *dd[4] = {d, d, d, d};
     for (int i = 0; i < 4 * H; i++) x[i] = rndf(-1, 1);
-    rc = tl_group_issue(eng, 0, 4, gg, uu, dd, x, H, err, sizeof err);
+    rc = tl_group_issue(eng, 0, 4, gg, uu, dd, x, H, 0, err, sizeof err);
     if (rc == TL_OK) rc = tl_group_take(eng, 0, y, 4, H, err, sizeof err);
     for (int r = 0; r < 4 && rc == TL_OK; r++) {
       tl_expert_cpu(fmt, H, F, G, resident.gate.w, resident.gate.s, resident.up.w,
@@ -365,8 +365,8 @@ static void test_concurrent_uploads(void) {
   for (int i = 0; i < H; i++) xx[i] = rndf(-1, 1);
   bad = 0;
   for (int i = 0; i < a.count && a.failed == 0; i++) {
-    rc = tl_group_issue(eng, 0, 1, &a.t[3 * i], &a.t[3 * i + 1], &a.t[3 * i + 2], xx, H, err,
-                        sizeof err);
+    rc = tl_group_issue(eng, 0, 1, &a.t[3 * i], &a.t[3 * i + 1], &a.t[3 * i + 2], xx, H, 0,
+                        err, sizeof err);
     if (rc == TL_OK) rc = tl_group_take(eng, 0, yy, 1, H, err, sizeof err);
     tl_expert_cpu(fmt, H, F, G, a.ex[i].gate.w, a.ex[i].gate.s, a.ex[i].up.w, a.ex[i].up.s,
                   a.ex[i].down.w, a.ex[i].down.s, g_lut, xx, ref, NULL, 0);
@@ -410,7 +410,7 @@ static void print_device(void) {
   char err[512] = "";
   tl_backend *b = NULL;
   int dev = 0;
-  if (tl_backend_impl.init(&b, &dev, 1, 0, err, sizeof err) != TL_OK) {
+  if (tl_backend_impl.init(&b, NULL, &dev, 1, 0, err, sizeof err) != TL_OK) {
     printf("device 0: none (%s)\n", err);
     return;
   }

@@ -161,6 +161,21 @@ int vk_arena_reserve(tl_backend *b, VkDeviceSize w_size, VkDeviceSize s_size, vk
   return TL_OK;
 }
 
+int vk_arena_grow(tl_backend *b, VkDeviceSize bytes, char *err, size_t cap) {
+  vk_arena *a = &b->arena;
+  for (;;) {
+    VkDeviceSize tails = 0;
+    for (int i = 0; i < a->nchunks; i++) tails += a->chunks[i].size - a->chunks[i].top;
+    VkDeviceSize left = a->limit - a->reserved;
+    if (tails >= bytes || left < 4) return TL_OK;
+    VkDeviceSize size = bytes - tails > VK_ARENA_CHUNK_BYTES ? VK_ARENA_CHUNK_BYTES : bytes - tails;
+    if (size < VK_ARENA_CHUNK_BYTES && left >= VK_ARENA_CHUNK_BYTES) size = VK_ARENA_CHUNK_BYTES;
+    if (size > left) size = left;
+    int rc = chunk_create(b, size / 4 * 4, err, cap);
+    if (rc != TL_OK) return rc;
+  }
+}
+
 VkDeviceSize vk_arena_free_bytes(const vk_arena *a) {
   VkDeviceSize free_bytes = a->limit - a->reserved;
   for (int i = 0; i < a->nchunks; i++) free_bytes += a->chunks[i].size - a->chunks[i].top;

@@ -8,22 +8,26 @@
  * so the validation layer reports no leaked object.
  * Invariants:
  *   - reclaims = 0: the weight arena is fill-once (vk_arena.c);
- *   - the ledger reports the internal buffers only (staging when staged, group io and
- *     scratch), all made at init: fixed until shutdown. Arena chunks hold tensors,
- *     which the dispatcher counts itself;
+ *   - the ledger reports the internal buffers only (staging and the lanes' staging when
+ *     staged, group io and scratch), all made at init: fixed until shutdown. Arena
+ *     chunks hold tensors, which the dispatcher counts itself; imported RAM chunks are
+ *     host memory;
  *   - mem_info: total = the arena limit (min of the capacity cap and the memory budget),
  *     free = what the arena can still hand out; a freed tensor gives nothing back.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/par_copy.h"
 #include "vk_internal.h"
 
 static void vk_shutdown(tl_backend *b) {
   if (!b) return;
+  vk_lanes_stop(b); /* reports a group still in flight; no upload is (the dispatcher) */
   if (b->dev) {
     vk_group_destroy(b); /* waits for a group still in flight */
     vkDeviceWaitIdle(b->dev);
+    vk_lanes_destroy(b);
     vk_upload_destroy(b);
     vk_pipeline_destroy(b);
     vk_arena_destroy(b);
@@ -38,7 +42,7 @@ static void vk_shutdown(tl_backend *b) {
   free(b);
 }
 
-static int vk_init(tl_backend **out, const int *devices, int ndevices,
+static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
                    uint64_t capacity_bytes, char *err, size_t cap) {
   if (ndevices != 1)
     return tl_fail(err, cap, TL_E_UNSUPPORTED,
@@ -48,7 +52,9 @@ static int vk_init(tl_backend **out, const int *devices, int ndevices,
   if (mode < 0) return -mode;
   tl_backend *b = calloc(1, sizeof *b);
   if (!b) return tl_fail(err, cap, TL_E_OOM, "vulkan: host allocation failed");
+  b->owner = owner;
   b->upload_mode = mode;
+  b->copy_threads = par_copy_threads_from_env();
   if (pthread_mutex_init(&b->mx, NULL) == 0) b->mx_ok = 1;
   if (pthread_mutex_init(&b->up_mx, NULL) == 0) b->up_mx_ok = 1;
   int rc = b->mx_ok && b->up_mx_ok ? TL_OK
@@ -58,6 +64,7 @@ static int vk_init(tl_backend **out, const int *devices, int ndevices,
   if (!rc) rc = vk_upload_init(b, err, cap);
   if (!rc) rc = vk_pipeline_create(b, err, cap);
   if (!rc) rc = vk_group_init(b, err, cap);
+  if (!rc) rc = vk_lanes_init(b, err, cap);
   if (rc) {
     vk_shutdown(b);
     return rc;
@@ -110,4 +117,9 @@ const tl_backend_ops tl_backend_impl = {
     .group_take = vk_group_take,
     .ledger = vk_ledger,
     .set_lut = vk_set_lut,
+    .tensor_upload_async = vk_tensor_upload_async,
+    .host_register = vk_host_register,
+    .host_unregister = vk_host_unregister,
+    .tensor_reserve = vk_tensor_reserve,
+    .copy_bandwidth = vk_copy_bandwidth,
 };

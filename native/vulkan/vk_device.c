@@ -233,10 +233,22 @@ int vk_device_open(tl_backend *b, int index, char *err, size_t cap) {
                    b->props.deviceName);
   b->qfam = (uint32_t)compute_family(b->phys);
 
-  const char *exts[2];
+  const char *exts[3];
   uint32_t next = 0;
   b->has_budget_ext = device_has(b->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   if (b->has_budget_ext) exts[next++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+  /* staged uploads copy straight from imported RAM copies (vk_import.c) */
+  b->has_host_import = device_has(b->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (b->has_host_import) {
+    exts[next++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &host};
+    vkGetPhysicalDeviceProperties2(b->phys, &p2);
+    b->import_align = host.minImportedHostPointerAlignment;
+    if (b->import_align == 0) b->has_host_import = 0;
+  }
   /* a portability implementation (MoltenVK) must have its subset enabled */
   if (device_has(b->phys, "VK_KHR_portability_subset")) exts[next++] = "VK_KHR_portability_subset";
 
@@ -256,6 +268,11 @@ int vk_device_open(tl_backend *b, int index, char *err, size_t cap) {
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: vkCreateDevice: %s", vk_result_str(r));
   }
   vkGetDeviceQueue(b->dev, b->qfam, 0, &b->queue);
+  if (b->has_host_import) {
+    b->host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+        b->dev, "vkGetMemoryHostPointerPropertiesEXT");
+    if (b->host_pointer_props == NULL) b->has_host_import = 0;
+  }
   return TL_OK;
 }
 

@@ -16,7 +16,9 @@
  *     validation, which sees whole descriptor ranges, agrees);
  *   - freshly created scratch is filled once with vkCmdFillBuffer before first use;
  *   - a failed issue leaves no group open; a failed take closes the group and leaves
- *     y untouched.
+ *     y untouched;
+ *   - every submitted group is reported once by the group reaper (vk_lanes.c), and the
+ *     fence is reset only after that report.
  */
 #include <string.h>
 
@@ -183,7 +185,7 @@ static void record(tl_backend *b, int n, tl_tensor *const *gate, tl_tensor *cons
 
 int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
                    tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
-                   char *err, size_t cap) {
+                   uint64_t tag, char *err, size_t cap) {
   (void)dev; /* one device: the dispatcher has checked dev == 0 */
   vk_group *g = &b->group;
   pthread_mutex_lock(&b->mx);
@@ -210,6 +212,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   record(b, n, gate, up, down, hidden);
   if ((r = vkEndCommandBuffer(g->cmd)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group end: %s", vk_result_str(r));
+  vk_group_reaped_wait(b); /* the reaper may still wait on the fence of the last group */
   if ((r = vkResetFences(b->dev, 1, &g->fence)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group fence reset: %s", vk_result_str(r));
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
@@ -225,6 +228,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   g->needs_fill = 0;
   g->n = n;
   g->hidden = hidden;
+  vk_group_submitted(b, tag);
   return TL_OK;
 }
 

@@ -11,13 +11,17 @@
  *   vk_group.c     expert group issue / take
  *   vk_backend.c   the tl_backend_impl vtable, init, shutdown, mem_info, ledger
  *   vk_validation.c the debug-utils messenger and its message counter
+ *   vk_lanes.c     upload lanes in flight, and the threads that report uploads and groups
+ *   vk_import.c    RAM pool chunks imported as host memory (VK_EXT_external_memory_host)
+ *   vk_bandwidth.c tl_copy_bandwidth's raw copies
  *
  * Locking (uploads may run on a worker thread while the decode thread issues groups):
  *   up_mx  serializes uploads: the staging buffer and the upload command buffer;
  *   mx     guards the arena, the ledger, descriptor pools, the LUT copy, the
  *          group's in-flight flag and every use of the queue (vkQueueSubmit and
  *          vkQueueWaitIdle need the queue externally synchronized).
- *   Order: up_mx before mx; never wait on a fence while holding mx.
+ *   reap_mx guards the lanes' occupants and the group reaper's state (vk_lanes.c).
+ *   Order: up_mx before mx and before reap_mx; never wait on a fence while holding mx.
  */
 #ifndef TIERLAB_VK_INTERNAL_H
 #define TIERLAB_VK_INTERNAL_H
@@ -38,6 +42,10 @@
 #define VK_WG 64u
 /* Descriptor sets per tensor pool: pools are added as tensors arrive. */
 #define VK_TENSOR_POOL_SETS 256u
+/* Uploads from RAM copies in flight at once, each on its own lane (command buffer,
+ * fence, and a staging slice for RAM that could not be imported). */
+#define VK_UPLOAD_LANES 4
+#define VK_LANE_STAGING_BYTES (4ull << 20)
 
 enum { VK_UPLOAD_STAGED = 0, VK_UPLOAD_MAPPED = 1 };
 
@@ -48,7 +56,24 @@ typedef struct vk_buf {
   VkDeviceMemory mem;
   VkDeviceSize size;
   void *map; /* persistent mapping when host-visible, else NULL */
+  int counted; /* in the ledger (vk_buf_uncount takes a scratch buffer out) */
 } vk_buf;
+
+/* A RAM pool chunk imported as host memory, with a transfer-source buffer over it. */
+typedef struct vk_import {
+  VkBuffer buf;
+  VkDeviceMemory mem;
+} vk_import;
+
+/* One upload in flight: t is the tensor whose copy the lane's fence guards (reap_mx),
+ * NULL when the lane is free. Lanes are used and reaped in ring order. */
+typedef struct vk_lane {
+  VkCommandPool pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  vk_buf staging;
+  tl_tensor *t;
+} vk_lane;
 
 /* One arena chunk: a device-local buffer carved bottom-up and never given back. */
 typedef struct vk_chunk {
@@ -103,6 +128,7 @@ typedef struct vk_group {
 } vk_group;
 
 struct tl_backend {
+  tl_engine *owner;
   VkInstance inst;
   VkDebugUtilsMessengerEXT messenger;
   VkPhysicalDevice phys;
@@ -112,6 +138,9 @@ struct tl_backend {
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceMemoryProperties mprops;
   int has_budget_ext;
+  int has_host_import; /* VK_EXT_external_memory_host enabled */
+  VkDeviceSize import_align;
+  PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_props;
 
   pthread_mutex_t mx, up_mx;
   int mx_ok, up_mx_ok;
@@ -124,6 +153,19 @@ struct tl_backend {
   VkCommandPool up_pool;
   VkCommandBuffer up_cmd;
   VkFence up_fence;
+  int copy_threads; /* mapped uploads: host threads writing (par_copy.h) */
+
+  /* uploads from RAM copies in flight, and the threads reporting them (vk_lanes.c) */
+  vk_lane lanes[VK_UPLOAD_LANES];
+  int lane_next;          /* up_mx: the next lane to submit on */
+  int lane_reap;          /* reap_mx: the next lane the reaper waits for */
+  pthread_mutex_t reap_mx;
+  pthread_cond_t reap_cv; /* a lane filled or freed; a group issued or reported */
+  int reap_ok, reap_stop;
+  pthread_t lane_thread, group_thread;
+  int lane_thread_ok, group_thread_ok;
+  int group_pending; /* reap_mx: a group submitted and not yet reported */
+  uint64_t group_tag;
 
   /* pipelines */
   VkShaderModule mod_quant, mod_gateup, mod_down;
@@ -168,6 +210,8 @@ int vk_buf_create(tl_backend *b, VkDeviceSize size, VkBufferUsageFlags usage,
                   VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid,
                   VkMemoryPropertyFlags fallback, vk_buf *out, char *err, size_t cap);
 void vk_buf_destroy(tl_backend *b, vk_buf *buf);
+/* A scratch buffer (tl_copy_bandwidth) leaves the ledger, which stays fixed after init. */
+void vk_buf_uncount(tl_backend *b, vk_buf *buf);
 VkDeviceSize vk_align(VkDeviceSize v, VkDeviceSize a);
 
 /* vk_arena.c */
@@ -175,6 +219,8 @@ int vk_arena_init(tl_backend *b, uint64_t capacity_bytes, char *err, size_t cap)
 int vk_arena_reserve(tl_backend *b, VkDeviceSize w_size, VkDeviceSize s_size, vk_tensor *t,
                      char *err, size_t cap);
 VkDeviceSize vk_arena_free_bytes(const vk_arena *a);
+/* mx held: chunks made until their free tails hold `bytes` (or the limit is reached) */
+int vk_arena_grow(tl_backend *b, VkDeviceSize bytes, char *err, size_t cap);
 void vk_arena_destroy(tl_backend *b);
 
 /* vk_upload.c */
@@ -186,6 +232,9 @@ int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkComma
 int vk_upload_init(tl_backend *b, char *err, size_t cap);
 int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                      const float *scales, size_t nscales, char *err, size_t cap);
+int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
+                           size_t cap);
+int vk_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap);
 void vk_tensor_free(tl_backend *b, tl_tensor *t);
 void vk_upload_destroy(tl_backend *b);
 
@@ -200,10 +249,27 @@ void vk_pipeline_destroy(tl_backend *b);
 int vk_group_init(tl_backend *b, char *err, size_t cap);
 int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
                    tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
-                   char *err, size_t cap);
+                   uint64_t tag, char *err, size_t cap);
 int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
                   size_t cap);
 void vk_group_destroy(tl_backend *b);
+
+/* vk_lanes.c */
+int vk_lanes_init(tl_backend *b, char *err, size_t cap); /* lanes and both threads */
+void vk_lanes_stop(tl_backend *b); /* reports what is pending, joins the threads */
+void vk_lanes_destroy(tl_backend *b);
+vk_lane *vk_lane_acquire(tl_backend *b); /* up_mx held: waits for lane_next to be free */
+void vk_lane_submitted(tl_backend *b, vk_lane *lane, tl_tensor *t); /* up_mx held */
+void vk_group_reaped_wait(tl_backend *b); /* before the group fence is reset */
+void vk_group_submitted(tl_backend *b, uint64_t tag);
+
+/* vk_import.c */
+int vk_host_register(tl_backend *b, void *p, size_t bytes, void **pin, char *err, size_t cap);
+void vk_host_unregister(tl_backend *b, void *pin);
+
+/* vk_bandwidth.c */
+int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
+                      double *gbps, char *err, size_t cap);
 
 /* vk_shaders.c: SPIR-V compiled from the .comp shaders at build time */
 extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[];

@@ -78,6 +78,7 @@ int vk_buf_create(tl_backend *b, VkDeviceSize size, VkBufferUsageFlags usage,
     }
   }
   out->size = size;
+  out->counted = 1;
   pthread_mutex_lock(&b->mx);
   b->int_count++;
   b->int_bytes += size;
@@ -85,13 +86,17 @@ int vk_buf_create(tl_backend *b, VkDeviceSize size, VkBufferUsageFlags usage,
   return TL_OK;
 }
 
+void vk_buf_uncount(tl_backend *b, vk_buf *buf) {
+  if (!buf->counted) return;
+  pthread_mutex_lock(&b->mx);
+  b->int_count--;
+  b->int_bytes -= buf->size;
+  pthread_mutex_unlock(&b->mx);
+  buf->counted = 0;
+}
+
 void vk_buf_destroy(tl_backend *b, vk_buf *buf) {
-  if (buf->size) { /* only a fully made buffer was counted */
-    pthread_mutex_lock(&b->mx);
-    b->int_count--;
-    b->int_bytes -= buf->size;
-    pthread_mutex_unlock(&b->mx);
-  }
+  vk_buf_uncount(b, buf); /* only a fully made buffer was counted */
   if (buf->map) vkUnmapMemory(b->dev, buf->mem);
   if (buf->buf) vkDestroyBuffer(b->dev, buf->buf, NULL);
   if (buf->mem) vkFreeMemory(b->dev, buf->mem, NULL);

@@ -20,11 +20,15 @@
  *     group submitted afterwards on the queue sees the bytes;
  *   - a failed copy leaves its arena slice consumed (fill-once: nothing is reused);
  *   - free releases nothing of the arena; only the tensor's descriptor set goes back to
- *     its pool (the dispatcher never frees a tensor that an open group uses).
+ *     its pool (the dispatcher never frees a tensor that an open group uses);
+ *   - an upload from a RAM copy (staged mode) is recorded on a lane and left in flight
+ *     (vk_lanes.c reports it); the queue orders it before any later group, whose reads
+ *     the copy's transfer -> compute barrier covers.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/par_copy.h"
 #include "vk_internal.h"
 
 int vk_upload_mode_from_env(char *err, size_t cap) {
@@ -151,36 +155,56 @@ static int upload_mapped(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const 
     if ((rc = submit_wait(b, err, cap))) return rc;
     c->filled = 1;
   }
-  /* coherent memory: the next vkQueueSubmit makes these writes visible to the device */
-  memcpy((uint8_t *)c->map + vt->w_off, data, data_bytes);
-  memcpy((uint8_t *)c->map + vt->s_off, scales, s_bytes);
+  /* coherent memory: the next vkQueueSubmit makes these writes visible to the device;
+   * several threads, since one core's writes over the bus are the bottleneck */
+  par_copy((uint8_t *)c->map + vt->w_off, data, data_bytes, b->copy_threads);
+  par_copy((uint8_t *)c->map + vt->s_off, scales, s_bytes, b->copy_threads);
   return TL_OK;
+}
+
+/* What this backend can hold: sizes in the arena, or TL_E_UNSUPPORTED. */
+static int check_tensor(tl_backend *b, const tl_tensor *t, size_t data_bytes, size_t nscales,
+                        VkDeviceSize *w_size, VkDeviceSize *s_size, char *err, size_t cap) {
+  *w_size = vk_align(data_bytes, 4); /* the shaders load 32-bit words */
+  *s_size = (VkDeviceSize)nscales * sizeof(float);
+  /* the shaders index elements (row * cols + j) in int32 */
+  if ((uint64_t)t->rows * (uint64_t)t->cols >= (1ull << 31)) {
+    return tl_fail(err, cap, TL_E_UNSUPPORTED,
+                   "vulkan: tensor of %d x %d elements (at most 2^31 - 1 on this backend)",
+                   t->rows, t->cols);
+  }
+  VkDeviceSize range = b->props.limits.maxStorageBufferRange;
+  if (*w_size > range || *s_size > range) {
+    return tl_fail(err, cap, TL_E_UNSUPPORTED,
+                   "vulkan: tensor of %llu bytes exceeds maxStorageBufferRange %llu",
+                   (unsigned long long)*w_size, (unsigned long long)range);
+  }
+  return TL_OK;
+}
+
+/* up_mx held: a slice of the arena and the tensor's descriptor set. */
+static int reserve(tl_backend *b, VkDeviceSize w_size, VkDeviceSize s_size, vk_tensor *vt,
+                   vk_chunk **c, char *err, size_t cap) {
+  pthread_mutex_lock(&b->mx);
+  int rc = vk_arena_reserve(b, w_size, s_size, vt, err, cap);
+  /* chunks are only ever added under up_mx, which we hold: the pointer stays valid */
+  *c = rc ? NULL : &b->arena.chunks[vt->chunk];
+  if (!rc) rc = vk_tensor_set_alloc(b, vt, (*c)->buf, err, cap);
+  pthread_mutex_unlock(&b->mx);
+  return rc;
 }
 
 int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                      const float *scales, size_t nscales, char *err, size_t cap) {
-  VkDeviceSize w_size = vk_align(data_bytes, 4); /* the shaders load 32-bit words */
-  VkDeviceSize s_size = (VkDeviceSize)nscales * sizeof(float);
-  /* the shaders index elements (row * cols + j) in int32 */
-  if ((uint64_t)t->rows * (uint64_t)t->cols >= (1ull << 31))
-    return tl_fail(err, cap, TL_E_UNSUPPORTED,
-                   "vulkan: tensor of %d x %d elements (at most 2^31 - 1 on this backend)",
-                   t->rows, t->cols);
-  VkDeviceSize range = b->props.limits.maxStorageBufferRange;
-  if (w_size > range || s_size > range)
-    return tl_fail(err, cap, TL_E_UNSUPPORTED,
-                   "vulkan: tensor of %llu bytes exceeds maxStorageBufferRange %llu",
-                   (unsigned long long)w_size, (unsigned long long)range);
+  VkDeviceSize w_size, s_size;
+  int rc = check_tensor(b, t, data_bytes, nscales, &w_size, &s_size, err, cap);
+  if (rc) return rc;
   vk_tensor *vt = calloc(1, sizeof *vt);
   if (!vt) return tl_fail(err, cap, TL_E_OOM, "vulkan: host allocation failed");
 
   pthread_mutex_lock(&b->up_mx);
-  pthread_mutex_lock(&b->mx);
-  int rc = vk_arena_reserve(b, w_size, s_size, vt, err, cap);
-  /* chunks are only ever added under up_mx, which we hold: the pointer stays valid */
-  vk_chunk *c = rc ? NULL : &b->arena.chunks[vt->chunk];
-  if (!rc) rc = vk_tensor_set_alloc(b, vt, c->buf, err, cap);
-  pthread_mutex_unlock(&b->mx);
+  vk_chunk *c = NULL;
+  rc = reserve(b, w_size, s_size, vt, &c, err, cap);
   if (!rc)
     rc = b->upload_mode == VK_UPLOAD_MAPPED
              ? upload_mapped(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap)
@@ -198,6 +222,119 @@ int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_
   }
   t->impl = vt;
   return TL_OK;
+}
+
+/* up_mx held: records the copy of one RAM span into vt on the lane and submits it. From
+ * an imported chunk straight (vk_import.c); else through the lane's staging slice, in
+ * one memcpy (weights and scales are one span, backend.h). */
+static int submit_lane(tl_backend *b, vk_lane *lane, vk_chunk *c, const vk_tensor *vt,
+                       const tl_host_src *src, char *err, size_t cap) {
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkResult r = vkBeginCommandBuffer(lane->cmd, &bi);
+  if (r != VK_SUCCESS) {
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane begin: %s", vk_result_str(r));
+  }
+  if (!c->filled) {
+    record_fill(c, lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  }
+  const VkDeviceSize scales_in_span = tl_span_scales_at(src->data_bytes);
+  VkDeviceSize from_at = 0;
+  VkBuffer from = lane->staging.buf;
+  if (src->pin != NULL) {
+    from = ((const vk_import *)src->pin)->buf;
+    from_at = src->data_at;
+  } else {
+    memcpy(lane->staging.map, src->data, src->span_bytes);
+  }
+  VkBufferCopy reg[2] = {
+      {.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes},
+      {.srcOffset = from_at + scales_in_span, .dstOffset = vt->s_off,
+       .size = (VkDeviceSize)src->nscales * sizeof(float)}};
+  vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);
+  barrier(lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+  if ((r = vkEndCommandBuffer(lane->cmd)) != VK_SUCCESS) {
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane end: %s", vk_result_str(r));
+  }
+  if ((r = vkResetFences(b->dev, 1, &lane->fence)) != VK_SUCCESS) {
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane fence: %s", vk_result_str(r));
+  }
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                     .commandBufferCount = 1,
+                     .pCommandBuffers = &lane->cmd};
+  pthread_mutex_lock(&b->mx);
+  r = vkQueueSubmit(b->queue, 1, &si, lane->fence);
+  pthread_mutex_unlock(&b->mx);
+  if (r != VK_SUCCESS) {
+    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
+                   "vulkan: upload lane submit: %s", vk_result_str(r));
+  }
+  c->filled = 1;
+  return TL_OK;
+}
+
+int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
+                           size_t cap) {
+  /* mapped uploads are host writes, done when written; a pageable span too big for a
+   * lane goes through the synchronous staging path: either way, landed on return */
+  if (b->upload_mode == VK_UPLOAD_MAPPED ||
+      (src->pin == NULL && src->span_bytes > VK_LANE_STAGING_BYTES)) {
+    int rc = vk_tensor_upload(b, t, src->data, src->data_bytes, src->scales, src->nscales,
+                              err, cap);
+    if (rc == TL_OK) tl_upload_done(t, TL_OK, NULL);
+    return rc;
+  }
+  VkDeviceSize w_size, s_size;
+  int rc = check_tensor(b, t, src->data_bytes, src->nscales, &w_size, &s_size, err, cap);
+  if (rc) return rc;
+  vk_tensor *vt = calloc(1, sizeof *vt);
+  if (!vt) return tl_fail(err, cap, TL_E_OOM, "vulkan: host allocation failed");
+  pthread_mutex_lock(&b->up_mx);
+  vk_chunk *c = NULL;
+  rc = reserve(b, w_size, s_size, vt, &c, err, cap);
+  vk_lane *lane = rc ? NULL : vk_lane_acquire(b);
+  if (!rc) rc = submit_lane(b, lane, c, vt, src, err, cap);
+  if (!rc) {
+    t->impl = vt; /* before the reaper can report it */
+    vk_lane_submitted(b, lane, t);
+  }
+  pthread_mutex_unlock(&b->up_mx);
+  if (rc) {
+    if (vt->set) {
+      pthread_mutex_lock(&b->mx);
+      vk_tensor_set_release(b, vt);
+      pthread_mutex_unlock(&b->mx);
+    }
+    free(vt);
+  }
+  return rc;
+}
+
+/* Arena chunks for the uploads to come, made and filled now (the fill-once rule). */
+int vk_tensor_reserve(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap) {
+  (void)dev;
+  pthread_mutex_lock(&b->up_mx);
+  pthread_mutex_lock(&b->mx);
+  int rc = vk_arena_grow(b, bytes, err, cap);
+  pthread_mutex_unlock(&b->mx);
+  const int mapped = b->upload_mode == VK_UPLOAD_MAPPED;
+  for (int i = 0; rc == TL_OK && i < b->arena.nchunks; i++) {
+    vk_chunk *c = &b->arena.chunks[i]; /* chunks are only added under up_mx: stable */
+    if (c->filled) continue;
+    rc = begin(b, err, cap);
+    if (rc == TL_OK) {
+      const VkPipelineStageFlags next =
+          mapped ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+      record_fill(c, b->up_cmd, next,
+                  mapped ? VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_HOST_READ_BIT
+                         : VK_ACCESS_TRANSFER_WRITE_BIT);
+      rc = submit_wait(b, err, cap);
+    }
+    if (rc == TL_OK) c->filled = 1;
+  }
+  pthread_mutex_unlock(&b->up_mx);
+  return rc;
 }
 
 void vk_tensor_free(tl_backend *b, tl_tensor *t) {

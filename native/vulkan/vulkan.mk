@@ -8,6 +8,9 @@
 #   make vulkan-test-validation  the test under VK_LAYER_KHRONOS_validation, twice:
 #                                core checks, then synchronization validation
 #   make vulkan-bench            staged vs mapped upload bandwidth (for the record)
+#   make vulkan-selftest         tests/cuda_selftest.c on Vulkan (staged RAM copies and
+#                                completions too): imported RAM, pageable RAM, mapped
+#                                uploads, and under synchronization validation
 #
 # Shaders: shaders/*.comp are compiled with glslc at build time into C word lists
 # ($(BUILD)/vulkan/*.spv.inc, glslc -mfmt=c) that vk_shaders.c embeds in the library:
@@ -43,7 +46,8 @@ VK_SYNC_ENV  := $(VK_LAYER_ENV) \
                 VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
                 VK_KHRONOS_VALIDATION_VALIDATE_SYNC=1
 
-.PHONY: vulkan vulkan-test vulkan-test-validation vulkan-bench vulkan-check-exports
+.PHONY: vulkan vulkan-test vulkan-test-validation vulkan-bench vulkan-check-exports \
+        vulkan-selftest
 
 vulkan: $(VK_LIB)
 
@@ -88,5 +92,18 @@ vulkan-test-validation: $(VK_TEST)
 
 vulkan-bench: $(VK_BENCH)
 	./$(VK_BENCH)
+
+# The self-test of the CUDA backend uses only the public ABI: on Vulkan it checks groups
+# over direct and staged uploads bit for bit, completions, the ledger and a faulted take.
+VK_SELFTEST := $(BUILD)/vulkan_selftest
+$(VK_SELFTEST): tests/cuda_selftest.c tests/expert_gen.c tests/expert_gen.h $(VK_LIB)
+	$(CC) $(CFLAGS) -o $@ tests/cuda_selftest.c tests/expert_gen.c \
+	  -L$(BUILD) -ltierlab_vulkan -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+
+vulkan-selftest: $(VK_SELFTEST)
+	./$(VK_SELFTEST) 1 --quick
+	TIERLAB_PIN=0 ./$(VK_SELFTEST) 1 --small
+	TIERLAB_VK_UPLOAD=mapped ./$(VK_SELFTEST) 1 --small
+	env $(VK_SYNC_ENV) ./$(VK_SELFTEST) 1 --small
 
 -include $(VK_OBJ:.o=.d) $(BUILD)/obj/tests/test_vulkan.d $(BUILD)/obj/tests/bench_vulkan_upload.d

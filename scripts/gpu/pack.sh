@@ -2,9 +2,11 @@
 # Packs what the GPU machine needs into .carry/gpu (git-ignored), on this machine:
 #  - Node itself (the GPU machine has none), xz-compressed;
 #  - koffi and its prebuilt linux-x64 build;
-#  - the oracle and the fixture generator bundled into single files (esbuild);
+#  - the oracle, the benchmark and the fixture generator bundled into single files
+#    (esbuild);
 #  - the native libraries (CPU, CUDA for sm_90 with a static runtime, Vulkan), the CUDA
-#    self-test and the raw host-to-device probe;
+#    self-test, the same self-test against the Vulkan library, the C upload benches
+#    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
 #  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
 # Then one device call runs scripts/gpu/remote.sh there. See README, "Running on a GPU".
 set -euo pipefail
@@ -14,15 +16,18 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/node_modules/@koromix" "$out/vk"
 
 node scripts/setup.mjs --native
-make -s -C native cpu cuda cuda-selftest vulkan
+make -s -C native cpu cuda cuda-selftest vulkan build/vulkan_selftest \
+  build/bench_upload_cpu build/bench_upload_cuda build/bench_upload_vulkan
 nvcc -O2 -arch=sm_90 -cudart static -o native/build/cuda_h2d_probe native/tests/cuda_h2d_probe.cu
-cp native/build/libtierlab_cpu.so native/build/libtierlab_cuda.so native/build/libtierlab_vulkan.so \
-   native/build/cuda_selftest native/build/cuda_h2d_probe "$out/lib/"
+for f in libtierlab_cpu.so libtierlab_cuda.so libtierlab_vulkan.so cuda_selftest vulkan_selftest \
+         bench_upload_cpu bench_upload_cuda bench_upload_vulkan cuda_h2d_probe; do
+  cp "native/build/$f" "$out/lib/"
+done
 
 cp -r node_modules/koffi "$out/node_modules/"
 cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
 banner="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"
-for entry in src/cli/oracle.ts fixtures/generate.ts; do
+for entry in src/cli/oracle.ts src/cli/bench.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
 done

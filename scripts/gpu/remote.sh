@@ -1,46 +1,104 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, with .carry/gpu carried along
-# (scripts/gpu/pack.sh made it). Measures and checks everything in one go:
-#   GPU facts, raw host-to-device bandwidth (pinned, pageable), the CUDA self-test
-#   (bit-exact groups, upload bandwidth through the ABI), the CUDA oracle on one GPU and
-#   on every GPU, the Vulkan oracle staged and mapped, and the tier uploader's bandwidth
-#   on a larger generated model. Results go to $OUT: a log and a tarball of reports.
+# (scripts/gpu/pack.sh made it). Builds nothing; checks and measures everything in one go:
+#   GPU facts; raw host-to-device bandwidth (pinned, pageable); the CUDA self-test
+#   (bit-exact groups over direct and staged uploads, completions); the C upload bench
+#   (staged uploads from page-locked RAM copies against the raw pinned copy, same run);
+#   the CUDA oracle on one GPU and on every GPU; the Vulkan self-test, C bench and oracle,
+#   staged and mapped; then `bench --only upload` (the tier's warmstart fill against the
+#   raw copy of the same library, per-op overheads, CPU-only and resident decodes) on
+#   CUDA and on Vulkan staged and mapped with 1 GiB of experts, and on CUDA with 16 GiB.
+# Without a GPU (no nvidia-smi) it runs what it can on the CPU backend (and Vulkan when a
+# driver is installed), with smaller sizes: the same script, checked end to end.
+# Results go to $OUT: log.txt (everything), reports.tgz, and summary.md, the short table
+# it prints last (scripts/gpu/summary.mjs). The exit status is 0 only if every step passed.
 set -uo pipefail
 c=.carry/gpu
 out=${OUT:-/tmp/tierlab-gpu-out}
-mkdir -p "$out" /tmp/tl/reports
+work=/tmp/tl
+mkdir -p "$out" "$work/reports"
 log="$out/log.txt"
+: > "$log"
+steps="$work/steps.txt"
+: > "$steps"
 say() { printf '%s\n' "$*" | tee -a "$log"; }
-run() { say "\$ $*"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+# run NAME CMD...: logs the command and its output (also to $work/NAME.out), records the
+# step's exit status for the summary
+run() {
+  local name=$1
+  shift
+  say "\$ $*"
+  "$@" 2>&1 | tee "$work/$name.out" | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  printf '%s %s\n' "$name" "$rc" >> "$steps"
+  return "$rc"
+}
 
-xz -dc "$c/node.xz" > /tmp/tl/node && chmod +x /tmp/tl/node
-export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-node=/tmp/tl/node
-ngpu=$(nvidia-smi -L | wc -l)
-all=$(seq -s, 0 $((ngpu - 1)))
-status=0
-
-say "== $(date -u +%FT%TZ) commit $(cat "$c/commit.txt" 2>/dev/null || echo unknown)"
-run nvidia-smi --query-gpu=index,name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv
-run "$c/lib/cuda_h2d_probe" || status=1
-run "$c/lib/cuda_selftest" "$ngpu" || status=1
-run $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$c/lib/libtierlab_cuda.so" --report /tmp/tl/reports/cuda-1gpu || status=1
-if [ "$ngpu" -gt 1 ]; then
-  run $node "$c/oracle.mjs" --backend cuda --devices "$all" --lib "$c/lib/libtierlab_cuda.so" --report /tmp/tl/reports/cuda-${ngpu}gpu || status=1
+node=$(command -v node || true)
+if [ -f "$c/node.xz" ]; then
+  xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
 fi
-for mode in staged mapped; do
-  TIERLAB_VK_UPLOAD=$mode run $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$c/lib/libtierlab_vulkan.so" \
-    --report /tmp/tl/reports/vulkan-$mode || status=1
-done
-# the tiny model's tensors are a few KiB (latency-bound): a larger model shows the
-# uploader's bandwidth next to the raw copy numbers above
-run $node "$c/generate.mjs" --seed 7 --layers 2 --hidden 512 --heads 8 --experts 8 --topk 2 --width 4096 \
-  --vocab 320 --format 2 --group 16 --prompt 4 --tokens 8 --out /tmp/tl/large-moe || status=1
-for backend in cuda vulkan; do
-  run $node "$c/oracle.mjs" --backend $backend --devices 0 --lib "$c/lib/libtierlab_$backend.so" --fixture /tmp/tl/large-moe \
-    --tokens 8 --only "everything, warmstart" --report /tmp/tl/reports/large-$backend || status=1
-done
-tar -C /tmp/tl -czf "$out/reports.tgz" reports
+export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
+lib=$c/lib
+status=0
+gpu=0
+if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then gpu=1; fi
+
+say "== $(date -u +%FT%TZ) commit $(cat "$c/commit.txt" 2>/dev/null || echo unknown), $([ $gpu = 1 ] && echo GPU || echo 'no GPU: CPU backend')"
+if [ $gpu = 1 ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  ngpu=$(nvidia-smi -L | wc -l)
+  all=$(seq -s, 0 $((ngpu - 1)))
+  run facts nvidia-smi --query-gpu=index,name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv || status=1
+  run h2d "$lib/cuda_h2d_probe" || status=1
+  run cuda-selftest "$lib/cuda_selftest" "$ngpu" || status=1
+  run c-bench-cuda "$lib/bench_upload_cuda" --mib 1024 || status=1
+  run oracle-cuda-1gpu $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu" || status=1
+  if [ "$ngpu" -gt 1 ]; then
+    run oracle-cuda-all $node "$c/oracle.mjs" --backend cuda --devices "$all" --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-${ngpu}gpu" || status=1
+  fi
+  vulkan=1
+  big_gib=16
+  gib=1
+else
+  run c-bench-cpu-1thread env TIERLAB_CPU_COPY_THREADS=1 "$lib/bench_upload_cpu" --mib 256 || status=1
+  run c-bench-cpu "$lib/bench_upload_cpu" --mib 256 || status=1
+  run oracle-cpu $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" --report "$work/reports/cpu" || status=1
+  vulkan=$(ls /usr/share/vulkan/icd.d/*.json > /dev/null 2>&1 && echo 1 || echo 0)
+  big_gib=0
+  gib=0.25
+fi
+
+if [ "$vulkan" = 1 ]; then
+  for mode in staged mapped; do
+    TIERLAB_VK_UPLOAD=$mode run "vulkan-selftest-$mode" "$lib/vulkan_selftest" 1 --quick || status=1
+    TIERLAB_VK_UPLOAD=$mode run "c-bench-vulkan-$mode" "$lib/bench_upload_vulkan" --mib $([ $gpu = 1 ] && echo 1024 || echo 128) || status=1
+    TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
+      --report "$work/reports/vulkan-$mode" || status=1
+  done
+fi
+
+# the tier's warmstart fill against the raw copy of the same library, decode ratios
+bench() {
+  local name=$1 backend=$2 size=$3 tokens=$4
+  shift 4
+  run "bench-$name" env "$@" $node "$c/bench.mjs" --only upload --backend "$backend" --lib "$lib/libtierlab_$backend.so" \
+    --experts-gib "$size" --tokens "$tokens" --out "$work/reports/bench-$name"
+}
+if [ $gpu = 1 ]; then
+  bench cuda-1gib cuda "$gib" 8 || status=1
+else
+  bench cpu cpu "$gib" 4 || status=1
+fi
+if [ "$vulkan" = 1 ]; then
+  bench vulkan-staged vulkan "$gib" 8 TIERLAB_VK_UPLOAD=staged || status=1
+  bench vulkan-mapped vulkan "$gib" 8 TIERLAB_VK_UPLOAD=mapped || status=1
+fi
+if [ "$big_gib" != 0 ]; then
+  bench "cuda-${big_gib}gib" cuda "$big_gib" 4 || status=1
+fi
+
+(cd "$work" && tar -czf "$out/reports.tgz" reports ./*.out steps.txt)
 say "== exit $status"
+$node scripts/gpu/summary.mjs "$work" | tee "$out/summary.md" | tee -a "$log"
 exit $status

@@ -26,19 +26,39 @@ export const PROPERTY_IDS = [
   'POST-WARMSTART',
   'POST-RESIDENCY',
   'POST-SHUTDOWN',
+  'PROG-FILL',
   'COMP-EXACT-ONCE',
   'COMP-MISS-WEIGHTS',
   'LIVE-DEADLOCK',
   'LIVE-SHUTDOWN',
+  'LIVE-LOST-WAKEUP',
   'LIVE-STEPS',
   'SAFE-NO-CRASH',
   'SYNC-DISCIPLINE',
   'LIMIT-THREADS',
+  'SPEC-INIT',
+  'SPEC-PLAN',
+  'SPEC-FILL',
+  'SPEC-ENQUEUE',
+  'SPEC-ADMISSION',
+  'SPEC-DECAY',
+  'SPEC-HOME',
+  'SPEC-MASK',
+  'SPEC-TAKE',
+  'SPEC-COUNTERS',
+  'SPEC-HEAT-FILE',
+  'SPEC-UPLOADER',
+  'SPEC-SHUTDOWN',
+  'SPEC-WAKEUP',
+  'SPEC-STATE',
 ] as const;
 export type PropertyId = (typeof PROPERTY_IDS)[number];
 
 /** Safety: something bad happened. Liveness: something good never happened (a hang). */
 export type PropertyKind = 'safety' | 'liveness';
+
+/** The SPEC-* ids: a divergence of the tier from the reference (src/spec/), by family. */
+export type SpecPropertyId = Extract<PropertyId, `SPEC-${string}`>;
 
 export interface PropertyInfo {
   readonly id: PropertyId;
@@ -156,6 +176,13 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     reason: 'a shutdown that joins but does not release leaks every tensor (a validation layer counted 21)',
     when: 'end of run',
   },
+  'PROG-FILL': {
+    kind: 'liveness',
+    family: 'fill_wait residency',
+    statement: 'with no faults and devices that hold their budgets, every expert plan_fill returned is resident when fill_wait returns',
+    reason: 'a tier that plans but never promotes a planned expert passes every safety property',
+    when: 'at a call or return',
+  },
   'COMP-EXACT-ONCE': {
     kind: 'safety',
     family: 'exactly once',
@@ -184,6 +211,13 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     reason: 'a shutdown that does not broadcast cv_take strands fill_wait, note_block and parked swaps (#1340)',
     when: 'every op',
   },
+  'LIVE-LOST-WAKEUP': {
+    kind: 'liveness',
+    family: 'liveness',
+    statement: 'whenever mx is released, every thread asleep on a condition variable still has a reason to sleep (its wait predicate holds)',
+    reason: 'whoever ends a wait must signal or broadcast: a forgotten one strands the waiter until luck rescues it',
+    when: 'every unlock',
+  },
   'LIVE-STEPS': {
     kind: 'liveness',
     family: 'liveness',
@@ -211,6 +245,111 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     statement: 'a run spawns at most its thread limit of threads',
     reason: 'a thread started per call (per note, per token) is a resource leak that ends in an exhausted process',
     when: 'every op',
+  },
+  'SPEC-INIT': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'init refuses exactly the invalid configurations, sets budgets, loads heat and places the trunk as the protocol says, and a failed stage leaves nothing allocated',
+    reason: 'a half-initialized tier leaks, or runs on a configuration the engine cannot compute',
+    when: 'every unlock',
+  },
+  'SPEC-PLAN': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'plan_fill reserves, in heat or natural order, every expert that fits its home device, and only those: the plan is maximal and ordered',
+    reason: 'planning too few leaves VRAM idle; planning in the wrong order uploads cold experts first',
+    when: 'every unlock',
+  },
+  'SPEC-FILL': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'fill_wait returns exactly when nothing is in flight (or the tier stops), and waits otherwise',
+    reason: 'returning early lets the engine free RAM copies still being uploaded (#1360); never returning hangs the warmstart',
+    when: 'every unlock',
+  },
+  'SPEC-ENQUEUE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'note, note_block, note_planned and release_ram count heat, keep or drop RAM pointers, and enqueue or refuse exactly as the protocol says',
+    reason: 'a tier that never promotes at decode time (#1391) or keeps a streamed pointer passes every safety property',
+    when: 'every unlock',
+  },
+  'SPEC-ADMISSION': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'an LFRU round swaps exactly when hot > cold + floor(cold/4) + 4, coldest resident against hottest candidate, on backends that reclaim',
+    reason: 'a wrong admission rule thrashes or never adapts; a swap on a fill-once arena leaks',
+    when: 'every unlock',
+  },
+  'SPEC-DECAY': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'heat decays by halving exactly every decay period of ticks',
+    reason: 'decay at the wrong period makes old heat dominate or vanish',
+    when: 'every unlock',
+  },
+  'SPEC-HOME': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'every expert lives on its home device eid % ndev: charges, uploads and frees land there',
+    reason: 'an expert charged to one device and uploaded to another overruns a budget',
+    when: 'every unlock',
+  },
+  'SPEC-MASK': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'issue sets exactly the bits of routed experts resident on a device whose group was issued, at most 32 rows per device, into each devices own block',
+    reason: 'a clear bit for a resident expert wastes the GPU; a set bit for a missing one loses the expert',
+    when: 'every unlock',
+  },
+  'SPEC-TAKE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'take collects every open group, reports any lost one, and closes the window',
+    reason: 'a take that drops outputs silently, or reports success for a lost group, changes the output',
+    when: 'every unlock',
+  },
+  'SPEC-COUNTERS': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'uploads, failures, hits, misses, swaps, abandoned swaps and queue-full skips count exactly the events they name',
+    reason: 'the engine reports and tunes from these numbers',
+    when: 'every unlock',
+  },
+  'SPEC-HEAT-FILE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'the heat file is read in its format and halved on load, ignored when of another shape, and written at shutdown',
+    reason: 'a heat file loaded without halving dominates the next run; a wrong one plans by a neighbours heat',
+    when: 'every unlock',
+  },
+  'SPEC-UPLOADER': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'the uploader dequeues in order, waits for an open group before evicting, abandons only at shutdown, and finishes every entry as the protocol says',
+    reason: 'an uploader that loses an entry or evicts early breaks residency and memory safety',
+    when: 'every unlock',
+  },
+  'SPEC-SHUTDOWN': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'shutdown stops, wakes, waits for woken callers, drains the open group and releases everything in the protocols order',
+    reason: 'a shutdown that returns with a caller inside, or releases under an open group, is a use after free',
+    when: 'every unlock',
+  },
+  'SPEC-WAKEUP': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'every signal and broadcast the protocol prescribes is made, and every wait is on the protocols condition variable',
+    reason: 'a missing broadcast strands a waiter (#1340); a wait on the wrong variable never wakes',
+    when: 'every unlock',
+  },
+  'SPEC-STATE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'the tiers state changes only inside tier calls, and then as the protocol says',
+    reason: 'a change outside a tier call is a write the protocol does not account for',
+    when: 'every unlock',
   },
 };
 

@@ -1,6 +1,8 @@
 /**
- * What a checker may read: the tier's state and the simulated world. Read only.
+ * What a checker may read: the tier's state and the world (the simulated one, or the
+ * shadow of a real run). Read only.
  */
+import type { HostArray, StagingCopy, TensorHandle } from '../ops.js';
 import type { TierState } from '../tier/state.js';
 import type { Ledger } from './ledger.js';
 
@@ -12,6 +14,12 @@ export interface CheckedWorld {
   readonly expectedCombines: number;
   /** device tensors and staging copies alive when the backend was shut down */
   readonly leakedAtShutdown: { readonly tensors: number; readonly staging: number } | null;
+  /** device bytes a tensor the world handed out really takes */
+  deviceBytes(tensor: TensorHandle): number;
+  /** what a handle the world handed out holds (layer -1: the dense trunk) */
+  tensorOwner(tensor: TensorHandle): { readonly dev: number; readonly layer: number; readonly eid: number; readonly part: string };
+  stagingOwner(staging: StagingCopy): { readonly layer: number; readonly eid: number };
+  hostArrayKind(array: HostArray): string;
 }
 
 export interface CheckContext {

@@ -6,7 +6,7 @@
  * mx, the end of the run. Checkers are read-only observers; they end a run by throwing a
  * Violation (violation.ts).
  */
-import type { CvName, MarkOp } from '../ops.js';
+import type { CvName, MarkOp, Op } from '../ops.js';
 import type { RunLimits } from './limits.js';
 
 export const enum ThreadState {
@@ -35,8 +35,11 @@ export interface RunView {
 export interface Checker {
   /** a call/ret/mark op was reached (the thread holds whatever locks it holds) */
   onMark?(rt: RunView, th: ThreadView, op: MarkOp): void;
-  /** mx was just released: the protocol's state must be consistent */
-  onQuiescent?(rt: RunView): void;
+  /** mx was just released by `th`, by an unlock or by a wait on `cv`: the protocol's
+   *  state must be consistent */
+  onQuiescent?(rt: RunView, th: ThreadView, cv: CvName | null): void;
+  /** `th` executed an op other than lock, unlock, wait or a mark, with this result */
+  onOp?(rt: RunView, th: ThreadView, op: Op, result: unknown): void;
   /** every thread finished */
   atEnd?(rt: RunView): void;
   /** a digest of the mx-guarded state: a thread that does not hold mx must not change it */

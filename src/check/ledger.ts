@@ -28,6 +28,13 @@ export interface SimStaging {
   alive: boolean;
 }
 
+export interface SimHostArray {
+  readonly id: number;
+  readonly what: string;
+  readonly bytes: number;
+  alive: boolean;
+}
+
 export interface BlockRow {
   readonly token: number;
   readonly layer: number;
@@ -42,6 +49,9 @@ export class Ledger {
   readonly consumed: number[];
   liveTensors = 0;
   liveStaging = 0;
+  /** the tier's host arrays (slot table, ring) */
+  readonly hostArrays: SimHostArray[] = [];
+  liveHostArrays = 0;
   /** the shared input buffer: devices x rowsPerDevice rows, each the activation written */
   readonly inputRows: (BlockRow | null)[];
   /** buffer name -> what holds it in flight */
@@ -97,8 +107,28 @@ export class Ledger {
     this.liveStaging--;
   }
 
+  /** The backend is brought up again after a shutdown: a fill-once arena starts empty. */
+  newSession(): void {
+    this.backendShutdown = false;
+    for (let d = 0; d < this.devices; d++) this.consumed[d] = this.live[d] ?? 0;
+  }
+
+  hostAlloc(what: string, bytes: number): SimHostArray {
+    const a: SimHostArray = { id: this.hostArrays.length, what, bytes, alive: true };
+    this.hostArrays.push(a);
+    this.liveHostArrays++;
+    return a;
+  }
+
+  hostFree(a: SimHostArray): void {
+    if (!a.alive) throw new Violation('MEM-HOST', `host array h${a.id} (${a.what}) freed twice`);
+    a.alive = false;
+    this.liveHostArrays--;
+  }
+
   /** the bytes an upload sends must be the expert's own, from a live staging copy */
-  checkUploadSource(s: SimStaging, layer: number, eid: number): void {
+  checkUploadSource(s: SimStaging | null, layer: number, eid: number): void {
+    if (s === null) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} has no staging copy to read`);
     if (!s.alive) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} reads staging copy s${s.id} after it was freed`);
     if (s.layer !== layer || s.eid !== eid) {
       throw new Violation('MEM-UPLOAD-BYTES', `upload of L${layer}E${eid} sends the bytes of L${s.layer}E${s.eid}`);

@@ -1,12 +1,16 @@
 /**
  * `npm run bench`: the simulator's speed and scaling, exhaustive search of a small
  * configuration, the fill_wait race, and time to kill every catalogue mutant under every
- * strategy. Writes OUT/bench.json and OUT/bench.md (OUT: reports).
+ * strategy; on request (`--only upload`), the native engine's uploads against the raw
+ * copy of the same library (src/cli/bench/upload.ts). Writes OUT/bench.json and
+ * OUT/bench.md (OUT: reports).
  *
- *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants] [--out DIR]
+ *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants,upload] [--out DIR]
  *                    [--seconds S] [--repeats R] [--scaling-seconds S]
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
+ *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
+ *                    [--experts-gib G] [--tokens N]
  *
  * Sections run in the order above; the mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -20,11 +24,13 @@ import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_b
 import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
+import { measureUpload } from './bench/upload.js';
+import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
-import { smallWarmstart } from '../../model/explore/small_scenarios.js';
-import { describeScenario } from '../../model/scenario.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
-import { STRATEGIES } from '../../properties/runner.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
+import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
+import { STRATEGIES } from '../../properties/types.js';
 import { parseOrFail, usageError } from './cli_args.js';
 
 // explicitly typed, so that control flow knows it never returns
@@ -32,8 +38,10 @@ function fail(message: string): never {
   return usageError('bench', message);
 }
 
-const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'] as const;
+const SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
+/** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
+const DEFAULT_SECTIONS: readonly Section[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
 function num(v: string | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback;
@@ -55,11 +63,16 @@ const { values } = parseOrFail('bench', {
     'mutant-seconds': { type: 'string' },
     jobs: { type: 'string' },
     strategies: { type: 'string' },
+    backend: { type: 'string' },
+    lib: { type: 'string' },
+    device: { type: 'string' },
+    'experts-gib': { type: 'string' },
+    tokens: { type: 'string' },
   },
   strict: true,
 });
 
-const only = (values.only ?? SECTIONS.join(',')).split(',') as Section[];
+const only = (values.only ?? DEFAULT_SECTIONS.join(',')).split(',') as Section[];
 for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known: ${SECTIONS.join(', ')}`);
 const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
 for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
@@ -78,12 +91,21 @@ if (only.includes('speed')) {
   const s = defaultScenario();
   const seconds = num(values.seconds, 'seconds', 2);
   const repeats = num(values.repeats, 'repeats', 3);
-  log(`speed: default scenario, ${repeats} x ${seconds} s with checkers on, then off ...`);
+  log(`speed: default scenario, ${repeats} x ${seconds} s with every checker on, without the refinement, then off ...`);
   const on = measureSpeed(s, { checks: true, seconds, repeats });
+  const noRefinement = measureSpeed(s, { checks: 'no-refinement', seconds, repeats });
   const off = measureSpeed(s, { checks: false, seconds, repeats });
   if (on.violations > 0) unexpected = true;
-  report.speed = { scenario: describeScenario(s), on, off, checkerCost: off.stepsPerSecond / Math.max(1, on.stepsPerSecond) };
-  log(`  ${Math.round(on.stepsPerSecond).toLocaleString('en-US')} steps/s with checkers, ${Math.round(off.stepsPerSecond).toLocaleString('en-US')} without`);
+  report.speed = {
+    scenario: describeScenario(s),
+    on,
+    noRefinement,
+    off,
+    checkerCost: off.stepsPerSecond / Math.max(1, on.stepsPerSecond),
+    refinementCost: noRefinement.stepsPerSecond / Math.max(1, on.stepsPerSecond),
+  };
+  const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+  log(`  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`);
 }
 
 if (only.includes('scaling')) {
@@ -125,7 +147,30 @@ if (only.includes('mutants')) {
   report.mutants = await measureMutants(root, strategies, seconds, jobs, log);
 }
 
+if (only.includes('upload')) {
+  const backend = values.backend ?? 'cpu';
+  if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
+  let lib: NativeEngineLib;
+  try {
+    lib = new NativeEngineLib(values.lib ?? libraryPath(backend));
+  } catch (e) {
+    fail(e instanceof NativeError ? e.message : String(e));
+  }
+  if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
+  const device = values.device === undefined ? 0 : Number(values.device);
+  if (!Number.isInteger(device) || device < 0) fail(`--device wants a device id, got '${values.device}'`);
+  report.upload = await measureUpload({
+    lib,
+    device,
+    expertGiB: num(values['experts-gib'], 'experts-gib', 1),
+    tokens: Math.round(num(values.tokens, 'tokens', 8)),
+    log,
+  });
+  if (report.upload.problems.length > 0) unexpected = true;
+}
+
 report.machine.loadAverageAtEnd = loadavg();
 writeBenchReport(outDir, report);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir))}\n`);
 log(`report in ${outDir}/bench.md`);
 process.exit(unexpected ? 1 : 0);

@@ -1,9 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-
 /**
  * What every tierlab command does with bad arguments: one line naming the command and
  * the problem on stderr, exit status 2.
  */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export function usageError(tool: string, message: string): never {
   process.stderr.write(`${tool}: ${message}\n`);
   process.exit(2);

@@ -27,8 +27,10 @@ import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
-import { equivalentResult, runMutant, type RunSettings } from '../../mutants/lib/run_mutant.js';
+import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
+import type { RunSettings } from '../../mutants/lib/types.js';
 import { makeSnapshot } from '../../mutants/lib/scratch.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
@@ -200,6 +202,7 @@ const report = buildMutantsReport(all, {
   wallSeconds: (performance.now() - started) / 1000,
 });
 writeMutantsReport(settings.outDir, report);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
 const ops = summarize(all.filter((r) => r.kind === 'operator'));

@@ -10,8 +10,10 @@
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../fixture/container.js';
+import { engineModelOf } from '../fixture/engine_model.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { Progress } from './progress.js';
 import { parseOrFail, usageError } from './cli_args.js';
@@ -59,10 +61,10 @@ if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not
 
 const progress = new Progress();
 const heatDir = newHeatDir();
-const ctx = { lib, model, devices, tokens, heatDir };
-const half = Math.ceil((model.shape.layers * model.shape.experts) / devices.length / 2);
+const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
+const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
-const [cpuOnly, ...rest] = oracleMatrix(half);
+const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice);
 const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...rest.filter((s) => values.only === undefined || s.name.includes(values.only))];
 const rows: OracleRow[] = [];
 const reference = model.manifest.reference.tokens.slice(0, tokens);
@@ -90,6 +92,7 @@ try {
 const validation = lib.validationCount();
 const ok = rows.every((r) => r.pass) && (validation === null || validation === 0);
 writeOracleReport(values.report ?? 'reports', { backend, devices, tokens, fixture: values.fixture ?? '', library: lib.path, rows, validationMessages: validation, ok });
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(values.report ?? 'reports'))}\n`);
 process.stdout.write(`\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
   (validation !== null ? `, ${validation} validation messages` : '') + `; report in ${values.report}/oracle-${backend}.md\n`);
 process.exit(ok ? 0 : 1);

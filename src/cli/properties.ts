@@ -24,20 +24,18 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from '../../model/scenario.js';
-import { describeScenario } from '../../model/scenario.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
+import { parseScenario } from '../../model/scenario/scenario_json.js';
+import { InputError } from '../input/input_error.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { isPropertyId, propertyInfo, PROPERTIES } from '../check/catalogue.js';
+import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../check/catalogue.js';
+import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import {
-  checkScenario,
-  checkSuite,
-  replayCounterexample,
-  STRATEGIES,
-  type StrategyName,
-  type SuiteResult,
-} from '../../properties/runner.js';
+import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
+import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
 import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
 
@@ -111,13 +109,14 @@ function loadScenario(file: string): Scenario {
   } catch (e) {
     fail(`--scenario ${file}: ${(e as Error).message}`);
   }
-  const d = data as { format?: unknown; scenario?: unknown; devices?: unknown; routes?: unknown };
-  const s = d.format === 'tierlab-counterexample' ? d.scenario : data;
-  const sc = s as { devices?: unknown; routes?: unknown } | null;
-  if (sc === null || typeof sc !== 'object' || typeof sc.devices !== 'number' || !Array.isArray(sc.routes)) {
-    fail(`--scenario ${file}: neither a counterexample file nor a scenario (devices, routes, ...)`);
+  const d = data as { format?: unknown; scenario?: unknown } | null;
+  const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
+  try {
+    return isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
+  } catch (e) {
+    if (e instanceof InputError) fail(`--scenario ${e.message}`);
+    throw e;
   }
-  return sc as unknown as Scenario;
 }
 
 const progress = new Progress();
@@ -187,6 +186,7 @@ for (const [i, label] of labels.entries()) {
 
 const report = buildReport(results, { seed, strategy, command: `npm run properties -- ${process.argv.slice(2).join(' ')}`.trim(), replays });
 writeReport(reportDir, report, results);
+if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
   // the guarantees also go to the people's report (properties.json has them per suite)
@@ -198,4 +198,9 @@ process.stdout.write(
   `\n${report.ok ? 'PASS' : 'FAIL'}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties; report in ${reportDir}/properties.md\n`,
 );
-process.exit(failed ? 1 : 0);
+const violated = new Set<PropertyId>();
+for (const r of results) {
+  for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
+  if (r.failure !== null) violated.add(r.failure.property);
+}
+process.exit(failed ? exitForViolations(violated) || EXIT.safety : EXIT.ok);

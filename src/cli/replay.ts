@@ -4,13 +4,15 @@
  * A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first.
  */
-import { describeScenario } from '../../model/scenario.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
 import { propertyInfo } from '../check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail } from './cli_args.js';
+import { writeCounterexampleHtml } from '../report/write_report.js';
+import { EXIT, exitForViolations } from '../check/exit_codes.js';
 
-const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' }, html: { type: 'string' } }, allowPositionals: true });
 const file = positionals[0];
 if (file === undefined) {
   process.stderr.write('usage: npm run replay -- COUNTEREXAMPLE.json [--full]\n');
@@ -38,4 +40,5 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-process.exit(r.violation === null ? 0 : 1);
+if (values.html !== undefined) writeCounterexampleHtml(file, values.html);
+process.exit(r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]));

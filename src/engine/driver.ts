@@ -1,18 +1,23 @@
 /**
- * The engine's use of the tier: warmstart, the decode loop, shutdown.
+ * The engine's use of the tier: init, warmstart, the decode loop, shutdown.
  *
  * Written once and run in both worlds: the simulator answers `route`, `cpuExpert` and
  * `combine` from a scenario and checks them; the real world runs the trunk and the
  * experts in native code. Either way the same tier code is driven the same way.
  *
+ * The engine trusts the tier's contracts, as the seed engine does, and repairs nothing
+ * the tier got wrong: the CPU computes exactly the experts whose mask bit is clear, and
+ * after take exactly those of a group take reported lost. An expert the tier claimed
+ * (mask bit set) whose output take neither returned nor reported lost is left missing,
+ * and the combine check says so.
+ *
  * Invariants the engine keeps (and the checkers verify):
- *  - every routed expert contributes exactly once, from a device group or the CPU, and
- *    `combine` receives the contributions in route order;
+ *  - `combine` receives the contributions in route order;
  *  - a RAM copy is freed only after the tier confirmed the expert resident and forgot
  *    the pointer (ownership-based free);
  *  - fill_wait is called only with no group open.
  */
-import type { Contribution, ExpertKey, Gen, RamRef, RouteInfo } from '../ops.js';
+import { perform, type Contribution, type ExpertKey, type Gen, type RamRef, type RouteInfo } from '../ops.js';
 import type { Tier } from '../tier/tier.js';
 
 export interface DriverPlan {
@@ -29,51 +34,96 @@ export interface DriverPlan {
   /** run a resident dense GEMV while each group is in flight */
   readonly denseWhileGroupOpen: boolean;
   readonly streaming: boolean;
+  readonly initTwice: boolean;
+  readonly runs: 1 | 2;
 }
 
-export type ShutdownPoint =
-  | { readonly phase: 'warmstart' }
-  | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
-
 /**
- * An early shutdown, called by the decode thread itself (the engine's exit path runs on
- * it): during the warmstart while loaders and uploads are in flight, or mid-token, even
- * with its own group open. The engine then finishes on the CPU; the final shutdown is a
- * second, harmless call.
+ * Where an early shutdown happens, and who calls it: the thread that reaches the point
+ * (the engine's exit path on the decode thread, possibly mid-token with its own group
+ * open) or a thread of its own started there (a signal handler, a watchdog), which runs
+ * concurrently with whatever the decode thread, the loaders and the uploader do next.
+ *  - plan: before the warmstart plans (or, for note_block, before its first expert);
+ *  - warmstart: while loaders and uploads are in flight (after layer 0 for note_block);
+ *  - fill: just before fill_wait;
+ *  - decode: at a token and layer, before the group is issued, or while it is open: a
+ *    thread of its own starts right after the issue, the caller shuts down just before
+ *    take (after the dense GEMVs and the CPU experts).
  */
-function* maybeShutdown(tier: Tier, plan: DriverPlan, here: ShutdownPoint): Gen<void> {
+export type ShutdownPoint =
+  | { readonly phase: 'plan' | 'warmstart' | 'fill'; readonly thread: 'caller' | 'own' }
+  | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean; readonly thread: 'caller' | 'own' };
+
+type Here = { readonly phase: 'plan' | 'warmstart' | 'fill' } | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
+
+/** The engine's run: which thread, if any, shut the tier down on its own. */
+interface EngineRun {
+  shutdownThread: number;
+}
+
+function* maybeShutdown(tier: Tier, plan: DriverPlan, run: EngineRun, here: Here, only?: 'caller' | 'own'): Gen<void> {
   const at = plan.shutdownAt;
-  if (at === null || at.phase !== here.phase) return;
+  if (at === null || at.phase !== here.phase || (only !== undefined && at.thread !== only)) return;
   if (at.phase === 'decode' && here.phase === 'decode') {
     if (at.token !== here.token || at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
   }
-  yield* tier.shutdown();
+  if (at.thread === 'caller') {
+    yield* tier.shutdown();
+    return;
+  }
+  if (run.shutdownThread >= 0) return;
+  run.shutdownThread = yield* perform({
+    k: 'spawn',
+    name: 'shutdown',
+    body: function* () {
+      yield* tier.shutdown();
+    },
+  });
 }
 
 export function* engineMain(tier: Tier, plan: DriverPlan): Gen<void> {
-  const started = yield* tier.init();
-  if (!started.ok) yield { k: 'mark', what: 'tier-off', detail: started.reason };
-  if (started.ok && plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan);
-  if (started.ok && plan.warmstart === 'block') yield* warmstartBlocking(tier, plan);
-  if (started.ok && plan.warmstart === 'none') yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
-  for (let token = 0; token < plan.tokens; token++) {
-    for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, token, layer);
-    yield { k: 'finishToken', token };
-    if (token === plan.refillAfterToken) yield* tier.fillWait();
+  for (let r = 0; r < plan.runs; r++) {
+    // only the first run shuts down early; a second run starts from the first one's heat
+    const runPlan = r === 0 ? plan : { ...plan, shutdownAt: null };
+    yield* oneRun(tier, runPlan, r * plan.tokens);
   }
+}
+
+function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number): Gen<void> {
+  const run: EngineRun = { shutdownThread: -1 };
+  let started = yield* tier.init();
+  if (plan.initTwice) {
+    // a second init while active must change nothing; after a failed one it is a retry
+    const again = yield* tier.init();
+    if (started.state !== 'active') started = again;
+  }
+  if (started.state === 'off') yield { k: 'mark', what: 'tier-off', detail: started.reason };
+  if (started.state === 'active') {
+    if (plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan, run);
+    if (plan.warmstart === 'block') yield* warmstartBlocking(tier, plan, run);
+    if (plan.warmstart === 'none') yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
+  }
+  for (let token = firstToken; token < firstToken + plan.tokens; token++) {
+    for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
+    yield { k: 'finishToken', token };
+    if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
+  }
+  if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
   yield* tier.shutdown();
 }
 
-function* warmstartPlanned(tier: Tier, plan: DriverPlan): Gen<void> {
+function* warmstartPlanned(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<void> {
+  yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
   const planned = yield* tier.planFill();
   const loaders: number[] = [];
   const n = Math.max(1, plan.loaders);
   for (let i = 0; i < n; i++) {
     const mine = planned.filter((_, j) => j % n === i);
-    loaders.push((yield { k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }) as number);
+    loaders.push(yield* perform({ k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }));
   }
-  yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
+  yield* maybeShutdown(tier, plan, run, { phase: 'warmstart' });
   for (const tid of loaders) yield { k: 'join', tid };
+  yield* maybeShutdown(tier, plan, run, { phase: 'fill' });
   yield* tier.fillWait();
   // ownership-based free: only what the tier confirms resident, after it forgot the pointer
   for (const key of planned) {
@@ -87,76 +137,77 @@ function* loaderThread(tier: Tier, mine: readonly ExpertKey[]): Gen<void> {
   for (const key of mine) {
     // materialize the RAM int8 copy the tier will stage from (a failed load hands over
     // null, and the tier gives the reservation back)
-    const ram = (yield { k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' }) as RamRef | null;
+    const ram = yield* perform({ k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' });
     yield* tier.notePlanned(key.layer, key.eid, ram);
   }
 }
 
-function* warmstartBlocking(tier: Tier, plan: DriverPlan): Gen<void> {
+function* warmstartBlocking(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<void> {
+  yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
   const experts = tier.st.cfg.experts;
   for (let layer = 0; layer < plan.layers; layer++) {
     for (let eid = 0; eid < experts; eid++) {
-      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      const ram = yield* perform({ k: 'ramOf', layer, eid });
       yield* tier.noteBlock(layer, eid, ram);
     }
-    if (layer === 0) yield* maybeShutdown(tier, plan, { phase: 'warmstart' });
+    if (layer === 0) yield* maybeShutdown(tier, plan, run, { phase: 'warmstart' });
   }
+  yield* maybeShutdown(tier, plan, run, { phase: 'fill' });
   yield* tier.fillWait();
 }
 
 /** RAM weights to compute an expert on the CPU: the lent copy, or a fresh one. */
 function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef | null> {
   if (!streaming) {
-    const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+    const ram = yield* perform({ k: 'ramOf', layer, eid });
     if (ram !== null) return ram;
   }
-  return (yield { k: 'loadRam', layer, eid, why: 'cpu' }) as RamRef | null;
+  return yield* perform({ k: 'loadRam', layer, eid, why: 'cpu' });
 }
 
-function* decodeLayer(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<void> {
-  yield* maybeShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: false });
-  const route = (yield { k: 'route', token, layer }) as RouteInfo;
+/** One layer of one token; `at` is the token within this run, `token` the engine's step. */
+function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, layer: number, token: number): Gen<void> {
+  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: false });
+  const route = yield* perform({ k: 'route', token, layer });
   for (const eid of route.eids) {
     if (plan.streaming) {
-      const ram = (yield { k: 'loadRam', layer, eid, why: 'stream' }) as RamRef | null;
+      const ram = yield* perform({ k: 'loadRam', layer, eid, why: 'stream' });
       yield* tier.note(layer, eid, ram);
       if (ram !== null) yield { k: 'recycleRam', ram };
     } else {
-      const ram = (yield { k: 'ramOf', layer, eid }) as RamRef | null;
+      const ram = yield* perform({ k: 'ramOf', layer, eid });
       yield* tier.note(layer, eid, ram);
     }
   }
   const mask = yield* tier.issue(route);
-  yield* maybeShutdown(tier, plan, { phase: 'decode', token, layer, groupOpen: true });
+  // a shutdown thread of its own starts as soon as the group is open, to race with the
+  // dense GEMVs and the CPU experts; the caller's own exit path comes just before take
+  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true }, 'own');
   if (plan.denseWhileGroupOpen) {
     for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
   }
   const parts = new Array<Contribution | null>(route.eids.length).fill(null);
   yield* computeOnCpu(route, parts, (k) => mask[k] !== true, plan.streaming);
-  const outputs = yield* tier.take(layer);
+  yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true }, 'caller');
+  const taken = yield* tier.take(layer);
   route.eids.forEach((eid, k) => {
-    const output = mask[k] === true ? outputs.get(eid) : undefined;
+    const output = mask[k] === true ? taken.outputs.get(eid) : undefined;
     if (output !== undefined) parts[k] = { eid, output, where: 'gpu' };
   });
-  // experts of a failed issue or take are recomputed here: none may be lost
-  yield* computeOnCpu(route, parts, (k) => parts[k] === null, plan.streaming);
+  // take reported a lost group: its experts are computed here, and only then
+  if (!taken.ok) yield* computeOnCpu(route, parts, (k) => mask[k] === true && parts[k] === null, plan.streaming);
   const ordered: Contribution[] = [];
   for (const part of parts) if (part !== null) ordered.push(part);
   yield { k: 'combine', token, layer, parts: ordered };
 }
 
-function* computeOnCpu(
-  route: RouteInfo,
-  parts: (Contribution | null)[],
-  wanted: (k: number) => boolean,
-  streaming: boolean,
-): Gen<void> {
+function* computeOnCpu(route: RouteInfo, parts: (Contribution | null)[], wanted: (k: number) => boolean, streaming: boolean): Gen<void> {
   for (let k = 0; k < route.eids.length; k++) {
     const eid = route.eids[k];
     if (eid === undefined || !wanted(k)) continue;
     const ram = yield* ramForCpu(route.layer, eid, streaming);
-    const output = yield { k: 'cpuExpert', layer: route.layer, eid, ram, input: route.input };
-    parts[k] = { eid, output: output as Contribution['output'], where: 'cpu' };
+    const output = yield* perform({ k: 'cpuExpert', layer: route.layer, eid, ram, input: route.input });
+    parts[k] = { eid, output, where: 'cpu' };
     if (streaming && ram !== null) yield { k: 'recycleRam', ram };
   }
 }

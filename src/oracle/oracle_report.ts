@@ -38,6 +38,7 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       firstDivergence: row.firstDivergence,
       hiddenBitIdentical: row.hiddenIdentical,
       residentAtEnd: x.residentAtEnd,
+      residencyByToken: x.residencyByToken,
       hitRate: x.hits + x.misses > 0 ? x.hits / (x.hits + x.misses) : 0,
       uploads: x.uploads,
       uploadFailures: x.uploadFailures,

@@ -1,5 +1,5 @@
 /**
- * One oracle run: the tiny MoE model decoded by the native engine, with the same tier
+ * One oracle run: a MoE model decoded by the native engine, with the same tier
  * and the same engine driver the simulator checks, under one budget / warmstart / fault
  * configuration. Returns the generated tokens, every step's final hidden state (for
  * bit-for-bit comparison with the CPU-only run) and the tier's numbers; the model's
@@ -8,34 +8,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engineMain, type DriverPlan, type ShutdownPoint } from '../engine/driver.js';
+import { assemble, standardCheckers, type Assembly } from '../engine/assemble.js';
+import { engineMain } from '../engine/driver.js';
+import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../engine/fault_sites.js';
 import type { NativeEngineLib } from '../engine/native/binding.js';
 import { RealWorld } from '../engine/native/real_world.js';
 import { runReal } from '../engine/native/real_runtime.js';
-import { expertBytes } from '../tier/sizes.js';
-import { Tier } from '../tier/tier.js';
-import { tierConfigFor } from '../tier/variants.js';
-import { accountingChecker } from '../check/checkers/accounting.js';
-import { endStateChecker } from '../check/checkers/end_state.js';
-import { postconditionChecker } from '../check/checkers/postconditions.js';
+import type { RunSpec } from '../engine/run_spec.js';
+import { ENGINE_DEFAULTS, type ExpertFormat } from '../tier/config.js';
+import type { Tier } from '../tier/tier.js';
 import type { Checker } from '../check/checker.js';
-import type { LoadedModel } from '../fixture/model_types.js';
+import type { MarkOp, Op } from '../ops.js';
+import { FMT_I4_GROUP, type EngineModel } from '../fixture/model_types.js';
+import type { RealStats } from '../engine/native/real_stats.js';
 
-export interface OracleRunSpec {
+/**
+ * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
+ * read the heat file an earlier run of the same matrix left (a warm start). Faults: at
+ * most one, on a site the native engine can fail (upload, issue, take); its index counts
+ * that site's calls on device 0.
+ */
+export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'> & {
   readonly name: string;
-  /** experts per device: a number, or 'all' */
-  readonly budgetExperts: number | 'all';
-  readonly warmstart: 'none' | 'plan';
-  readonly loaders: number;
-  /** read the heat file left by an earlier run of the same set (warm start) */
-  readonly heatFile: boolean;
-  readonly swaps: boolean;
-  readonly swapPeriod: number;
-  readonly streaming: boolean;
-  /** arm one injected failure: the after-th call of op on device 0 fails */
-  readonly fault: { readonly op: 'upload' | 'issue' | 'take'; readonly after: number } | null;
-  readonly shutdownAt: ShutdownPoint | null;
-}
+  readonly faults: FaultPlan;
+  readonly useHeatFile: boolean;
+};
 
 export interface OracleRunResult {
   readonly spec: OracleRunSpec;
@@ -44,6 +41,8 @@ export interface OracleRunResult {
   readonly generated: number[];
   readonly hidden: Float32Array[];
   readonly residentAtEnd: number;
+  /** experts resident after each generated token */
+  readonly residencyByToken: readonly number[];
   readonly hits: number;
   readonly misses: number;
   readonly uploads: number;
@@ -54,16 +53,22 @@ export interface OracleRunResult {
   readonly decodeSeconds: number;
   readonly notes: string[];
   readonly nativeLedgerAtShutdown: { count: number; bytes: number } | null;
+  /** everything the real world measured (null when the run could not start) */
+  readonly stats: RealStats | null;
 }
 
 export interface OracleContext {
   readonly lib: NativeEngineLib;
-  readonly model: LoadedModel;
+  readonly model: EngineModel;
   readonly devices: readonly number[];
   /** generated tokens to check */
   readonly tokens: number;
   /** directory where heat files live across the runs of one oracle invocation */
   readonly heatDir: string;
+  /** per device, 0: the backend's own memory (the CPU backend's then grows on demand) */
+  readonly capacityBytes?: number;
+  /** more checkers for the run (probes that time the run, for the benchmark) */
+  readonly probes?: readonly Checker[];
 }
 
 export function newHeatDir(): string {
@@ -75,13 +80,21 @@ export function removeHeatDir(dir: string): void {
 }
 
 /** records the residency when shutdown begins (the end of decoding) */
-function residencyProbe(tier: Tier): Checker & { resident: number } {
+/** Residency when shutdown begins (the end of decoding), and after every token. */
+function residencyProbe(tier: Tier): Checker & { resident: number; byToken: number[] } {
+  const count = (): number => {
+    let n = 0;
+    for (const row of tier.st.slots) for (const s of row) if (s.resident) n++;
+    return n;
+  };
   const probe = {
     resident: 0,
-    onMark(_rt: unknown, _th: unknown, op: { k: string; fn?: string }) {
-      if (op.k === 'call' && op.fn === 'shutdown' && probe.resident === 0) {
-        for (const row of tier.st.slots) for (const s of row) if (s.resident) probe.resident++;
-      }
+    byToken: [] as number[],
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) probe.resident = count();
+    },
+    onOp(_rt: unknown, _th: unknown, op: Op) {
+      if (op.k === 'finishToken') probe.byToken.push(count());
     },
   };
   return probe;
@@ -89,72 +102,44 @@ function residencyProbe(tier: Tier): Checker & { resident: number } {
 
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
-  const shape = model.shape;
-  const prompt = model.manifest.prompt;
+  const prompt = model.prompt;
   const steps = prompt.length + ctx.tokens - 1;
-  const created = lib.createEngine(ctx.devices, 0);
+  const created = lib.createEngine(ctx.devices, ctx.capacityBytes ?? 0);
   const fail = (problem: string): OracleRunResult => emptyResult(spec, problem);
   if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
   const engine = created.engine;
   try {
     const lut = lib.setLut(engine, model.siluLut);
     if (lut.code !== 0) return fail(`set LUT: ${lut.message}`);
-    if (spec.fault !== null) {
-      const armed = lib.faultArm(engine, spec.fault.op, 0, spec.fault.after);
-      if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
+    for (const site of NATIVE_FAULT_SITES) {
+      for (const after of spec.faults[faultKey(site)]) {
+        const armed = lib.faultArm(engine, site, 0, after);
+        if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
+      }
     }
-    const e0 = model.layers[0]?.experts[0];
-    if (e0 === undefined) return fail('model has no experts');
-    const weightBytes = [e0.gate.data.byteLength, e0.up.data.byteLength, e0.down.data.byteLength] as const;
-    const scaleBytes = [e0.gate.scales.byteLength, e0.up.scales.byteLength, e0.down.scales.byteLength] as const;
-    const ndev = ctx.devices.length;
-    const perDevice = Math.ceil((shape.layers * shape.experts) / ndev);
-    const budget = spec.budgetExperts === 'all' ? perDevice : spec.budgetExperts;
-    const base = {
-      layers: shape.layers,
-      experts: shape.experts,
-      topk: shape.topk,
-      weightBytes,
-      scaleBytes,
-      budgetBytes: new Array<number>(ndev).fill(0),
-      reserveBytes: 0,
-      ringCapacity: 48,
-      wantSwaps: spec.swaps,
-      streaming: spec.streaming,
-      heatFile: spec.heatFile,
-      swapPeriod: spec.swapPeriod,
-      decayPeriod: 1024,
-      denseBytes: 0,
-    };
-    const exp = expertBytes(tierConfigFor({ devices: ndev, reclaims: true }, base));
-    const native = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
-    if (native !== exp) return fail(`allocator rule mismatch: the tier charges ${exp} bytes per expert, the library ${native}`);
-    const cfg = tierConfigFor(
-      { devices: ndev, reclaims: lib.reclaims(engine) },
-      { ...base, budgetBytes: new Array<number>(ndev).fill(budget * exp) },
-    );
-    const tier = new Tier(cfg);
+    const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
+    if (typeof built === 'string') return fail(built);
+    // the device memory the budgets allow is made ready before the run, as an engine
+    // sizes its expert buffers at start-up: no upload waits for the driver's allocator
+    for (const [dev, experts] of spec.budgetExperts.entries()) {
+      if (experts === 'auto' || experts === 0) continue;
+      const reserved = lib.tensorReserve(engine, dev, experts * built.tier.st.expBytes);
+      if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
+    }
+    const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
-      devices: ndev,
+      devices: cfg.devices,
       streaming: spec.streaming,
-      heatPath: spec.heatFile ? join(ctx.heatDir, 'heat.json') : null,
+      heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
     });
-    const plan: DriverPlan = {
-      warmstart: spec.warmstart,
-      loaders: spec.loaders,
-      tokens: steps,
-      layers: shape.layers,
-      refillAfterToken: -1,
-      shutdownAt: spec.shutdownAt,
-      denseWhileGroupOpen: false,
-      streaming: spec.streaming,
-    };
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
-    const checkers: Checker[] = [accountingChecker(checkCtx), postconditionChecker(checkCtx), endStateChecker(checkCtx), probe];
+    const faultFree = spec.faults.uploadFails.length === 0;
+    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
+    await world.settle();
     const c = tier.st.counters;
     const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
     const problem = outcome.violation !== null ? `${outcome.violation.property}: ${outcome.violation.detail}` : outcome.error !== null ? `error: ${outcome.error.message}` : null;
@@ -165,21 +150,67 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
       residentAtEnd: probe.resident,
+      residencyByToken: probe.byToken.slice(prompt.length - 1),
       hits: c.hits,
       misses: c.misses,
       uploads: c.uploads,
       uploadFailures: c.uploadFailures,
       swaps: c.swaps,
-      uploadGBps: world.stats.uploadSeconds > 0 ? world.stats.uploadBytes / world.stats.uploadSeconds / 1e9 : 0,
+      uploadGBps: world.stats.uploadGBps,
       tokPerSec: world.decodeEnded > 0 ? ctx.tokens / decodeSeconds : 0,
       decodeSeconds,
       notes: world.stats.failures,
       nativeLedgerAtShutdown: world.stats.nativeLedgerAtShutdown,
+      stats: world.stats,
     };
   } finally {
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }
+}
+
+/** The one assembly, fed with the model's tensor sizes and the library's allocator rule. */
+function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean, steps: number): Assembly | string {
+  const { lib, model } = ctx;
+  const e0 = model.experts[0]?.[0];
+  if (e0 === undefined) return 'model has no experts';
+  const weightBytes = [e0.gate.dataBytes, e0.up.dataBytes, e0.down.dataBytes] as const;
+  const scaleBytes = [4 * e0.gate.nscales, 4 * e0.up.nscales, 4 * e0.down.nscales] as const;
+  const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
+  const built = assemble({
+    spec: {
+      ...spec,
+      ringCapacity: ENGINE_DEFAULTS.ringCapacity,
+      decayPeriod: ENGINE_DEFAULTS.decayPeriod,
+      denseBytes: 0,
+      refillAfterToken: -1,
+      denseWhileGroupOpen: false,
+      initTwice: false,
+      runs: 1,
+      startTick: 0,
+    },
+    shape: { layers: model.shape.layers, experts: model.shape.experts, topk: model.shape.topk },
+    devices: ctx.devices.length,
+    reclaims,
+    expertFormat: formatOf(e0.gate.format),
+    groupSize: e0.gate.format === FMT_I4_GROUP ? model.shape.groupSize : 0,
+    weightBytes,
+    scaleBytes,
+    ramCapacity: model.shape.experts,
+    expertFootprint: footprint,
+    reserveExperts: 0,
+    heatFile: spec.useHeatFile,
+    tokens: steps,
+  });
+  // the tier's allocator rule and the library's must agree, or budgets mean nothing
+  if (built.tier.st.expBytes !== footprint) {
+    return `allocator rule mismatch: the tier charges ${built.tier.st.expBytes} bytes per expert, the library ${footprint}`;
+  }
+  return built;
+}
+
+function formatOf(f: number): ExpertFormat {
+  return f === 2 ? 2 : f === 4 ? 4 : f === 8 ? 8 : 1;
 }
 
 function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
@@ -190,6 +221,7 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     generated: [],
     hidden: [],
     residentAtEnd: 0,
+    residencyByToken: [],
     hits: 0,
     misses: 0,
     uploads: 0,
@@ -200,5 +232,6 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     decodeSeconds: 0,
     notes: [],
     nativeLedgerAtShutdown: null,
+    stats: null,
   };
 }

@@ -12,6 +12,12 @@ export interface TierConfig {
   readonly devices: number;
   /** routed experts per token and layer; at most MAX_GROUP_ROWS */
   readonly topk: number;
+  /** the experts' weight format (1 int8 per row, 2 int4 per row, 4 int4 grouped, 8 fp8 block) */
+  readonly expertFormat: ExpertFormat;
+  /** weights per scale group for the grouped formats; 0 for per-row formats */
+  readonly groupSize: number;
+  /** experts per layer the engine's RAM holds (cap); below `experts` only when streaming */
+  readonly ramCapacity: number;
   /** bytes of the three weight tensors and their scales, before allocator rounding */
   readonly weightBytes: readonly [number, number, number];
   readonly scaleBytes: readonly [number, number, number];
@@ -29,10 +35,31 @@ export interface TierConfig {
   readonly swapPeriod: number;
   /** halve every heat every this many ticks (1024 in the engine) */
   readonly decayPeriod: number;
+  /** the LFRU tick init starts from (0 in the engine; a scenario may start near a period) */
+  readonly startTick: number;
   /** dense trunk matrices placed before the experts, bytes per device (0: none) */
   readonly denseBytes: number;
 }
 
+/** Expert weight formats, as the C ABI numbers them (TL_FMT_*). */
+export type ExpertFormat = 1 | 2 | 4 | 8;
+
 /** Rows one device group holds: the engine's QT_MAX_ROWS. */
 export const MAX_GROUP_ROWS = 32;
 export const HEAT_MAX = 0xffffffff;
+
+/** The seed engine's constants, named once: every world and every default starts here. */
+export const ENGINE_DEFAULTS = {
+  /** QCAP: upload ring entries */
+  ringCapacity: 48,
+  /** an LFRU round every this many ticks */
+  swapPeriod: 16,
+  /** all heats halved every this many ticks */
+  decayPeriod: 1024,
+  /** 'auto' budgets keep this much device memory free */
+  reserveBytes: 1 << 30,
+} as const;
+
+/** Bytes of one host slot and one ring entry, for the host allocations init makes. */
+export const SLOT_BYTES = 64;
+export const RING_ENTRY_BYTES = 32;

@@ -1,16 +1,17 @@
 /**
  * enqueue (mx held): put one expert on the upload ring (PROTOCOL.md, "enqueue").
  *
- * Refuses after `stop`, when the expert is resident or queued (or still holds the tensors
- * of an eviction not yet carried out), when there are no RAM weights, when the ring is full (counted as
- * a skip), or when a plain upload does not fit its home budget. Otherwise charges the
- * budget (plain uploads that no plan reserved), makes the staging copy now (the RAM bytes
- * may not live past the caller's call), pushes, counts the entry in flight and wakes the
- * uploader.
+ * Refuses, in this order: after `stop`; when the expert is resident or queued (or still
+ * holds the tensors of an eviction not yet carried out); when there are no RAM weights;
+ * when the ring is full (counted as a skip); when a plain upload that no plan reserved
+ * does not fit its home budget; when the host staging copy cannot be made. Otherwise
+ * charges the budget (plain uploads that no plan reserved), makes the staging copy now
+ * (the RAM bytes may not live past the caller's call), pushes, counts the entry in
+ * flight and wakes the uploader.
  *
  * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + dense[d].
  */
-import type { ExpertKey, Gen, RamRef, StagingCopy } from '../ops.js';
+import { perform, type ExpertKey, type Gen, type RamRef } from '../ops.js';
 import { SIGNAL_CV } from './sync.js';
 import { slotOf, type TierState } from './state.js';
 
@@ -37,7 +38,7 @@ export function* enqueueLocked(
   const dev = slot.home;
   const charge = victim === null && !reserved;
   if (charge && (st.used[dev] ?? 0) + st.expBytes > (st.budget[dev] ?? 0)) return false;
-  const staging = (yield { k: 'stage', ram, layer, eid }) as StagingCopy | null;
+  const staging = yield* perform({ k: 'stage', ram, layer, eid });
   if (staging === null) return false; // host staging allocation failed: nothing charged
   if (charge) st.used[dev] = (st.used[dev] ?? 0) + st.expBytes;
   // a planned expert's reservation now covers the queued entry

@@ -9,12 +9,17 @@
 import type { Gen } from '../ops.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import type { TierState } from './state.js';
+import { enterWaitLocked, leaveWaitLocked } from './waiters.js';
 
-export function* fillWait(st: TierState): Gen<void> {
-  yield { k: 'call', fn: 'fill_wait' };
+export function* fillWait(st: TierState): Gen<'done' | 'stopped' | 'off'> {
   yield LOCK;
-  while (st.inflight > 0 && !st.stop) yield WAIT_TAKE;
-  // recorded before unlocking, so checkers see the state the caller returns with
-  yield { k: 'ret', fn: 'fill_wait', value: st.stop ? 'stopped' : 'done' };
+  let value: 'done' | 'stopped' | 'off' = 'off';
+  if (st.active) {
+    enterWaitLocked(st);
+    while (st.inflight > 0 && !st.stop) yield WAIT_TAKE;
+    value = st.stop ? 'stopped' : 'done';
+    yield* leaveWaitLocked(st);
+  }
   yield UNLOCK;
+  return value;
 }

@@ -1,20 +1,24 @@
 /**
- * issue and take: the decode thread's expert groups (PROTOCOL.md, "issue", "take").
+ * issue, take and the dense GEMV: the decode thread's device groups (PROTOCOL.md,
+ * "issue", "take").
  *
  * issue builds, under the lock, one group per device from the routed experts that are
- * resident (at most MAX_GROUP_ROWS rows each), sets `issue_open`, and runs the LFRU tick
- * on layer 0. The tick runs after the group is built, so a victim may be in the group
- * being issued: that is exactly why the uploader waits for `issue_open` to clear before
- * it frees a victim. Outside the lock, each device's input goes into that device's own
- * block of the input buffer (stride MAX_GROUP_ROWS rows), and the group is issued
- * asynchronously; a device whose issue fails hands its experts back to the CPU.
+ * resident (at most MAX_GROUP_ROWS rows each), sets `issue_open`, counts hits and misses,
+ * and runs the LFRU tick on layer 0. The tick runs after the group is built, so a victim
+ * may be in the group being issued: that is exactly why the uploader waits for
+ * `issue_open` to clear before it frees a victim. Outside the lock, each device's input
+ * goes into that device's own block of the input buffer (stride MAX_GROUP_ROWS rows),
+ * and the group is issued asynchronously; a device whose issue fails hands its experts
+ * back to the CPU (their mask bits are cleared). The mask is exactly the routed experts
+ * resident on a device whose issue succeeded.
  *
- * take collects each device's outputs; a failed collection returns nothing for that
- * device (the engine recomputes those experts on the CPU). Then, under the lock,
- * `issue_open = 0` and broadcast. The per-device group lists are owned by the decode
- * thread (only issue and take touch them).
+ * take drains in two phases: under the lock it claims the open groups, outside it
+ * collects each device's outputs, then under the lock it clears `issue_open` and
+ * broadcasts. A failed collection leaves that device's outputs out (they are lost for
+ * this token: the engine computes them on the CPU) and take reports it; so does a take
+ * whose groups a shutdown already drained. Every device is still drained.
  */
-import type { ExpertOutput, Gen, GroupRow, RouteInfo } from '../ops.js';
+import { perform, type ExpertOutput, type Gen, type GroupRow, type RouteInfo, type TakeResult } from '../ops.js';
 import { MAX_GROUP_ROWS } from './config.js';
 import { lfruTickLocked } from './lfru.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK } from './sync.js';
@@ -27,12 +31,15 @@ export function inputBlockRow(dev: number): number {
 
 /** Returns, per route position, whether that expert runs on a device. */
 export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
-  yield { k: 'call', fn: 'issue', arg: `t${route.token} L${route.layer}` };
   const mask = new Array<boolean>(route.eids.length).fill(false);
-  const rows: GroupRow[][] = Array.from({ length: st.cfg.devices }, () => []);
-  const positions: number[][] = Array.from({ length: st.cfg.devices }, () => []);
+  const rows: GroupRow[][] = [];
+  const positions: number[][] = [];
   yield LOCK;
-  if (!st.stop) {
+  if (st.active && !st.stop) {
+    for (let dev = 0; dev < st.cfg.devices; dev++) {
+      rows.push([]);
+      positions.push([]);
+    }
     st.issueOpen = true;
     for (let k = 0; k < route.eids.length; k++) {
       const eid = route.eids[k] ?? -1;
@@ -48,66 +55,87 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
         st.counters.misses++;
       }
     }
+    // issuing outside the lock: a shutdown must wait until the groups are published
+    if (rows.some((r) => r.length > 0)) st.groupsBusy = true;
     if (route.layer === 0) yield* lfruTickLocked(st);
   }
+  const busy = st.groupsBusy;
   yield UNLOCK;
 
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
+  const issued: GroupRow[][] = rows.map(() => []);
+  for (let dev = 0; dev < rows.length; dev++) {
     const devRows = rows[dev] ?? [];
     if (devRows.length === 0) continue;
     const rowOffset = inputBlockRow(dev);
     yield { k: 'writeInput', dev, rowOffset, rows: devRows.length, input: route.input };
-    const ok = (yield { k: 'issueGroup', dev, rowOffset, rows: devRows }) as boolean;
+    const ok = yield* perform({ k: 'issueGroup', dev, rowOffset, rows: devRows });
     if (!ok) {
       for (const k of positions[dev] ?? []) mask[k] = false;
       yield { k: 'mark', what: 'issue-failed', detail: `dev${dev}` };
       continue;
     }
-    st.groups[dev] = devRows;
+    issued[dev] = devRows;
   }
-  yield { k: 'ret', fn: 'issue', value: mask.map((b) => (b ? '1' : '0')).join('') };
+  if (busy) {
+    yield LOCK;
+    // the groups in flight, for take (or for a shutdown that must collect them)
+    for (let dev = 0; dev < issued.length; dev++) st.groups[dev] = issued[dev] ?? [];
+    st.groupsBusy = false;
+    if (st.stop) yield BROADCAST_TAKE;
+    yield UNLOCK;
+  }
   return mask;
 }
 
-/** Outputs by expert id for every device whose group was collected. */
-export function* take(st: TierState, layer: number): Gen<Map<number, ExpertOutput>> {
-  yield { k: 'call', fn: 'take', arg: `L${layer}` };
+export function* take(st: TierState, layer: number): Gen<TakeResult> {
+  yield LOCK;
+  const claimed = st.groups.map((rows, dev) => ({ dev, rows })).filter((g) => g.rows.length > 0);
+  let ok = !st.groupsDrained;
+  st.groupsDrained = false;
+  for (const g of claimed) st.groups[g.dev] = [];
+  if (claimed.length > 0) st.groupsBusy = true;
+  yield UNLOCK;
   const outputs = new Map<number, ExpertOutput>();
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
-    const rows = st.groups[dev] ?? [];
-    if (rows.length === 0) continue;
-    const outs = (yield { k: 'takeGroup', dev, rows }) as ExpertOutput[] | null;
+  for (const g of claimed) {
+    const outs = yield* perform({ k: 'takeGroup', dev: g.dev, rows: g.rows });
     if (outs === null) {
-      yield { k: 'mark', what: 'take-failed', detail: `dev${dev}` };
-    } else {
-      rows.forEach((row, i) => {
-        const out = outs[i];
-        if (out !== undefined) outputs.set(row.eid, out);
-      });
+      ok = false;
+      yield { k: 'mark', what: 'take-failed', detail: `dev${g.dev}` };
+      continue;
     }
-    st.groups[dev] = [];
+    g.rows.forEach((row, i) => {
+      const out = outs[i];
+      if (out !== undefined) outputs.set(row.eid, out);
+    });
   }
   yield LOCK;
+  st.groupsBusy = false;
   st.issueOpen = false;
   yield BROADCAST_TAKE;
   yield UNLOCK;
-  yield { k: 'ret', fn: 'take', value: String(outputs.size) };
-  return outputs;
+  return { ok, outputs };
 }
 
 /**
  * A resident dense GEMV while a group is in flight: it uses the dense path's own device
  * buffers, never the group's input/output (the b86e55e defect). It runs only inside an
- * open group's window, because shutdown releases the dense tensors only once no group
- * is open; outside that window the engine computes the matrix on the CPU. (Reading the
- * handle without that rule let a concurrent shutdown free it under the GEMV: found by
- * the properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
+ * open group's window and is counted while it reads its tensor outside the lock, because
+ * shutdown releases the dense tensors only once no group is open and no GEMV reads one;
+ * outside that window the engine computes the matrix on the CPU. (Reading the handle
+ * without that rule let a concurrent shutdown free it under the GEMV: found by the
+ * properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
  */
 export function* denseMatmul(st: TierState, dev: number): Gen<boolean> {
   yield LOCK;
-  const tensor = st.issueOpen ? (st.dense[dev] ?? null) : null;
+  const tensor = st.active && st.issueOpen && !st.stop ? (st.dense[dev] ?? null) : null;
+  if (tensor !== null) st.denseInflight++;
   yield UNLOCK;
-  if (tensor === null) return false;
-  yield { k: 'denseGemv', dev, tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
-  return true;
+  if (tensor !== null) {
+    yield { k: 'denseGemv', dev, tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
+    yield LOCK;
+    st.denseInflight--;
+    if (st.stop) yield BROADCAST_TAKE;
+    yield UNLOCK;
+  }
+  return tensor !== null;
 }

@@ -1,66 +1,103 @@
 /**
- * init (PROTOCOL.md): check the configuration, set budgets, load the heat file, place
- * the dense trunk, start the uploader.
+ * init (PROTOCOL.md): check the configuration, then in stages allocate the host arrays,
+ * initialize the sync objects, set the budgets, load the heat file, place the dense
+ * trunk and start the uploader.
  *
- * An impossible configuration is a result (a reason string), not an exception: the
- * engine reports it and runs on the CPU.
+ * Results, never exceptions: an impossible configuration, or a stage that fails, leaves
+ * the tier off with a reason (the engine runs on the CPU) and nothing allocated: each
+ * failure undoes every stage before it. A second init while active changes nothing and
+ * says so; init after shutdown starts afresh (new tables, the heat the last run saved).
  */
-import type { Gen, TensorHandle } from '../ops.js';
-import { MAX_GROUP_ROWS } from './config.js';
+import { perform, type Gen, type HostArray, type InitResult } from '../ops.js';
+import { MAX_GROUP_ROWS, RING_ENTRY_BYTES, SLOT_BYTES } from './config.js';
+import { decodeHeat } from './heat_file.js';
 import { allocFootprint } from './sizes.js';
-import type { TierState } from './state.js';
+import { resetTables, type TierState } from './state.js';
 import { uploaderThread } from './uploader.js';
 
-export type InitResult = { ok: true } | { ok: false; reason: string };
-
+/** The configurations the tier refuses, with the reason (null: acceptable). */
 export function configProblem(st: TierState): string | null {
   const c = st.cfg;
-  if (!Number.isInteger(c.devices) || c.devices < 1) return `devices must be at least 1 (got ${c.devices})`;
-  if (c.topk < 1 || c.topk > MAX_GROUP_ROWS) return `topk ${c.topk} is outside 1..${MAX_GROUP_ROWS} rows per group`;
-  if (c.topk > c.experts) return `topk ${c.topk} exceeds the ${c.experts} experts`;
-  if (c.layers < 1 || c.experts < 1) return `need at least one layer and one expert`;
-  if (c.ringCapacity < 1) return `ring capacity must be at least 1 (got ${c.ringCapacity})`;
-  if (c.budgetBytes.length !== c.devices) return `${c.budgetBytes.length} budgets for ${c.devices} devices`;
-  if (c.swapPeriod < 1 || c.decayPeriod < 1) return `tick periods must be at least 1`;
-  if (c.streaming && c.heatFile) return `streaming mode has no heat-file warmstart`;
+  if (c.topk > MAX_GROUP_ROWS) return `topk ${c.topk} exceeds ${MAX_GROUP_ROWS} rows per group`;
+  if (c.ramCapacity < c.experts && !c.streaming) return `RAM holds ${c.ramCapacity} of ${c.experts} experts per layer: full residency needs streaming mode`;
+  if (c.expertFormat === 1 && c.groupSize !== 0) return `int8 experts are scaled per row, not in groups of ${c.groupSize}`;
+  if (c.streaming && c.heatFile) return 'streaming mode has no heat-file warmstart';
   return null;
 }
 
 export function* init(st: TierState): Gen<InitResult> {
-  yield { k: 'call', fn: 'init' };
+  if (st.active) return { state: 'already' };
   const problem = configProblem(st);
-  if (problem !== null) {
-    yield { k: 'ret', fn: 'init', value: problem };
-    return { ok: false, reason: problem };
-  }
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
-    const want = st.cfg.budgetBytes[dev] ?? 0;
+  if (problem !== null) return { state: 'off', reason: problem };
+  const cfg = st.cfg;
+  const slots = yield* perform({ k: 'hostAlloc', what: 'slots', bytes: cfg.layers * cfg.experts * SLOT_BYTES });
+  if (slots === null) return { state: 'off', reason: 'cannot allocate the slot table' };
+  const ring = yield* perform({ k: 'hostAlloc', what: 'ring', bytes: cfg.ringCapacity * RING_ENTRY_BYTES });
+  if (ring === null) return yield* rollback(st, [slots], 'cannot allocate the upload ring');
+  if (!(yield* perform({ k: 'syncInit' }))) return yield* rollback(st, [slots, ring], 'cannot initialize the mutex and condition variables');
+  resetTables(st);
+  st.hostArrays = [slots, ring];
+  for (let dev = 0; dev < cfg.devices; dev++) {
+    const want = cfg.budgetBytes[dev] ?? 0;
     if (want === 'auto') {
-      const info = (yield { k: 'memInfo', dev }) as { free: number; total: number } | null;
-      st.budget[dev] = info === null ? 0 : Math.max(0, info.free - st.cfg.reserveBytes);
+      const info = yield* perform({ k: 'memInfo', dev });
+      st.budget[dev] = info === null ? 0 : Math.max(0, info.free - cfg.reserveBytes);
     } else {
       st.budget[dev] = Math.max(0, want);
     }
   }
-  if (st.cfg.heatFile) {
-    const heat = (yield { k: 'readHeat' }) as readonly (readonly number[])[] | null;
-    if (heat !== null) {
-      // halved on load, so last run's heat informs but does not dominate
-      for (const row of st.slots) for (const slot of row) slot.heat = (heat[slot.layer]?.[slot.eid] ?? 0) >>> 1;
-    }
+  if (cfg.heatFile) yield* loadHeat(st);
+  yield* placeDense(st);
+  // active before the uploader runs: from its first step on, the state is shared
+  st.active = true;
+  const tid = yield* perform({ k: 'spawn', name: 'uploader', body: () => uploaderThread(st) });
+  if (tid < 0) {
+    st.active = false;
+    yield* releaseDense(st);
+    st.hostArrays = [];
+    return yield* rollback(st, [slots, ring], 'cannot start the uploader thread');
   }
-  if (st.cfg.denseBytes > 0) {
-    // dense trunk matrices are read every token: placed before the experts
-    const charge = allocFootprint(st.cfg.denseBytes);
-    for (let dev = 0; dev < st.cfg.devices; dev++) {
-      if ((st.used[dev] ?? 0) + charge > (st.budget[dev] ?? 0)) continue;
-      const tensor = (yield { k: 'uploadDense', dev, bytes: st.cfg.denseBytes }) as TensorHandle | null;
-      if (tensor === null) continue;
-      st.dense[dev] = tensor;
-      st.used[dev] = (st.used[dev] ?? 0) + charge;
-    }
+  st.uploaderTid = tid;
+  return { state: 'active' };
+}
+
+/** Undoes the host allocations of a failed init. */
+function* rollback(st: TierState, arrays: readonly HostArray[], reason: string): Gen<InitResult> {
+  for (const array of arrays) yield { k: 'hostFree', array };
+  st.slots = [];
+  return { state: 'off', reason };
+}
+
+/** Halved on load, so last run's heat informs but does not dominate. */
+function* loadHeat(st: TierState): Gen<void> {
+  const bytes = yield* perform({ k: 'readHeat' });
+  const heat = decodeHeat(bytes, st.cfg.layers, st.cfg.experts);
+  if (heat === null) {
+    if (bytes !== null) yield { k: 'mark', what: 'heat-file-ignored', detail: `${bytes.byteLength} bytes, not this model's shape` };
+    return;
   }
-  st.uploaderTid = (yield { k: 'spawn', name: 'uploader', body: () => uploaderThread(st) }) as number;
-  yield { k: 'ret', fn: 'init', value: 'ok' };
-  return { ok: true };
+  for (const row of st.slots) for (const slot of row) slot.heat = (heat[slot.layer]?.[slot.eid] ?? 0) >>> 1;
+}
+
+/** Dense trunk matrices are read every token: placed before the experts. */
+function* placeDense(st: TierState): Gen<void> {
+  if (st.cfg.denseBytes === 0) return;
+  const charge = allocFootprint(st.cfg.denseBytes);
+  for (let dev = 0; dev < st.cfg.devices; dev++) {
+    if ((st.used[dev] ?? 0) + charge > (st.budget[dev] ?? 0)) continue;
+    const tensor = yield* perform({ k: 'uploadDense', dev, bytes: st.cfg.denseBytes });
+    if (tensor === null) continue;
+    st.dense[dev] = tensor;
+    st.used[dev] = (st.used[dev] ?? 0) + charge;
+  }
+}
+
+function* releaseDense(st: TierState): Gen<void> {
+  for (let dev = 0; dev < st.cfg.devices; dev++) {
+    const tensor = st.dense[dev];
+    if (tensor === null || tensor === undefined) continue;
+    yield { k: 'free', dev, tensor };
+    st.dense[dev] = null;
+    st.used[dev] = 0;
+  }
 }

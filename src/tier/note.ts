@@ -6,6 +6,7 @@
  * In streaming mode the engine's RAM slot is recycled right after the call, so the tier
  * copies during the call and keeps no pointer: promotion happens here and now (room on
  * the home device, or a budget-neutral swap against the coldest resident).
+ * Both return whether the expert was enqueued; a tier that is off enqueues nothing.
  */
 import type { Gen, RamRef } from '../ops.js';
 import { HEAT_MAX } from './config.js';
@@ -13,17 +14,20 @@ import { enqueueLocked } from './enqueue.js';
 import { admits } from './lfru.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import { slotOf, type Slot, type TierState } from './state.js';
+import { enterWaitLocked, leaveWaitLocked } from './waiters.js';
 
 export function* note(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
-  const slot = slotOf(st, layer, eid);
-  if (slot.heat < HEAT_MAX) slot.heat++;
-  let ok: boolean;
-  if (st.cfg.streaming) {
-    ok = yield* promoteStreamingLocked(st, slot, ram);
-  } else {
-    slot.ram = ram;
-    ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
+  let ok = false;
+  if (st.active) {
+    const slot = slotOf(st, layer, eid);
+    if (slot.heat < HEAT_MAX) slot.heat++;
+    if (st.cfg.streaming) {
+      ok = yield* promoteStreamingLocked(st, slot, ram);
+    } else {
+      slot.ram = ram;
+      ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
+    }
   }
   yield UNLOCK;
   return ok;
@@ -31,11 +35,16 @@ export function* note(st: TierState, layer: number, eid: number, ram: RamRef | n
 
 export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
-  const slot = slotOf(st, layer, eid);
-  if (slot.heat < HEAT_MAX) slot.heat++;
-  slot.ram = ram;
-  while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
-  const ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
+  let ok = false;
+  if (st.active) {
+    const slot = slotOf(st, layer, eid);
+    if (slot.heat < HEAT_MAX) slot.heat++;
+    slot.ram = ram;
+    enterWaitLocked(st);
+    while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
+    ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
+    yield* leaveWaitLocked(st);
+  }
   yield UNLOCK;
   return ok;
 }
@@ -59,5 +68,6 @@ function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null):
   cold.resident = false;
   const ok = yield* enqueueLocked(st, slot.layer, slot.eid, ram, { layer: cold.layer, eid: cold.eid }, false);
   if (!ok) cold.resident = true;
+  else yield { k: 'mark', what: 'swap-enqueued', detail: `L${slot.layer}E${slot.eid}<-L${cold.layer}E${cold.eid} (streaming)` };
   return ok;
 }

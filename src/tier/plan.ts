@@ -2,18 +2,28 @@
  * plan_fill and note_planned: the parallel warmstart (PROTOCOL.md).
  *
  * plan_fill reserves budget for each expert that fits its home device, in heat order
- * (heat file) or natural order, and marks it planned. Loader threads then hand each one
- * over with note_planned; null weights or a refused enqueue give the reservation back
+ * (heat file: hottest first, then layer, then expert) or natural order, and marks it
+ * planned, until every device is full (all experts cost the same, so the first one that
+ * does not fit fills its device). Loader threads then hand each one over with
+ * note_planned: null weights, or an enqueue that is refused, give the reservation back
  * and clear `planned` (#1331), so the expert can be reconsidered and no budget leaks.
+ * With weights, note_planned waits for ring space like note_block (a full ring would
+ * otherwise refuse and waste the reservation).
  */
 import type { ExpertKey, Gen, RamRef } from '../ops.js';
 import { enqueueLocked } from './enqueue.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import { slotOf, type Slot, type TierState } from './state.js';
+import { enterWaitLocked, leaveWaitLocked } from './waiters.js';
 
 export function* planFill(st: TierState): Gen<ExpertKey[]> {
-  yield { k: 'call', fn: 'plan_fill' };
   yield LOCK;
+  const planned = st.active ? planLocked(st) : [];
+  yield UNLOCK;
+  return planned;
+}
+
+function planLocked(st: TierState): ExpertKey[] {
   const order: Slot[] = [];
   for (const row of st.slots) for (const slot of row) order.push(slot);
   if (st.cfg.heatFile) order.sort((a, b) => b.heat - a.heat || a.layer - b.layer || a.eid - b.eid);
@@ -33,24 +43,25 @@ export function* planFill(st: TierState): Gen<ExpertKey[]> {
     slot.planned = true;
     planned.push({ layer: slot.layer, eid: slot.eid });
   }
-  yield UNLOCK;
-  yield { k: 'ret', fn: 'plan_fill', value: String(planned.length) };
   return planned;
 }
 
 export function* notePlanned(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
-  const slot = slotOf(st, layer, eid);
-  if (!slot.planned) {
-    yield UNLOCK;
-    return false;
-  }
-  if (ram !== null) slot.ram = ram;
-  while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
-  const ok = ram !== null && (yield* enqueueLocked(st, layer, eid, ram, null, true));
-  if (!ok) {
-    slot.planned = false;
-    st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
+  let ok = false;
+  const slot = st.active ? slotOf(st, layer, eid) : null;
+  if (slot !== null && slot.planned) {
+    if (ram !== null) {
+      slot.ram = ram;
+      enterWaitLocked(st);
+      while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
+      ok = yield* enqueueLocked(st, layer, eid, ram, null, true);
+      yield* leaveWaitLocked(st);
+    }
+    if (!ok) {
+      slot.planned = false;
+      st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
+    }
   }
   yield UNLOCK;
   return ok;

@@ -2,9 +2,11 @@
  * The tier's one global state, guarded by the one mutex `mx` (PROTOCOL.md, "State").
  *
  * Every field below is read and written only with `mx` held, except where a comment
- * says otherwise. The checkers in model/checkers read it (never write it).
+ * says otherwise. The slot table and the ring are host arrays: init allocates them and
+ * shutdown frees them, so between a shutdown and the next init they are empty and every
+ * call finds the tier off. The checkers read this state (never write it).
  */
-import type { GroupRow, RamRef, StagingCopy, TensorHandle } from '../ops.js';
+import type { ExpertKey, GroupRow, HostArray, RamRef, StagingCopy, TensorHandle } from '../ops.js';
 import type { TierConfig } from './config.js';
 import { expertBytes } from './sizes.js';
 
@@ -28,7 +30,7 @@ export interface RingEntry {
   readonly eid: number;
   readonly staging: StagingCopy;
   /** the resident expert a swap evicts, or null for a plain upload */
-  readonly victim: { readonly layer: number; readonly eid: number } | null;
+  readonly victim: ExpertKey | null;
 }
 
 export interface Counters {
@@ -45,55 +47,50 @@ export interface TierState {
   readonly cfg: TierConfig;
   /** exp_bytes: what one expert is charged on its home device */
   readonly expBytes: number;
-  readonly slots: Slot[][];
-  readonly budget: number[];
-  readonly used: number[];
-  readonly ring: (RingEntry | null)[];
+  /** init succeeded and shutdown has not finished: every call checks this first */
+  active: boolean;
+  /** the host arrays init allocated (freed at shutdown) */
+  hostArrays: HostArray[];
+  slots: Slot[][];
+  budget: number[];
+  used: number[];
+  ring: (RingEntry | null)[];
   qh: number;
   qt: number;
   qn: number;
   /** entries enqueued and not yet finished (resident, failed, or abandoned) */
   inflight: number;
   stop: boolean;
-  /** the uploader has been started (init done) and not yet joined */
+  /** the uploader's thread, -1 when none runs */
   uploaderTid: number;
   issueOpen: boolean;
+  /** per device: the rows of the group in flight, not yet collected (empty: none) */
+  groups: GroupRow[][];
+  /** the decode thread issues or collects groups outside the lock: shutdown waits */
+  groupsBusy: boolean;
+  /** shutdown collected the open groups itself: the issuer's take reports them lost */
+  groupsDrained: boolean;
+  /** threads inside fill_wait, note_block or note_planned: shutdown waits until they leave */
+  waitersInside: number;
+  /** resident dense GEMVs reading a dense tensor outside the lock */
+  denseInflight: number;
   tick: number;
-  /** per device: the rows of the group in flight (empty: none); decode thread only */
-  readonly groups: GroupRow[][];
-  /** shutdown already ran (second call is a no-op) */
-  shutdownDone: boolean;
   /** dense trunk residents, per device */
-  readonly dense: (TensorHandle | null)[];
+  dense: (TensorHandle | null)[];
   readonly counters: Counters;
 }
 
+/** The tier before init: off, with no host arrays. */
 export function createState(cfg: TierConfig): TierState {
-  const slots: Slot[][] = [];
-  for (let layer = 0; layer < cfg.layers; layer++) {
-    const row: Slot[] = [];
-    for (let eid = 0; eid < cfg.experts; eid++) {
-      row.push({
-        layer,
-        eid,
-        home: eid % cfg.devices,
-        heat: 0,
-        resident: false,
-        queued: false,
-        planned: false,
-        tensors: null,
-        ram: null,
-      });
-    }
-    slots.push(row);
-  }
   return {
     cfg,
     expBytes: expertBytes(cfg),
-    slots,
-    budget: new Array<number>(cfg.devices).fill(0),
-    used: new Array<number>(cfg.devices).fill(0),
-    ring: new Array<RingEntry | null>(cfg.ringCapacity).fill(null),
+    active: false,
+    hostArrays: [],
+    slots: [],
+    budget: [],
+    used: [],
+    ring: [],
     qh: 0,
     qt: 0,
     qn: 0,
@@ -101,20 +98,46 @@ export function createState(cfg: TierConfig): TierState {
     stop: false,
     uploaderTid: -1,
     issueOpen: false,
-    tick: 0,
-    groups: Array.from({ length: cfg.devices }, () => []),
-    shutdownDone: false,
-    dense: new Array<TensorHandle | null>(cfg.devices).fill(null),
-    counters: {
-      uploads: 0,
-      uploadFailures: 0,
-      hits: 0,
-      misses: 0,
-      swaps: 0,
-      swapsAbandoned: 0,
-      queueFullSkips: 0,
-    },
+    groups: [],
+    groupsBusy: false,
+    groupsDrained: false,
+    waitersInside: 0,
+    denseInflight: 0,
+    tick: cfg.startTick,
+    dense: [],
+    counters: { uploads: 0, uploadFailures: 0, hits: 0, misses: 0, swaps: 0, swapsAbandoned: 0, queueFullSkips: 0 },
   };
+}
+
+/** Fresh tables for an init: every slot cold, budgets to be set, the ring empty. */
+export function resetTables(st: TierState): void {
+  const cfg = st.cfg;
+  st.slots = [];
+  for (let layer = 0; layer < cfg.layers; layer++) {
+    const row: Slot[] = [];
+    for (let eid = 0; eid < cfg.experts; eid++) {
+      row.push({ layer, eid, home: eid % cfg.devices, heat: 0, resident: false, queued: false, planned: false, tensors: null, ram: null });
+    }
+    st.slots.push(row);
+  }
+  st.budget = new Array<number>(cfg.devices).fill(0);
+  st.used = new Array<number>(cfg.devices).fill(0);
+  st.ring = new Array<RingEntry | null>(cfg.ringCapacity).fill(null);
+  st.groups = Array.from({ length: cfg.devices }, () => []);
+  st.dense = new Array<TensorHandle | null>(cfg.devices).fill(null);
+  st.qh = 0;
+  st.qt = 0;
+  st.qn = 0;
+  st.inflight = 0;
+  st.stop = false;
+  st.issueOpen = false;
+  st.groupsBusy = false;
+  st.groupsDrained = false;
+  st.waitersInside = 0;
+  st.denseInflight = 0;
+  st.tick = cfg.startTick;
+  const c = st.counters;
+  c.uploads = c.uploadFailures = c.hits = c.misses = c.swaps = c.swapsAbandoned = c.queueFullSkips = 0;
 }
 
 export function slotOf(st: TierState, layer: number, eid: number): Slot {

@@ -7,7 +7,7 @@
  * The ring slot is freed at dequeue, before any copy: that is why fill_wait must wait on
  * `inflight`, not on `qn`.
  */
-import { EXPERT_PARTS, type Gen, type TensorHandle } from '../ops.js';
+import { EXPERT_PARTS, perform, type Gen, type TensorHandle } from '../ops.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_CV, WAIT_TAKE } from './sync.js';
 import { slotOf, type TierState } from './state.js';
 
@@ -52,14 +52,7 @@ export function* uploaderThread(st: TierState): Gen<void> {
     }
     const handles: TensorHandle[] = [];
     for (const part of EXPERT_PARTS) {
-      const h = (yield {
-        k: 'upload',
-        dev: slot.home,
-        staging: entry.staging,
-        part,
-        layer: entry.layer,
-        eid: entry.eid,
-      }) as TensorHandle | null;
+      const h = yield* perform({ k: 'upload', dev: slot.home, staging: entry.staging, part, layer: entry.layer, eid: entry.eid });
       if (h === null) break;
       handles.push(h);
     }

@@ -14,7 +14,26 @@ export interface BackendTraits {
 
 export type TierOptions = Omit<TierConfig, 'devices' | 'swaps'> & { readonly wantSwaps: boolean };
 
-export function tierConfigFor(backend: BackendTraits, opts: TierOptions): TierConfig {
-  const { wantSwaps, ...rest } = opts;
-  return { ...rest, devices: backend.devices, swaps: wantSwaps && backend.reclaims };
+export function tierConfigFor(backend: BackendTraits, o: TierOptions): TierConfig {
+  return {
+    layers: o.layers,
+    experts: o.experts,
+    devices: backend.devices,
+    topk: o.topk,
+    expertFormat: o.expertFormat,
+    groupSize: o.groupSize,
+    ramCapacity: o.ramCapacity,
+    weightBytes: o.weightBytes,
+    scaleBytes: o.scaleBytes,
+    budgetBytes: o.budgetBytes,
+    reserveBytes: o.reserveBytes,
+    ringCapacity: o.ringCapacity,
+    swaps: o.wantSwaps && backend.reclaims,
+    streaming: o.streaming,
+    heatFile: o.heatFile,
+    swapPeriod: o.swapPeriod,
+    decayPeriod: o.decayPeriod,
+    startTick: o.startTick,
+    denseBytes: o.denseBytes,
+  };
 }

@@ -1,3 +1,4 @@
+/** The benchmark's parts on small inputs: each measures what it says and reports it in the JSON the report reads. */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { grownScenarios } from '../../src/cli/bench/scaling.js';
 import { measureSpeed, median } from '../../src/cli/bench/speed.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 
 describe('bench parts', () => {
   it('every grown scenario is valid and passes under the quiet schedule', () => {

@@ -1,3 +1,4 @@
+/** Exhaustive search on toy programs: every Mazurkiewicz trace is explored, with and without reduction, and a lost update is found and replays. */
 import { describe, expect, it } from 'vitest';
 import { search } from '../../model/explore/search.js';
 import { allTraceNames, Recorder, traceName } from './trace_classes.js';

@@ -10,17 +10,18 @@ import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
 
 function* fillWaitOnQueue(st: TierState): Gen<void> {
-  yield { k: 'call', fn: 'fill_wait' };
+  yield { k: 'call', call: { fn: 'fill_wait' } };
   yield LOCK;
   while (st.qn > 0 && !st.stop) yield WAIT_TAKE;
-  yield { k: 'ret', fn: 'fill_wait', value: st.stop ? 'stopped' : 'done' };
+  const value = st.stop ? 'stopped' : 'done';
   yield UNLOCK;
+  yield { k: 'ret', ret: { fn: 'fill_wait', value } };
 }
 
 export function faultyWarmstart(loaders: number): (tier: Tier) => Gen<void> {
   return function* main(tier: Tier): Gen<void> {
     const started = yield* tier.init();
-    if (!started.ok) return;
+    if (started.state !== 'active') return;
     const planned = yield* tier.planFill();
     const tids: number[] = [];
     for (let i = 0; i < loaders; i++) {

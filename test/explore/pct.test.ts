@@ -1,12 +1,12 @@
+/** PCT: the strategy's priorities and change points, its determinism, and the bound's arithmetic. */
 import { describe, expect, it } from 'vitest';
 import { confidenceOf, describeBound, pctBound, runsFor } from '../../model/explore/pct_bound.js';
 import { pctCampaign } from '../../model/explore/pct_campaign.js';
-import { smallWarmstart } from '../../model/explore/small_scenarios.js';
 import { runScenario } from '../../model/run.js';
 import { PctStrategy } from '../../model/rt/pct.js';
 import type { ChoiceContext } from '../../model/rt/strategy.js';
 import type { SimThread } from '../../model/rt/thread.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 
 const thread = (tid: number): SimThread => ({ tid }) as SimThread;
 const ctx = (tids: number[], runnable = tids.length): ChoiceContext => ({

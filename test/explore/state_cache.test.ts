@@ -1,7 +1,12 @@
+/**
+ * The state cache is sound: it finds what plain DFS finds on toy programs and on the
+ * tier (instrumented frames and thread histories), and the program counter the digest
+ * used before (ops taken) is caught merging two states whose threads saw different values.
+ */
 import { describe, expect, it } from 'vitest';
 import { dporSearch } from '../../model/explore/dpor_search.js';
 import { search } from '../../model/explore/search.js';
-import { smallWarmstart } from '../../model/explore/small_scenarios.js';
+import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { scenarioSubject, type Subject } from '../../model/explore/subject.js';
 import type { Gen, Thread } from '../../src/ops.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';

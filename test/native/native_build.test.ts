@@ -1,7 +1,9 @@
 /**
- * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan,
- * the Vulkan backend's bit-exactness test on lavapipe, and a compile of the CUDA
- * library wherever nvcc exists (it cannot run without a GPU, but it must build).
+ * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan and
+ * under TSan, the Vulkan backend's bit-exactness test and the self-test's staged uploads
+ * and completions on lavapipe (validation-clean), a compile of the CUDA library wherever
+ * nvcc exists, and the CUDA backend's host code on the fake CUDA runtime (it cannot run
+ * on a GPU here, but its streams, events, reapers and heap run under the sanitizers).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -27,14 +29,32 @@ describe('native engine', () => {
     expect(r.out).toMatch(/\d+ passed, 0 failed/);
   });
 
+  it('C tests pass under ThreadSanitizer (uploader, copy threads, completion drainer at once)', () => {
+    const r = make('test-tsan');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/\d+ passed, 0 failed/);
+  });
+
   it('the Vulkan backend is bit-exact against the CPU math on lavapipe', () => {
     const r = make('vulkan-test');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed, 0 failed/);
   });
 
+  it('staged RAM copies, uploads in flight and completions on Vulkan, validation-clean', () => {
+    const r = make('vulkan-selftest');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toMatch(/[1-9]\d* failed/);
+  });
+
   it.runIf(hasNvcc())('the CUDA library compiles (sm_90, static runtime, no FMA contraction)', () => {
     const r = make('cuda');
     expect(r.code, r.out).toBe(0);
+  });
+
+  it.runIf(hasNvcc())('the CUDA host code runs on the fake runtime under ASan, UBSan and TSan', () => {
+    const r = make('cuda-fake-test');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toMatch(/[1-9]\d* failed/);
   });
 });

@@ -1,3 +1,4 @@
+/** The correct tier holds every property over every suite, and the coverage marks say the generators reach the hard situations. */
 import { describe, expect, it } from 'vitest';
 import { SUITES } from '../../properties/arbitraries.js';
 import { checkSuite } from '../../properties/runner.js';

@@ -7,11 +7,12 @@ import type { ExpertPart, Gen, RamRef, StagingCopy, TensorHandle } from '../../s
 import type { Tier } from '../../src/tier/tier.js';
 import { slotOf } from '../../src/tier/state.js';
 import { runScenario } from '../../model/run.js';
-import type { Scenario } from '../../model/scenario.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import type { SimulatedWorld } from '../../model/sim_engine/sim_world.js';
 import { PROPERTIES } from '../../src/check/catalogue.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
+import { SPEC_FAULTS } from './spec_faults.js';
 
 type Main = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 
@@ -36,6 +37,7 @@ function* uploadExpert(layer: number, eid: number, dev = 0): Gen<TensorHandle[]>
 }
 
 const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps?: number }> = {
+  ...SPEC_FAULTS,
   'ACC-INFLIGHT': {
     *main(tier) {
       yield* tier.init();
@@ -127,19 +129,19 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
   'POST-FILL-WAIT': {
     *main(tier) {
       yield* tier.init();
-      yield { k: 'call', fn: 'fill_wait' };
+      yield { k: 'call', call: { fn: 'fill_wait' } };
       yield LOCK;
       slotOf(tier.st, 0, 0).queued = true;
       tier.st.inflight = 1;
-      yield { k: 'ret', fn: 'fill_wait', value: 'done' };
+      yield { k: 'ret', ret: { fn: 'fill_wait', value: 'done' } };
     },
   },
   'POST-WARMSTART': {
+    scenario: { ringCapacity: 1 },
     *main(tier) {
+      // the warmstart enqueues without waiting for ring space: the second one is skipped
       yield* tier.init();
-      yield LOCK;
-      tier.st.counters.queueFullSkips++; // as if note_planned had skipped on a full ring
-      yield UNLOCK;
+      for (let eid = 0; eid < 2; eid++) yield* tier.note(0, eid, (yield { k: 'ramOf', layer: 0, eid }) as RamRef | null);
       yield* tier.fillWait();
     },
   },
@@ -177,11 +179,18 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
     },
   },
   'LIVE-SHUTDOWN': {
-    *main() {
-      yield { k: 'call', fn: 'shutdown' };
-      yield LOCK;
-      yield { k: 'wait', cv: 'cv_take' };
-      yield UNLOCK;
+    *main(tier) {
+      // a thread that sleeps again after shutdown woke it: nobody is left to wake it
+      yield* tier.init();
+      yield {
+        k: 'spawn',
+        name: 'sleeper',
+        body: function* () {
+          yield LOCK;
+          for (;;) yield { k: 'wait', cv: 'cv_take' };
+        },
+      };
+      yield* tier.shutdown();
     },
   },
   'LIVE-STEPS': {
@@ -257,9 +266,11 @@ describe('sync discipline has teeth beyond a bare unlock', () => {
       strategy: new ChoicesStrategy([]),
       *main(tier) {
         yield* tier.init();
+        // inside a tier call, after its unlock: a data race in C
+        yield { k: 'call', call: { fn: 'resident_count' } };
         yield LOCK;
         yield UNLOCK;
-        tier.st.tick++; // after the unlock: a data race in C
+        tier.st.tick++;
         yield LOCK;
         yield UNLOCK;
       },

@@ -1,9 +1,10 @@
+/** Determinism: the same seed gives the same trace byte for byte, and a recorded path replays exactly. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy, RandomStrategy } from '../../model/rt/strategy.js';
 import { scenarioArb, SUITES } from '../../properties/arbitraries.js';
-import { defaultScenario } from '../../properties/default_scenario.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 
 describe('determinism: same seed, same trace, byte for byte', () => {
   it('the same random seed gives the same trace hash twice', () => {

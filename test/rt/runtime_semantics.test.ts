@@ -1,3 +1,4 @@
+/** The runtime's sync semantics: Mesa condition variables, signal and broadcast, spurious wakeups, and the errors that end a run. */
 import { describe, expect, it } from 'vitest';
 import type { Gen } from '../../src/ops.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
@@ -49,7 +50,7 @@ function* parkThenKick(kick: 'signal' | 'broadcast', woken: string[]): Gen<void>
     yield LOCK;
     yield UNLOCK;
   }
-  yield { k: 'mark', what: 'released' };
+  yield { k: 'mark', what: 'phase', detail: 'released' };
   yield LOCK;
   flag.go = true;
   yield { k: 'broadcast', cv: 'cv' };
@@ -58,7 +59,7 @@ function* parkThenKick(kick: 'signal' | 'broadcast', woken: string[]): Gen<void>
 }
 
 function wakesBeforeRelease(records: readonly { text: string }[], prefix: string): number {
-  const end = records.findIndex((r) => r.text === '# released');
+  const end = records.findIndex((r) => r.text === '# phase released');
   return records.slice(0, end).filter((r) => r.text.startsWith(prefix)).length;
 }
 

@@ -2,7 +2,6 @@
  * Accounting invariants, checked whenever mx is released (the protocol's state must then
  * be consistent): ACC-INFLIGHT, ACC-BUDGET, ACC-FOOTPRINT, DEV-BUDGET.
  */
-import type { SimTensor } from '../ledger.js';
 import type { Checker } from '../checker.js';
 import { Violation } from '../violation.js';
 import { deviceFootprint } from '../allocator.js';
@@ -15,17 +14,33 @@ export function accountingChecker(ctx: CheckContext): Checker {
   // the budget init granted: a device-full failure lowers budget to used, and on a
   // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
   const granted = new Array<number>(devices).fill(0);
+  // a fill-once arena keeps the slices an init rollback frees (the trunk placed before a
+  // failed thread start): allowed, once per failed init, and counted here
+  const keptByRollback = new Array<number>(devices).fill(0);
+  const inInit = new Set<number>();
   const denseCharge = deviceFootprint(st.cfg.denseBytes);
   return {
+    onMark(_rt, th, op) {
+      if (op.k === 'call' && op.call.fn === 'init') inInit.add(th.tid);
+      else if (op.k === 'ret' && op.ret.fn === 'init') inInit.delete(th.tid);
+    },
+    onOp(_rt, th, op) {
+      if (op.k === 'free' && inInit.has(th.tid) && !world.ledger.reclaims) {
+        keptByRollback[op.dev] = (keptByRollback[op.dev] ?? 0) + world.deviceBytes(op.tensor);
+      }
+    },
     guardedDigest() {
-      // scalars, per-device budgets, and every slot's flags: what a thread may only
-      // change holding mx
-      let h = st.inflight * 7 + st.qn * 13 + st.qh * 17 + st.qt * 19 + st.tick * 23 + (st.stop ? 29 : 0) + (st.issueOpen ? 31 : 0);
-      for (let d = 0; d < devices; d++) h = ((h * 37 + (st.used[d] ?? 0)) % 1e15) + (st.budget[d] ?? 0) * 41;
+      // scalars, per-device budgets, and every slot's flags and heat: what a thread may
+      // only change holding mx (32-bit mixing: this runs twice for every step taken
+      // without mx)
+      let h = mix(mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.waitersInside)), st.denseInflight);
+      const flags = (st.stop ? 1 : 0) | (st.issueOpen ? 2 : 0) | (st.groupsBusy ? 4 : 0) | (st.groupsDrained ? 8 : 0) | (st.active ? 16 : 0);
+      h = mix(h, flags);
+      for (let d = 0; d < devices; d++) h = mix(mix(h, st.used[d] ?? 0), st.budget[d] ?? 0);
       for (const row of st.slots) {
         for (const slot of row) {
           const bits = (slot.resident ? 1 : 0) | (slot.queued ? 2 : 0) | (slot.planned ? 4 : 0) | (slot.ram !== null ? 8 : 0) | (slot.tensors !== null ? 16 : 0);
-          h = (h * 33 + bits + slot.heat * 64) % 1e15;
+          h = mix(h, slot.heat * 32 + bits);
         }
       }
       return h;
@@ -38,10 +53,10 @@ export function accountingChecker(ctx: CheckContext): Checker {
           if (slot.queued) queued++;
           if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
           if (slot.resident) {
-            const tensors = slot.tensors as unknown as SimTensor[] | null;
+            const tensors = slot.tensors;
             if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
             let bytes = 0;
-            for (const t of tensors) bytes += t.bytes;
+            for (const t of tensors) bytes += world.deviceBytes(t);
             if (bytes !== st.expBytes) {
               throw new Violation(
                 'ACC-FOOTPRINT',
@@ -68,7 +83,7 @@ export function accountingChecker(ctx: CheckContext): Checker {
         }
         if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
         granted[d] = Math.max(granted[d] ?? 0, budget);
-        const consumed = world.ledger.consumed[d] ?? 0;
+        const consumed = (world.ledger.consumed[d] ?? 0) - (keptByRollback[d] ?? 0);
         if (consumed > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
           throw new Violation(
             'DEV-BUDGET',
@@ -78,4 +93,11 @@ export function accountingChecker(ctx: CheckContext): Checker {
       }
     },
   };
+}
+
+/** One step of a 32-bit multiplicative hash (values beyond 32 bits fold their high part in). */
+function mix(h: number, x: number): number {
+  const lo = x | 0;
+  const hi = (x / 4294967296) | 0;
+  return (Math.imul(h ^ lo, 0x9e3779b1) + hi) | 0;
 }

@@ -1,8 +1,9 @@
 /**
  * Coverage marks: observes (never fails) which hard-to-reach situations a run reached,
- * so a report can say how often random scenarios really get there.
+ * so a report can say how often random scenarios really get there. A mark that random
+ * scenarios never reach means a green result says nothing about that situation.
  */
-import type { Op } from '../../ops.js';
+import type { MarkOp, Op, TierApi } from '../../ops.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { ThreadState } from '../checker.js';
 import type { CheckContext } from '../checked_world.js';
@@ -16,40 +17,110 @@ export const COVERAGE_MARKS = [
   'spurious-wakeup',
   'take-failed',
   'shutdown-with-group-open',
+  'shutdown-from-own-thread',
+  'shutdown-with-uploader-parked',
+  'shutdown-with-loaders-running',
+  'shutdown-while-fill-wait',
+  'shutdown-while-note-block-or-planned',
+  'shutdown-waited-for-callers',
+  'shutdown-during-dense-gemv',
+  'group-drained-by-shutdown',
+  'full-32-row-group',
+  'all-set-mask',
+  'streaming-swap',
+  'lfru-swap',
+  'heat-decayed',
+  'init-refused',
+  'init-stage-failed',
+  'second-init-while-active',
+  'init-after-shutdown',
+  'heat-file-round-trip',
+  'heat-file-ignored',
+  'plan-filled-a-device',
 ] as const;
 export type CoverageMark = (typeof COVERAGE_MARKS)[number];
 
 export class CoverageChecker implements Checker {
   readonly reached = new Set<CoverageMark>();
-  private fillWaitInflight = new Map<number, boolean>();
+  private readonly fillWaitInflight = new Map<number, boolean>();
+  private readonly api = new Map<number, TierApi>();
+  private uploader = -1;
+  private shutdowns = 0;
+  private lastTick = -1;
 
   constructor(private readonly ctx: CheckContext) {}
 
-  onQuiescent(rt: RunView): void {
+  onQuiescent(rt: RunView, th: ThreadView): void {
     const st = this.ctx.st;
-    if (st.qn === st.cfg.ringCapacity) this.reached.add('ring-full');
+    if (st.qn === st.cfg.ringCapacity && st.active) this.reached.add('ring-full');
     if (rt.spuriousLeft < rt.limits.spuriousWakeups) this.reached.add('spurious-wakeup');
-    if (st.issueOpen) {
-      for (const th of rt.threads) {
-        if (th.name === 'uploader' && th.state === ThreadState.CvWait && th.waitingOn === 'cv_take') {
-          this.reached.add('swap-waits-on-open-group');
-        }
-      }
-    }
+    if (st.issueOpen && this.isParkedUploader(rt)) this.reached.add('swap-waits-on-open-group');
+    if (this.api.get(th.tid) === 'shutdown' && st.waitersInside > 0) this.reached.add('shutdown-waited-for-callers');
+    if (st.groupsDrained) this.reached.add('group-drained-by-shutdown');
+    if (this.lastTick >= 0 && st.tick !== this.lastTick && st.tick % st.cfg.decayPeriod === 0) this.reached.add('heat-decayed');
+    this.lastTick = st.tick;
+    if (st.groups.some((rows) => rows.length === 32)) this.reached.add('full-32-row-group');
   }
 
-  onMark(_rt: RunView, th: ThreadView, op: Op): void {
+  onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown): void {
+    if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) this.uploader = result;
+  }
+
+  onMark(rt: RunView, th: ThreadView, op: MarkOp): void {
     const st = this.ctx.st;
     if (op.k === 'mark') {
       if (op.what === 'swap-abandoned') this.reached.add('swap-abandoned-at-shutdown');
       if (op.what === 'upload-failed') this.reached.add('upload-failed');
       if (op.what === 'take-failed') this.reached.add('take-failed');
-    } else if (op.k === 'call' && op.fn === 'fill_wait') {
-      this.fillWaitInflight.set(th.tid, st.inflight > 0);
-    } else if (op.k === 'ret' && op.fn === 'fill_wait') {
-      if (op.value === 'done' && this.fillWaitInflight.get(th.tid) === true) this.reached.add('fill-wait-saw-inflight-uploads');
-    } else if (op.k === 'call' && op.fn === 'shutdown' && st.issueOpen) {
-      this.reached.add('shutdown-with-group-open');
+      if (op.what === 'heat-file-ignored') this.reached.add('heat-file-ignored');
+      if (op.what === 'swap-enqueued') this.reached.add(st.cfg.streaming ? 'streaming-swap' : 'lfru-swap');
+      return;
     }
+    if (op.k === 'ret') {
+      this.api.delete(th.tid);
+      this.onReturn(th, op);
+      return;
+    }
+    this.api.set(th.tid, op.call.fn);
+    if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
+    if (op.call.fn === 'init') {
+      if (st.active) this.reached.add('second-init-while-active');
+      else if (this.shutdowns > 0) this.reached.add('init-after-shutdown');
+    }
+    if (op.call.fn === 'shutdown' && st.active && !st.stop) this.onShutdown(rt, th);
+  }
+
+  private onReturn(th: ThreadView, op: Extract<MarkOp, { k: 'ret' }>): void {
+    const r = op.ret;
+    if (r.fn === 'fill_wait' && r.value === 'done' && this.fillWaitInflight.get(th.tid) === true) this.reached.add('fill-wait-saw-inflight-uploads');
+    if (r.fn === 'issue' && r.value.length === 32 && r.value.every((b) => b)) this.reached.add('all-set-mask');
+    if (r.fn === 'shutdown' && r.value === 'done') this.shutdowns++;
+    if (r.fn === 'init' && r.value.state === 'off') this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
+    if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile) this.reached.add('heat-file-round-trip');
+    if (r.fn === 'plan_fill') {
+      const st = this.ctx.st;
+      if (st.used.some((u, d) => u + st.expBytes > (st.budget[d] ?? 0))) this.reached.add('plan-filled-a-device');
+    }
+  }
+
+  private onShutdown(rt: RunView, th: ThreadView): void {
+    const st = this.ctx.st;
+    if (st.issueOpen) this.reached.add('shutdown-with-group-open');
+    if (th.name !== 'main') this.reached.add('shutdown-from-own-thread');
+    if (this.isParkedUploader(rt)) this.reached.add('shutdown-with-uploader-parked');
+    if (st.denseInflight > 0) this.reached.add('shutdown-during-dense-gemv');
+    for (const other of rt.threads) {
+      if (other.tid === th.tid || other.state === ThreadState.Done) continue;
+      if (other.name.startsWith('loader')) this.reached.add('shutdown-with-loaders-running');
+      const api = this.api.get(other.tid);
+      if (api === 'fill_wait') this.reached.add('shutdown-while-fill-wait');
+      if (api === 'note_block' || api === 'note_planned') this.reached.add('shutdown-while-note-block-or-planned');
+    }
+  }
+
+  /** the uploader asleep on cv_take: a swap waiting for the open group */
+  private isParkedUploader(rt: RunView): boolean {
+    const up = rt.threads[this.uploader];
+    return up !== undefined && up.state === ThreadState.CvWait && up.waitingOn === 'cv_take';
   }
 }

@@ -1,33 +1,44 @@
 /**
- * End-of-run checks: POST-SHUTDOWN (nothing left) and COMP-EXACT-ONCE (every token and
- * layer combined).
+ * End-of-run checks, judged by what the world saw, not by the tier's own flags:
+ *  - POST-SHUTDOWN: when the backend shuts down, no device tensor, staging copy or host
+ *    array is alive; every uploader the tier started was followed by a backend shutdown;
+ *    at the end nothing is alive, and the tier holds nothing (ring empty, nothing queued,
+ *    resident or planned, budgets released);
+ *  - COMP-EXACT-ONCE: every token and layer was combined.
  */
+import type { Op } from '../../ops.js';
 import type { Checker } from '../checker.js';
+import type { Ledger } from '../ledger.js';
 import { Violation } from '../violation.js';
 import type { CheckContext } from '../checked_world.js';
 
+function alive(L: Ledger): string | null {
+  if (L.liveTensors === 0 && L.liveStaging === 0 && L.liveHostArrays === 0) return null;
+  return `${L.liveTensors} device tensors, ${L.liveStaging} staging copies and ${L.liveHostArrays} host arrays alive`;
+}
+
 export function endStateChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
+  let uploaders = 0;
+  let shutdowns = 0;
   return {
+    onOp(_rt, _th, op: Op, result: unknown) {
+      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) uploaders++;
+      if (op.k !== 'backendShutdown') return;
+      shutdowns++;
+      const left = alive(world.ledger);
+      if (left !== null) throw new Violation('POST-SHUTDOWN', `${left} when the backend shut down`);
+    },
     atEnd() {
       const want = world.expectedCombines;
       if (world.combines !== want) {
         throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${want} token-layers were combined`);
       }
-      // judged by what the world saw (the backend shut down), not by the tier's own flags
-      const started = world.ledger.tensors.length > 0 || world.ledger.staging.length > 0 || st.uploaderTid >= 0;
-      if (started && world.leakedAtShutdown === null) {
-        throw new Violation('POST-SHUTDOWN', 'every thread ended but the backend was never shut down');
-      }
-      if (world.leakedAtShutdown === null) return; // tier never started: nothing to release
       const problems: string[] = [];
-      const leaked = world.leakedAtShutdown;
-      if (leaked === null) problems.push('the backend was never shut down');
-      else if (leaked.tensors > 0 || leaked.staging > 0) {
-        problems.push(`${leaked.tensors} device tensors and ${leaked.staging} staging copies alive when the backend shut down`);
-      }
-      if (world.ledger.liveTensors > 0) problems.push(`${world.ledger.liveTensors} device tensors never freed`);
-      if (world.ledger.liveStaging > 0) problems.push(`${world.ledger.liveStaging} staging copies never freed`);
+      if (shutdowns < uploaders) problems.push(`the tier started ${uploaders} uploader(s) but the backend was shut down ${shutdowns} time(s)`);
+      const left = alive(world.ledger);
+      if (left !== null) problems.push(`${left} at the end of the run`);
+      if (st.active) problems.push('the tier is still active');
       if (st.qn !== 0 || st.inflight !== 0) problems.push(`ring qn=${st.qn}, inflight=${st.inflight}`);
       for (const row of st.slots) {
         for (const slot of row) {

@@ -2,7 +2,7 @@
  * Postconditions at API boundaries (call/ret marks): POST-FILL-WAIT, POST-WARMSTART,
  * POST-RESIDENCY, VARIANT-FILL-ONCE.
  */
-import type { Op } from '../../ops.js';
+import type { MarkOp } from '../../ops.js';
 import type { Checker } from '../checker.js';
 import { Violation } from '../violation.js';
 import type { CheckContext } from '../checked_world.js';
@@ -11,12 +11,12 @@ export function postconditionChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
   let decoding = false;
   return {
-    onMark(_rt, _th, op: Op) {
-      if (op.k === 'call' && op.fn === 'issue') decoding = true;
-      if (op.k === 'ret' && op.fn === 'fill_wait' && !decoding && st.counters.queueFullSkips > 0) {
+    onMark(_rt, _th, op: MarkOp) {
+      if (op.k === 'call' && op.call.fn === 'issue') decoding = true;
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !decoding && st.counters.queueFullSkips > 0) {
         throw new Violation('POST-WARMSTART', `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`);
       }
-      if (op.k === 'ret' && op.fn === 'fill_wait' && !st.stop) {
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && op.ret.value === 'done') {
         const queued: string[] = [];
         for (const row of st.slots) for (const s of row) if (s.queued) queued.push(`L${s.layer}E${s.eid}`);
         if (queued.length > 0 || st.inflight !== 0) {

@@ -10,6 +10,8 @@ import type { ExhaustiveRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
+import type { UploadSection } from './upload.js';
+import { renderUpload } from './upload_report.js';
 
 export interface ScalingRow {
   readonly dimension: string;
@@ -22,11 +24,12 @@ export interface BenchReport {
   readonly date: string;
   readonly command: string;
   readonly machine: { cores: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
-  speed?: { scenario: string; on: Speed; off: Speed; checkerCost: number };
+  speed?: { scenario: string; on: Speed; noRefinement?: Speed; off: Speed; checkerCost: number; refinementCost?: number };
   scaling?: ScalingRow[];
   exhaustive?: { scenario: string; rows: ExhaustiveRow[]; reductionFactor: number | null };
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
+  upload?: UploadSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -50,12 +53,14 @@ export function renderMarkdown(r: BenchReport): string {
     const s = r.speed;
     md.push('## Simulator speed', '', `Scenario: ${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples.`, '');
     md.push('| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |', '|---|---|---|---|---|---|');
-    for (const x of [s.on, s.off]) {
+    for (const x of [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) {
       md.push(
-        `| ${x.checks ? 'all on' : 'off'} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
+        `| ${x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off'} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
       );
     }
-    md.push('', `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`, '');
+    md.push('', `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`);
+    if (s.refinementCost !== undefined) md.push(`The refinement alone costs ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)}).`);
+    md.push('');
   }
   if (r.scaling !== undefined) {
     md.push('## Cost as scenarios grow', '', 'The default scenario with one dimension grown at a time.', '');
@@ -115,5 +120,6 @@ export function renderMarkdown(r: BenchReport): string {
       md.push('', `Wall seconds per strategy (whole mutation run): ${Object.entries(x.wallSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}.`, '');
     }
   }
+  if (r.upload !== undefined) md.push(...renderUpload(r.upload));
   return md.join('\n') + '\n';
 }

@@ -1,5 +1,5 @@
 /**
- * Exhaustive search of the small configuration (model/explore/small_scenarios.ts) in the
+ * Exhaustive search of the small configuration (properties/scenarios/small-warmstart.json) in the
  * configurations the benchmark reports: plain DFS and sleep sets within a preemption
  * bound (the reduction factor is schedules(plain) / schedules(reduced) on the same
  * bound), and the whole space, unbounded, with the state cache.
@@ -10,7 +10,7 @@
  */
 import { search, type SearchResult } from '../../../model/explore/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface ExhaustiveRow {
   readonly label: string;

@@ -12,7 +12,8 @@
  */
 import { parseArgs } from 'node:util';
 import { SUITES } from '../../../properties/arbitraries.js';
-import { checkSuite, STRATEGIES, type StrategyName } from '../../../properties/runner.js';
+import { checkSuite } from '../../../properties/runner.js';
+import { STRATEGIES, type StrategyName } from '../../../properties/types.js';
 
 const { values } = parseArgs({
   options: { seeds: { type: 'string' }, strategies: { type: 'string' }, runs: { type: 'string' }, 'first-seed': { type: 'string' } },

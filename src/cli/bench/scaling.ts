@@ -1,12 +1,12 @@
 /**
- * Growing scenarios for the cost curve: the default scenario (properties/
- * default_scenario.ts) with one dimension grown at a time, experts, devices, loaders,
- * tokens, so the table shows what each one costs per step and per schedule.
+ * Growing scenarios for the cost curve: the default scenario
+ * (properties/scenarios/default.json) with one dimension grown at a time, experts,
+ * devices, loaders, tokens, so the table shows what each one costs per step and per schedule.
  *
  * Invariants: every grown scenario stays valid (budgets per device, routes of distinct
  * experts, topk unchanged) and deterministic; only the named dimension changes.
  */
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface Grown {
   readonly dimension: 'experts' | 'devices' | 'loaders' | 'tokens';
@@ -40,6 +40,7 @@ export function grow(base: Scenario, dimension: Grown['dimension'], value: numbe
   return {
     ...base,
     experts,
+    ramCapacity: experts,
     devices,
     loaders: dimension === 'loaders' ? value : base.loaders,
     budgetExperts: new Array<number>(devices).fill(perDevice),

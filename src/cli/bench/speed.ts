@@ -10,7 +10,7 @@
  */
 import { runScenario } from '../../../model/run.js';
 import { RandomStrategy } from '../../../model/rt/strategy.js';
-import type { Scenario } from '../../../model/scenario.js';
+import type { Scenario } from '../../../model/scenario/scenario.js';
 
 export interface SpeedSample {
   readonly stepsPerSecond: number;
@@ -23,7 +23,7 @@ export interface SpeedSample {
 }
 
 export interface Speed {
-  readonly checks: boolean;
+  readonly checks: Checks;
   readonly samples: readonly SpeedSample[];
   /** median of the samples' steps/s */
   readonly stepsPerSecond: number;
@@ -35,7 +35,10 @@ export interface Speed {
   readonly violations: number;
 }
 
-function sample(s: Scenario, checks: boolean, seconds: number, seed: string): SpeedSample & { violations: number } {
+/** Which checkers a speed sample runs: all of them, all but the refinement, none. */
+export type Checks = true | 'no-refinement' | false;
+
+function sample(s: Scenario, checks: Checks, seconds: number, seed: string): SpeedSample & { violations: number } {
   let steps = 0;
   let runs = 0;
   let violations = 0;
@@ -56,7 +59,7 @@ function sample(s: Scenario, checks: boolean, seconds: number, seed: string): Sp
   return { stepsPerSecond: steps / took, stepsPerCpuSecond: steps / cpuSeconds, schedulesPerSecond: runs / took, stepsPerSchedule: steps / runs, runs, seconds: took, violations };
 }
 
-export function measureSpeed(s: Scenario, opts: { checks: boolean; seconds: number; repeats: number; warmupSeconds?: number }): Speed {
+export function measureSpeed(s: Scenario, opts: { checks: Checks; seconds: number; repeats: number; warmupSeconds?: number }): Speed {
   sample(s, opts.checks, opts.warmupSeconds ?? 0.3, 'warmup');
   const samples: (SpeedSample & { violations: number })[] = [];
   for (let i = 0; i < opts.repeats; i++) samples.push(sample(s, opts.checks, opts.seconds, `bench${i}`));

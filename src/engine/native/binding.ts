@@ -2,27 +2,53 @@
  * The koffi binding of the native engine's C ABI (native/include/tierlab.h): the only
  * file in tierlab that imports koffi.
  *
- * Loading checks that the library exists, that it is a tierlab engine and that its
- * ABI version is the one this binding was written for; each failure is one clear
- * NativeError. Every call that can fail returns its status and the message the library
- * wrote into our error buffer; nothing here throws for a failed device operation
- * (those are results the tier handles), only for a broken library.
+ * Loading checks that the library exists, that it is a tierlab engine and that its ABI
+ * version is the one this binding was written for (2); each failure is one clear
+ * NativeError. Every prototype spells the function and its parameters as the header
+ * does. Every call that can fail returns its status and the message the library wrote
+ * into our error buffer; nothing here throws for a failed device operation (those are
+ * results the tier handles), only for a broken library.
+ * Allocation: synchronous calls share one error buffer (JavaScript runs one call at a
+ * time), so a call allocates only its result; asynchronous calls get their own.
  */
 import { existsSync } from 'node:fs';
 import koffi, { type LibraryHandle } from 'koffi';
+import type { TensorPlacement } from '../../fixture/model_types.js';
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 const ERR_CAP = 512;
+/** sizeof(tl_completion) and its field offsets (checked by native/tests/test_async.c) */
+export const COMPLETION_BYTES = 208;
+const C_TAG = 0;
+const C_DONE_NS = 8;
+const C_KIND = 16;
+const C_STATUS = 20;
+const C_DEV = 24;
+const C_MESSAGE = 32;
+const C_MESSAGE_BYTES = 176;
+/** tl_completion.kind of a finished group (TL_DONE_GROUP; uploads are TL_DONE_UPLOAD, 1) */
+export const DONE_GROUP = 2;
 
 export class NativeError extends Error {
   override readonly name = 'NativeError';
 }
 
-/** An opaque native pointer (engine or tensor). */
+/** An opaque native pointer (engine, tensor, RAM copy, staging reference). */
 export type NativePtr = unknown;
 
 export interface Status {
   readonly code: number;
+  readonly message: string;
+}
+
+/** One finished operation from the engine's completion queue (tl_completion). */
+export interface Completion {
+  readonly tag: number;
+  /** tl_clock_ns() when the engine saw it finish */
+  readonly doneNs: number;
+  readonly kind: number;
+  readonly status: number;
+  readonly dev: number;
   readonly message: string;
 }
 
@@ -39,10 +65,51 @@ function status(code: number, buf: Buffer): Status {
 
 type Fn = ReturnType<LibraryHandle['func']>;
 
+const PROTOTYPES: Record<string, string> = {
+  backendName: 'const char *tl_backend_name()',
+  clock: 'uint64_t tl_clock_ns()',
+  create:
+    'int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_bytes, _Out_ tl_engine **out, _Out_ uint8_t *err, size_t err_cap)',
+  destroy: 'int tl_engine_destroy(tl_engine *eng, _Out_ uint8_t *err, size_t err_cap)',
+  memInfo: 'int tl_mem_info(tl_engine *eng, int dev, _Out_ uint64_t *free_bytes, _Out_ uint64_t *total_bytes, _Out_ uint8_t *err, size_t err_cap)',
+  reclaims: 'int tl_reclaims(tl_engine *eng)',
+  footprint: 'uint64_t tl_alloc_footprint(uint64_t bytes)',
+  setLut: 'int tl_engine_set_lut(tl_engine *eng, const float *lut, _Out_ uint8_t *err, size_t err_cap)',
+  free: 'int tl_tensor_free(tl_engine *eng, tl_tensor *t, _Out_ uint8_t *err, size_t err_cap)',
+  reserve: 'int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, _Out_ uint8_t *err, size_t err_cap)',
+  issue:
+    'int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor **gate, tl_tensor **up, tl_tensor **down, const float *x, int hidden, uint64_t tag, _Out_ uint8_t *err, size_t err_cap)',
+  take: 'int tl_group_take(tl_engine *eng, int dev, _Out_ float *y, int n, int hidden, _Out_ uint8_t *err, size_t err_cap)',
+  ledger: 'int tl_ledger(tl_engine *eng, _Out_ uint64_t *count, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+  faultArm: 'int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, _Out_ uint8_t *err, size_t err_cap)',
+  ramLoadFile:
+    'int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts, int nparts, _Out_ tl_ram **out, _Out_ uint8_t *err, size_t err_cap)',
+  ramFree: 'int tl_ram_free(tl_engine *eng, tl_ram *ram, _Out_ uint8_t *err, size_t err_cap)',
+  ramStats:
+    'int tl_ram_stats(tl_engine *eng, _Out_ uint64_t *copies, _Out_ uint64_t *host_bytes, _Out_ uint64_t *pinned_bytes, _Out_ uint8_t *err, size_t err_cap)',
+  stage: 'int tl_stage(tl_engine *eng, tl_ram *ram, _Out_ tl_staging **out, _Out_ uint8_t *err, size_t err_cap)',
+  unstage: 'int tl_unstage(tl_engine *eng, tl_staging *s, _Out_ uint8_t *err, size_t err_cap)',
+  uploadStaged:
+    'int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part, uint64_t tag, _Out_ tl_tensor **out, _Out_ uint8_t *err, size_t err_cap)',
+  completionsTake: 'int tl_completions_take(tl_engine *eng, _Out_ uint8_t *out, int max, _Out_ int *n, _Out_ uint8_t *err, size_t err_cap)',
+  completionsWait: 'int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, _Out_ int *ready, _Out_ uint8_t *err, size_t err_cap)',
+  expertCpuRam: 'int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
+  copyBandwidth:
+    'int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned, _Out_ double *gbps, _Out_ uint8_t *err, size_t err_cap)',
+  matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
+  rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
+  attention:
+    'void tl_attention(const float *q, const float *k, const float *v, _Inout_ float *kcache, _Inout_ float *vcache, int pos, int hidden, int heads, _Out_ float *o)',
+  route: 'int tl_route(const float *logits, int experts, int k, _Out_ int *ids, _Out_ float *weights, _Out_ uint8_t *err, size_t err_cap)',
+  axpy: 'void tl_axpy(_Inout_ float *acc, float w, const float *y, int n)',
+  argmax: 'int tl_argmax(const float *v, int n)',
+};
+
 export class NativeEngineLib {
   readonly backend: string;
   private readonly f: Record<string, Fn> = {};
   private readonly validationMessages: Fn | null;
+  private readonly err = Buffer.alloc(ERR_CAP);
 
   constructor(readonly path: string) {
     if (!existsSync(path)) {
@@ -63,36 +130,9 @@ export class NativeEngineLib {
     if (version !== ABI_VERSION) {
       throw new NativeError(`ABI mismatch: ${path} has ABI version ${version}, this tierlab expects ${ABI_VERSION}`);
     }
-    koffi.opaque('tl_engine');
-    koffi.opaque('tl_tensor');
-    const decl: Record<string, string> = {
-      backendName: 'const char *tl_backend_name()',
-      create: 'int tl_engine_create(const int *devices, int n, uint64_t cap, _Out_ tl_engine **out, _Out_ uint8_t *err, size_t errCap)',
-      destroy: 'int tl_engine_destroy(tl_engine *eng, _Out_ uint8_t *err, size_t errCap)',
-      deviceCount: 'int tl_device_count(tl_engine *eng, _Out_ int *out, _Out_ uint8_t *err, size_t errCap)',
-      memInfo: 'int tl_mem_info(tl_engine *eng, int dev, _Out_ uint64_t *free, _Out_ uint64_t *total, _Out_ uint8_t *err, size_t errCap)',
-      reclaims: 'int tl_reclaims(tl_engine *eng)',
-      footprint: 'uint64_t tl_alloc_footprint(uint64_t bytes)',
-      setLut: 'int tl_engine_set_lut(tl_engine *eng, const float *lut, _Out_ uint8_t *err, size_t errCap)',
-      upload:
-        'int tl_tensor_upload(tl_engine *eng, int dev, int fmt, int rows, int cols, int group, const void *data, size_t dataBytes, const float *scales, size_t nscales, _Out_ tl_tensor **out, _Out_ uint8_t *err, size_t errCap)',
-      free: 'int tl_tensor_free(tl_engine *eng, tl_tensor *t, _Out_ uint8_t *err, size_t errCap)',
-      issue:
-        'int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor **gate, tl_tensor **up, tl_tensor **down, const float *x, int hidden, _Out_ uint8_t *err, size_t errCap)',
-      take: 'int tl_group_take(tl_engine *eng, int dev, _Out_ float *y, int n, int hidden, _Out_ uint8_t *err, size_t errCap)',
-      ledger: 'int tl_ledger(tl_engine *eng, _Out_ uint64_t *count, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t errCap)',
-      faultArm: 'int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, _Out_ uint8_t *err, size_t errCap)',
-      expertCpu:
-        'int tl_expert_cpu(int fmt, int hidden, int width, int group, const void *gate, const float *gateS, const void *up, const float *upS, const void *down, const float *downS, const float *lut, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t errCap)',
-      matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
-      rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
-      attention:
-        'void tl_attention(const float *q, const float *k, const float *v, _Inout_ float *kcache, _Inout_ float *vcache, int pos, int hidden, int heads, _Out_ float *o)',
-      route: 'int tl_route(const float *logits, int experts, int k, _Out_ int *ids, _Out_ float *weights, _Out_ uint8_t *err, size_t errCap)',
-      axpy: 'void tl_axpy(_Inout_ float *acc, float w, const float *y, int n)',
-      argmax: 'int tl_argmax(const float *v, int n)',
-    };
-    for (const [name, proto] of Object.entries(decl)) {
+    for (const name of ['tl_engine', 'tl_tensor', 'tl_ram', 'tl_staging']) koffi.opaque(name);
+    koffi.struct('tl_part', { fmt: 'int32_t', rows: 'int32_t', cols: 'int32_t', group: 'int32_t', data_at: 'uint64_t', scales_at: 'uint64_t' });
+    for (const [name, proto] of Object.entries(PROTOTYPES)) {
       try {
         this.f[name] = lib.func(proto);
       } catch (e) {
@@ -115,24 +155,31 @@ export class NativeEngineLib {
     return f;
   }
 
+  /** A synchronous call whose last two arguments are the shared error buffer. */
+  private call(name: string, ...args: unknown[]): Status {
+    return status(this.fn(name)(...args, this.err, ERR_CAP) as number, this.err);
+  }
+
+  /** nanoseconds on the engine's clock (the one completions are stamped with) */
+  clockNs(): number {
+    return Number(this.fn('clock')());
+  }
+
   createEngine(devices: readonly number[], capacityBytes: number): { status: Status; engine: NativePtr } {
     const out: unknown[] = [null];
-    const err = Buffer.alloc(ERR_CAP);
-    const code = this.fn('create')([...devices], devices.length, capacityBytes, out, err, ERR_CAP) as number;
-    return { status: status(code, err), engine: out[0] };
+    const st = this.call('create', [...devices], devices.length, capacityBytes, out);
+    return { status: st, engine: out[0] };
   }
 
   destroy(eng: NativePtr): Status {
-    const err = Buffer.alloc(ERR_CAP);
-    return status(this.fn('destroy')(eng, err, ERR_CAP) as number, err);
+    return this.call('destroy', eng);
   }
 
   memInfo(eng: NativePtr, dev: number): { status: Status; free: number; total: number } {
     const free = [0];
     const total = [0];
-    const err = Buffer.alloc(ERR_CAP);
-    const code = this.fn('memInfo')(eng, dev, free, total, err, ERR_CAP) as number;
-    return { status: status(code, err), free: Number(free[0]), total: Number(total[0]) };
+    const st = this.call('memInfo', eng, dev, free, total);
+    return { status: st, free: Number(free[0]), total: Number(total[0]) };
   }
 
   reclaims(eng: NativePtr): boolean {
@@ -144,64 +191,103 @@ export class NativeEngineLib {
   }
 
   setLut(eng: NativePtr, lut: Float32Array): Status {
-    const err = Buffer.alloc(ERR_CAP);
-    return status(this.fn('setLut')(eng, lut, err, ERR_CAP) as number, err);
-  }
-
-  /** Uploads on a native worker thread (koffi async): the caller's thread goes on. */
-  uploadAsync(eng: NativePtr, t: UploadArgs): Promise<{ status: Status; tensor: NativePtr }> {
-    const out: unknown[] = [null];
-    const err = Buffer.alloc(ERR_CAP);
-    return new Promise((resolve) => {
-      this.fn('upload').async(
-        eng, t.dev, t.fmt, t.rows, t.cols, t.group, t.data, t.data.byteLength, t.scales, t.scales.length, out, err, ERR_CAP,
-        (e: Error | null, code: number) => {
-          if (e !== null) resolve({ status: { code: -1, message: `koffi: ${e.message}` }, tensor: null });
-          else resolve({ status: status(code, err), tensor: out[0] });
-        },
-      );
-    });
+    return this.call('setLut', eng, lut);
   }
 
   free(eng: NativePtr, tensor: NativePtr): Status {
-    const err = Buffer.alloc(ERR_CAP);
-    return status(this.fn('free')(eng, tensor, err, ERR_CAP) as number, err);
+    return this.call('free', eng, tensor);
   }
 
-  issue(eng: NativePtr, dev: number, gate: NativePtr[], up: NativePtr[], down: NativePtr[], x: Float32Array, hidden: number): Status {
-    const err = Buffer.alloc(ERR_CAP);
-    return status(this.fn('issue')(eng, dev, gate.length, gate, up, down, x, hidden, err, ERR_CAP) as number, err);
+  /** Makes device memory for `bytes` of tensors ready before the uploads (a warmstart). */
+  tensorReserve(eng: NativePtr, dev: number, bytes: number): Status {
+    return this.call('reserve', eng, dev, bytes);
   }
 
-  /** Waits for the device's group on a native worker thread. */
-  takeAsync(eng: NativePtr, dev: number, y: Float32Array, n: number, hidden: number): Promise<Status> {
-    const err = Buffer.alloc(ERR_CAP);
-    return new Promise((resolve) => {
-      this.fn('take').async(eng, dev, y, n, hidden, err, ERR_CAP, (e: Error | null, code: number) => {
-        resolve(e !== null ? { code: -1, message: `koffi: ${e.message}` } : status(code, err));
-      });
-    });
+  /** Opens a group; with tag != 0 its completion is queued when the device is done. */
+  issue(eng: NativePtr, dev: number, gate: NativePtr[], up: NativePtr[], down: NativePtr[], x: Float32Array, hidden: number, tag: number): Status {
+    return this.call('issue', eng, dev, gate.length, gate, up, down, x, hidden, tag);
+  }
+
+  /** Collects the device's group (it waits only if the group is not finished yet). */
+  take(eng: NativePtr, dev: number, y: Float32Array, n: number, hidden: number): Status {
+    return this.call('take', eng, dev, y, n, hidden);
   }
 
   ledger(eng: NativePtr): { status: Status; count: number; bytes: number } {
     const count = [0];
     const bytes = [0];
-    const err = Buffer.alloc(ERR_CAP);
-    const code = this.fn('ledger')(eng, count, bytes, err, ERR_CAP) as number;
-    return { status: status(code, err), count: Number(count[0]), bytes: Number(bytes[0]) };
+    const st = this.call('ledger', eng, count, bytes);
+    return { status: st, count: Number(count[0]), bytes: Number(bytes[0]) };
   }
 
   faultArm(eng: NativePtr, op: 'upload' | 'issue' | 'take', dev: number, after: number): Status {
-    const err = Buffer.alloc(ERR_CAP);
-    return status(this.fn('faultArm')(eng, op, dev, after, err, ERR_CAP) as number, err);
+    return this.call('faultArm', eng, op, dev, after);
   }
 
-  expertCpu(e: ExpertArgs, lut: Float32Array, x: Float32Array, y: Float32Array): Status {
+  /** A RAM copy of the given tensors, read from the file by native code. */
+  ramLoadFile(eng: NativePtr, path: string, parts: readonly TensorPlacement[]): { status: Status; ram: NativePtr } {
+    const out: unknown[] = [null];
+    const table = parts.map((p) => ({ fmt: p.format, rows: p.rows, cols: p.cols, group: p.group, data_at: p.dataAt, scales_at: p.scalesAt }));
+    const st = this.call('ramLoadFile', eng, path, table, parts.length, out);
+    return { status: st, ram: out[0] };
+  }
+
+  ramFree(eng: NativePtr, ram: NativePtr): Status {
+    return this.call('ramFree', eng, ram);
+  }
+
+  ramStats(eng: NativePtr): { status: Status; copies: number; hostBytes: number; pinnedBytes: number } {
+    const copies = [0];
+    const host = [0];
+    const pinned = [0];
+    const st = this.call('ramStats', eng, copies, host, pinned);
+    return { status: st, copies: Number(copies[0]), hostBytes: Number(host[0]), pinnedBytes: Number(pinned[0]) };
+  }
+
+  stage(eng: NativePtr, ram: NativePtr): { status: Status; staging: NativePtr } {
+    const out: unknown[] = [null];
+    const st = this.call('stage', eng, ram, out);
+    return { status: st, staging: out[0] };
+  }
+
+  unstage(eng: NativePtr, staging: NativePtr): Status {
+    return this.call('unstage', eng, staging);
+  }
+
+  /** Starts the upload of one part of a staged RAM copy; returns once it is on its way. */
+  uploadStaged(eng: NativePtr, dev: number, staging: NativePtr, part: number, tag: number): { status: Status; tensor: NativePtr } {
+    const out: unknown[] = [null];
+    const st = this.call('uploadStaged', eng, dev, staging, part, tag, out);
+    return { status: st, tensor: out[0] };
+  }
+
+  /** Moves queued completions into `into` (up to `space` entries of COMPLETION_BYTES). */
+  completionsTake(eng: NativePtr, into: Buffer, space: number): { status: Status; n: number } {
+    const n = [0];
+    const st = this.call('completionsTake', eng, into, space, n);
+    return { status: st, n: n[0] ?? 0 };
+  }
+
+  /** Waits on a native worker thread until at least minReady completions are queued. */
+  completionsWaitAsync(eng: NativePtr, minReady: number, timeoutMs: number): Promise<{ status: Status; ready: number }> {
+    const ready = [0];
     const err = Buffer.alloc(ERR_CAP);
-    const code = this.fn('expertCpu')(
-      e.fmt, e.hidden, e.width, e.group, e.gate, e.gateS, e.up, e.upS, e.down, e.downS, lut, x, y, err, ERR_CAP,
-    ) as number;
-    return status(code, err);
+    return new Promise((resolve) => {
+      this.fn('completionsWait').async(eng, minReady, timeoutMs, ready, err, ERR_CAP, (e: Error | null, code: number) => {
+        if (e !== null) resolve({ status: { code: -1, message: `koffi: ${e.message}` }, ready: 0 });
+        else resolve({ status: status(code, err), ready: ready[0] ?? 0 });
+      });
+    });
+  }
+
+  expertCpuRam(eng: NativePtr, ram: NativePtr, x: Float32Array, y: Float32Array): Status {
+    return this.call('expertCpuRam', eng, ram, x, y);
+  }
+
+  copyBandwidth(eng: NativePtr, dev: number, bytes: number, reps: number, pinned: boolean): { status: Status; gbps: number } {
+    const gbps = [0];
+    const st = this.call('copyBandwidth', eng, dev, bytes, reps, pinned ? 1 : 0, gbps);
+    return { status: st, gbps: gbps[0] ?? 0 };
   }
 
   matvec(w: Float32Array, x: Float32Array, rows: number, cols: number, y: Float32Array): void {
@@ -216,9 +302,8 @@ export class NativeEngineLib {
   route(logits: Float32Array, k: number): { status: Status; ids: Int32Array; weights: Float32Array } {
     const ids = new Int32Array(k);
     const weights = new Float32Array(k);
-    const err = Buffer.alloc(ERR_CAP);
-    const code = this.fn('route')(logits, logits.length, k, ids, weights, err, ERR_CAP) as number;
-    return { status: status(code, err), ids, weights };
+    const st = this.call('route', logits, logits.length, k, ids, weights);
+    return { status: st, ids, weights };
   }
   axpy(acc: Float32Array, w: number, y: Float32Array): void {
     this.fn('axpy')(acc, w, y, acc.length);
@@ -233,27 +318,19 @@ export class NativeEngineLib {
   }
 }
 
-export interface UploadArgs {
-  readonly dev: number;
-  readonly fmt: number;
-  readonly rows: number;
-  readonly cols: number;
-  readonly group: number;
-  readonly data: Uint8Array | Int8Array;
-  readonly scales: Float32Array;
-}
-
-export interface ExpertArgs {
-  readonly fmt: number;
-  readonly hidden: number;
-  readonly width: number;
-  readonly group: number;
-  readonly gate: Uint8Array | Int8Array;
-  readonly gateS: Float32Array;
-  readonly up: Uint8Array | Int8Array;
-  readonly upS: Float32Array;
-  readonly down: Uint8Array | Int8Array;
-  readonly downS: Float32Array;
+/** Completion `i` of a buffer filled by completionsTake. */
+export function readCompletion(buf: Buffer, i: number): Completion {
+  const at = i * COMPLETION_BYTES;
+  const end = buf.indexOf(0, at + C_MESSAGE);
+  const stop = end < 0 || end > at + C_MESSAGE + C_MESSAGE_BYTES ? at + C_MESSAGE + C_MESSAGE_BYTES : end;
+  return {
+    tag: Number(buf.readBigUInt64LE(at + C_TAG)),
+    doneNs: Number(buf.readBigUInt64LE(at + C_DONE_NS)),
+    kind: buf.readInt32LE(at + C_KIND),
+    status: buf.readInt32LE(at + C_STATUS),
+    dev: buf.readInt32LE(at + C_DEV),
+    message: buf.toString('utf8', at + C_MESSAGE, stop),
+  };
 }
 
 function guessTarget(path: string): string {

@@ -1,53 +1,61 @@
 /**
- * The engine's RAM copies of the experts in a real run. JavaScript never frees memory
- * under us, so a read of a copy the engine already freed or recycled would silently
- * succeed here where the C engine reads garbage: every lending carries a generation,
- * and a stale read is the model's MEM-RAM violation.
+ * The engine's RAM copies of the experts in a real run: native memory (tl_ram), read from
+ * the model file by native code, page-locked where the backend can use that; no expert
+ * byte passes through JavaScript.
+ *
+ * Every lending is checked like the simulator's RAM slots: a read of a copy the engine
+ * already freed or recycled is the model's MEM-RAM violation here, before the native
+ * engine is asked (which would refuse the dead handle too).
+ * Invariants: at most one current copy per expert; `load` lends the current copy while
+ * it is alive (the engine read it once, at model open) and reads the file again only
+ * when there is none; every copy this table made is freed exactly once, by `release`
+ * or `releaseAll`.
  */
-import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../fixture/model_types.js';
+import type { EngineModel, TensorPlacement } from '../../fixture/model_types.js';
 import { Violation } from '../../check/violation.js';
+import type { NativeEngineLib, NativePtr } from './binding.js';
 
 export interface RealRam {
   readonly layer: number;
   readonly eid: number;
-  readonly weights: ExpertWeights;
+  readonly ptr: NativePtr;
   alive: boolean;
-}
-
-function copyMatrix(m: ExpertMatrix): ExpertMatrix {
-  return { ...m, data: m.data.slice(), scales: m.scales.slice() };
-}
-
-export function copyWeights(w: ExpertWeights): ExpertWeights {
-  return { gate: copyMatrix(w.gate), up: copyMatrix(w.up), down: copyMatrix(w.down) };
 }
 
 export class RealRamTable {
   private readonly table = new Map<number, RealRam>();
   live = 0;
+  loads = 0;
 
   constructor(
-    private readonly model: LoadedModel,
+    private readonly lib: NativeEngineLib,
+    private readonly engine: NativePtr,
+    private readonly model: EngineModel,
     preload: boolean,
   ) {
     if (preload) for (let l = 0; l < model.shape.layers; l++) for (let e = 0; e < model.shape.experts; e++) this.load(l, e);
   }
 
-  private source(layer: number, eid: number): ExpertWeights {
-    const w = this.model.layers[layer]?.experts[eid];
-    if (w === undefined) throw new Error(`model has no expert L${layer}E${eid}`);
-    return w;
+  private parts(layer: number, eid: number): readonly TensorPlacement[] {
+    const p = this.model.experts[layer]?.[eid];
+    if (p === undefined) throw new Error(`internal error: ${this.model.name} has no expert L${layer}E${eid}`);
+    return [p.gate, p.up, p.down];
   }
 
   current(layer: number, eid: number): RealRam | null {
     return this.table.get(layer * this.model.shape.experts + eid) ?? null;
   }
 
-  /** materialize a fresh RAM copy (from the container: the packed weights on disk) */
+  /** the engine's RAM copy of an expert: the current one, else read from the file now */
   load(layer: number, eid: number): RealRam {
-    const ram: RealRam = { layer, eid, weights: copyWeights(this.source(layer, eid)), alive: true };
+    const have = this.current(layer, eid);
+    if (have !== null) return have;
+    const r = this.lib.ramLoadFile(this.engine, this.model.expertFile, this.parts(layer, eid));
+    if (r.status.code !== 0) throw new Error(`RAM copy of L${layer}E${eid}: ${r.status.message}`);
+    const ram: RealRam = { layer, eid, ptr: r.ram, alive: true };
     this.table.set(layer * this.model.shape.experts + eid, ram);
     this.live++;
+    this.loads++;
     return ram;
   }
 
@@ -57,6 +65,13 @@ export class RealRamTable {
     this.live--;
     const key = ram.layer * this.model.shape.experts + ram.eid;
     if (this.table.get(key) === ram) this.table.delete(key);
+    const st = this.lib.ramFree(this.engine, ram.ptr);
+    if (st.code !== 0) throw new Error(`internal error: freeing the RAM copy of L${ram.layer}E${ram.eid}: ${st.message}`);
+  }
+
+  /** the end of a run: every copy still held goes back */
+  releaseAll(): void {
+    for (const ram of [...this.table.values()]) this.release(ram);
   }
 
   check(ram: RealRam, layer: number, eid: number, what: string): void {

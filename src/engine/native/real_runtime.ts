@@ -8,6 +8,7 @@
  * kept and reported; nothing is swallowed.
  */
 import type { CvName, MarkOp, Op, Thread } from '../../ops.js';
+import { describeCall, describeReturn } from '../../ops_text.js';
 import { ThreadState, type Checker, type RunView } from '../../check/checker.js';
 import { DEFAULT_LIMITS } from '../../check/limits.js';
 import { mustHoldMx, mustNotEndHolding } from '../../check/sync_discipline.js';
@@ -141,14 +142,33 @@ class RealRun implements RunView {
       case 'unlock':
         this.mx.unlock(th);
         this.note(th, 'unlock');
-        for (const c of this.checkers) c.onQuiescent?.(this);
+        for (const c of this.checkers) c.onQuiescent?.(this, th, null);
         return undefined;
-      case 'wait':
+      case 'wait': {
         this.note(th, `wait ${op.cv}`);
         th.doing = `waits on ${op.cv}`;
-        await this.cvs[op.cv].wait(this.mx, th);
+        const woken = this.cvs[op.cv].sleep(this.mx, th);
+        for (const c of this.checkers) c.onQuiescent?.(this, th, op.cv);
+        await woken;
+        await this.mx.lock(th);
         this.note(th, `woken on ${op.cv}, re-took mx`);
         return undefined;
+      }
+      default: {
+        const r = this.execOther(th, op);
+        return this.observed(th, op, r instanceof Promise ? ((await r) as unknown) : r);
+      }
+    }
+  }
+
+  private observed(th: RealThread, op: Op, result: unknown): unknown {
+    for (const c of this.checkers) c.onOp?.(this, th, op, result);
+    return result;
+  }
+
+  /** signal, broadcast, spawn, join, and every op the world answers (a promise: a native call). */
+  private execOther(th: RealThread, op: Op): unknown {
+    switch (op.k) {
       case 'signal':
         mustHoldMx(this.mx.owner, th, `signals ${op.cv}`);
         this.note(th, `signal ${op.cv}`);
@@ -167,24 +187,26 @@ class RealRun implements RunView {
       case 'join': {
         const target = this.threads[op.tid];
         th.doing = `joins ${target?.name ?? op.tid}`;
-        await this.tasks[op.tid];
-        this.note(th, `join ${target?.name ?? op.tid}`);
-        return undefined;
+        return (this.tasks[op.tid] ?? Promise.resolve()).then(() => this.note(th, `join ${target?.name ?? op.tid}`));
       }
       default: {
         th.doing = `in ${op.k}`;
         const res = this.world.exec(op, th.tid);
-        const value = res instanceof Promise ? ((await res) as unknown) : res;
-        if (this.traced) this.note(th, this.world.describe(op, value));
-        return value;
+        if (!(res instanceof Promise)) return this.described(th, op, res);
+        return res.then((value: unknown) => this.described(th, op, value));
       }
     }
   }
 
+  private described(th: RealThread, op: Op, value: unknown): unknown {
+    if (this.traced) this.note(th, this.world.describe(op, value));
+    return value;
+  }
+
   private mark(th: RealThread, op: MarkOp): void {
-    const text =
-      op.k === 'mark' ? `# ${op.what} ${op.detail ?? ''}` : op.k === 'call' ? `> ${op.fn} ${op.arg ?? ''}` : `< ${op.fn} ${op.value ?? ''}`;
-    this.note(th, text);
+    if (this.traced) {
+      this.note(th, op.k === 'mark' ? `# ${op.what} ${op.detail ?? ''}` : op.k === 'call' ? describeCall(op.call) : describeReturn(op.ret));
+    }
     for (const c of this.checkers) c.onMark?.(this, th, op);
   }
 

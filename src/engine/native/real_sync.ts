@@ -47,14 +47,14 @@ export class RealCondVar {
 
   constructor(readonly name: CvName) {}
 
-  async wait(mx: RealMutex, th: RealThread): Promise<void> {
+  /** Parks th on this condition variable and releases mx; resolves once th is woken. */
+  sleep(mx: RealMutex, th: RealThread): Promise<void> {
     mustHoldMx(mx.owner, th, `waits on ${this.name}`);
     const woken = new Promise<void>((resolve) => this.waiters.push({ th, resolve }));
     th.state = ThreadState.CvWait;
     th.waitingOn = this.name;
     mx.unlock(th);
-    await woken;
-    await mx.lock(th);
+    return woken;
   }
 
   signal(): void {

@@ -1,35 +1,61 @@
 /**
  * The real world: answers the ops of the tier and of the engine driver with the native
- * engine (through the binding) and the tiny MoE model.
+ * engine (through the binding) and a model whose experts live in a file (EngineModel).
  *
  * Every device-side op is mirrored into a shadow of the model's own ledger, so the
  * model's checkers see a real run exactly as they see a simulated one: a free of a
  * tensor an open group reads, a stale staging copy, an input write outside its block,
  * a leak at shutdown are the same violations with the same ids. The shadow never
  * changes what the engine does.
+ * Expert bytes move in native code only: RAM copies are the engine's (real_ram.ts),
+ * staging and uploads are real_transfers.ts (an upload returns once the copy is on its
+ * way: no promise, no event-loop turn), and finished groups come back through the
+ * engine's completion queue in batches (completions.ts). Each op allocates a constant
+ * number of small JavaScript objects, whatever the tensor's size.
  */
-import type { Contribution, GroupRow, Op, RouteInfo } from '../../ops.js';
-import type { ExpertMatrix, ExpertWeights, LoadedModel } from '../../fixture/model_types.js';
+import type {
+  Contribution,
+  ExpertOutput,
+  GroupRow,
+  HostArray,
+  Op,
+  OpOf,
+  OpResults,
+  RamRef,
+  RouteInfo,
+  StagingCopy,
+  TensorHandle,
+  WorldOpKind,
+} from '../../ops.js';
+import type { EngineModel } from '../../fixture/model_types.js';
 import { MAX_GROUP_ROWS } from '../../tier/config.js';
 import type { CheckedWorld } from '../../check/checked_world.js';
-import { Ledger, type SimStaging, type SimTensor } from '../../check/ledger.js';
+import { CombineLedger, requireCpuWeights } from '../../check/combine.js';
+import { Ledger, type SimHostArray, type SimStaging, type SimTensor } from '../../check/ledger.js';
 import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
-import { copyWeights, RealRamTable, type RealRam } from './real_ram.js';
+import { CompletionQueue } from './completions.js';
+import { RealTransfers, type RealStaging, type RealTensor } from './real_transfers.js';
+import { RealRamTable, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
-import { readHeatFile, writeHeatFile } from './heat_file.js';
+import { readHeatBytes, writeHeatBytes } from './heat_file.js';
 import { Trunk, type LayerRoute } from './trunk.js';
+import { RealStats, type TimeBucket } from './real_stats.js';
 
-interface RealTensor {
-  readonly ptr: NativePtr;
-  readonly shadow: SimTensor;
-  /** device bytes it really takes (the checkers read it like a simulated tensor's) */
-  readonly bytes: number;
+/** Each op a world answers, with its result type or a promise of it (a native wait). */
+type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] | Promise<OpResults[K]> };
+
+/** The real world's handles are its own records: the one place the opaque types are opened. */
+function open<T>(handle: unknown): T {
+  return handle as T;
 }
-interface RealStaging {
-  readonly weights: ExpertWeights;
-  readonly shadow: SimStaging;
+function seal<H>(record: object): H {
+  return record as unknown as H;
 }
+function sealOrNull<H>(record: object | null): H | null {
+  return record === null ? null : seal<H>(record);
+}
+
 interface Activation {
   readonly token: number;
   readonly layer: number;
@@ -41,6 +67,10 @@ interface RealOutput {
   readonly eid: number;
   readonly y: Float32Array;
 }
+interface OpenGroup {
+  readonly tag: number;
+  readonly rows: RealOutput[];
+}
 
 export interface RealWorldOptions {
   readonly devices: number;
@@ -51,47 +81,67 @@ export interface RealWorldOptions {
   readonly steps: number;
 }
 
-export interface RealStats {
-  uploads: number;
-  uploadBytes: number;
-  uploadSeconds: number;
-  failures: string[];
-  nativeLedgerAtShutdown: { count: number; bytes: number } | null;
-}
-
 export class RealWorld implements RealWorldApi, CheckedWorld {
   readonly ledger: Ledger;
   readonly ram: RealRamTable;
   readonly trunk: Trunk;
-  combines = 0;
+  readonly combined: CombineLedger;
   readonly expectedCombines: number;
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
   /** argmax of every step, and the final hidden state of every step (bit comparisons) */
   readonly argmax: number[] = [];
   readonly hidden: Float32Array[] = [];
-  readonly stats: RealStats = { uploads: 0, uploadBytes: 0, uploadSeconds: 0, failures: [], nativeLedgerAtShutdown: null };
+  readonly stats = new RealStats();
+  private readonly transfers: RealTransfers;
+  private readonly completions: CompletionQueue;
   private readonly block: Float32Array;
   private readonly routes = new Map<number, LayerRoute>();
-  private readonly pendingRows: (RealOutput[] | null)[];
+  private readonly groups: (OpenGroup | null)[];
+  private groupTags = 0;
   private engineAlive = true;
   /** decode wall time: first route to last token */
   decodeStarted = 0;
   decodeEnded = 0;
   private readonly H: number;
+  private readonly handlers: Handlers;
 
   constructor(
     private readonly lib: NativeEngineLib,
     private readonly engine: NativePtr,
-    private readonly model: LoadedModel,
+    model: EngineModel,
     private readonly opts: RealWorldOptions,
   ) {
     this.H = model.shape.hidden;
     this.ledger = new Ledger(opts.devices, MAX_GROUP_ROWS, lib.reclaims(engine));
-    this.ram = new RealRamTable(model, !opts.streaming);
+    this.ram = new RealRamTable(lib, engine, model, !opts.streaming);
     this.trunk = new Trunk(lib, model, opts.steps + 1);
     this.block = new Float32Array(opts.devices * MAX_GROUP_ROWS * this.H);
-    this.pendingRows = new Array<RealOutput[] | null>(opts.devices).fill(null);
+    this.groups = new Array<OpenGroup | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
+    this.combined = new CombineLedger(model.shape.layers);
+    this.transfers = new RealTransfers(lib, engine, model, this.ledger, this.ram, this.stats);
+    this.completions = new CompletionQueue(lib, engine, (c) => this.transfers.landed(c), (m) => this.stats.failures.push(m));
+    this.handlers = this.makeHandlers();
+  }
+
+  deviceBytes(tensor: TensorHandle): number {
+    return open<RealTensor>(tensor).bytes;
+  }
+
+  tensorOwner(tensor: TensorHandle): SimTensor {
+    return open<RealTensor>(tensor).shadow;
+  }
+
+  stagingOwner(staging: StagingCopy): SimStaging {
+    return open<RealStaging>(staging).shadow;
+  }
+
+  hostArrayKind(array: HostArray): string {
+    return open<SimHostArray>(array).what;
+  }
+
+  get combines(): number {
+    return this.combined.combines;
   }
 
   private inputToken(step: number): number {
@@ -102,143 +152,129 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   exec(op: Op): unknown {
-    switch (op.k) {
-      case 'memInfo': {
+    const handler = this.handlers[op.k as WorldOpKind] as ((op: Op) => unknown) | undefined;
+    if (handler === undefined) throw new Error(`internal error: the real world has no op '${op.k}'`);
+    return handler(op);
+  }
+
+  /** Times a synchronous piece of work into one of the stats' buckets. */
+  private timed<T>(bucket: TimeBucket, work: () => T): T {
+    const t0 = performance.now();
+    try {
+      return work();
+    } finally {
+      this.stats.addTime(bucket, performance.now() - t0);
+    }
+  }
+
+  private makeHandlers(): Handlers {
+    const L = this.ledger;
+    return {
+      hostAlloc: (op) => seal(L.hostAlloc(op.what, op.bytes)),
+      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
+      // the real mutex and condition variables are the runtime's: nothing can fail here
+      syncInit: () => true,
+      memInfo: (op) => {
         const r = this.lib.memInfo(this.engine, op.dev);
         if (r.status.code !== 0) {
           this.stats.failures.push(`memInfo dev${op.dev}: ${r.status.message}`);
           return null;
         }
         return { free: r.free, total: r.total };
-      }
-      case 'stage': {
-        const ram = op.ram as unknown as RealRam;
-        this.ram.check(ram, op.layer, op.eid, 'staging copy');
-        const staging: RealStaging = { weights: copyWeights(ram.weights), shadow: this.ledger.stage(op.layer, op.eid) };
-        return staging;
-      }
-      case 'unstage':
-        this.ledger.unstage((op.staging as unknown as RealStaging).shadow);
-        return undefined;
-      case 'upload':
-        return this.upload(op.dev, op.staging as unknown as RealStaging, op.part, op.layer, op.eid);
-      case 'free': {
-        const t = op.tensor as unknown as RealTensor;
-        this.ledger.free(t.shadow, op.dev);
+      },
+      stage: (op) => this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid))),
+      unstage: (op) => this.timed('ffi', () => this.transfers.unstage(open<RealStaging>(op.staging))),
+      upload: (op) =>
+        this.timed('ffi', () => sealOrNull(this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid))),
+      free: (op) => {
+        const t = open<RealTensor>(op.tensor);
+        L.free(t.shadow, op.dev);
         if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
-        const st = this.lib.free(this.engine, t.ptr);
+        const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
         if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
-        return undefined;
-      }
-      case 'writeInput': {
-        const a = op.input as unknown as Activation;
-        this.ledger.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
+      },
+      writeInput: (op) => {
+        const a = open<Activation>(op.input);
+        L.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
         for (let r = 0; r < op.rows; r++) this.block.set(a.x, (op.rowOffset + r) * this.H);
-        return undefined;
-      }
-      case 'issueGroup':
-        return this.issueGroup(op.dev, op.rowOffset, op.rows);
-      case 'takeGroup':
-        return this.takeGroup(op.dev);
-      case 'uploadDense':
-      case 'denseGemv':
-        return op.k === 'uploadDense' ? null : undefined; // no dense residents in the tiny model
-      case 'readHeat':
-        return this.opts.heatPath === null ? null : readHeatFile(this.opts.heatPath, this.model.shape, this.stats.failures);
-      case 'writeHeat':
-        if (this.opts.heatPath !== null) writeHeatFile(this.opts.heatPath, op.heat);
-        return undefined;
-      case 'backendShutdown':
-        return this.backendShutdown();
-      case 'route': {
+      },
+      issueGroup: (op) => this.timed('ffi', () => this.issueGroup(op.dev, op.rowOffset, op.rows)),
+      takeGroup: (op) => this.takeGroup(op.dev),
+      // the models have no dense residents: the trunk runs on the CPU
+      uploadDense: () => null,
+      denseGemv: () => undefined,
+      readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
+      writeHeat: (op) => {
+        if (this.opts.heatPath !== null) writeHeatBytes(this.opts.heatPath, op.bytes);
+      },
+      backendShutdown: () => this.backendShutdown(),
+      route: (op) => {
         if (this.decodeStarted === 0) this.decodeStarted = performance.now();
-        // the decode thread's native calls are synchronous: give the event loop a turn
-        // each layer, so the uploader's finished native uploads are taken in, as a real
-        // uploader thread would run beside the decode thread
-        const { token, layer } = op;
-        return new Promise<RouteInfo>((resolve) => setImmediate(() => resolve(this.route(token, layer))));
-      }
-      case 'ramOf':
-        return this.ram.current(op.layer, op.eid);
-      case 'loadRam':
-        return this.ram.load(op.layer, op.eid);
-      case 'freeRam': {
+        return this.timed('trunk', () => this.route(op.token, op.layer));
+      },
+      ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
+      loadRam: (op) => this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid))),
+      freeRam: (op) => {
         const ram = this.ram.current(op.layer, op.eid);
-        if (ram !== null) this.ram.release(ram);
-        return undefined;
-      }
-      case 'recycleRam':
-        this.ram.release(op.ram as unknown as RealRam);
-        return undefined;
-      case 'cpuExpert':
-        return this.cpuExpert(op.layer, op.eid, op.ram as unknown as RealRam | null, op.input as unknown as Activation);
-      case 'combine':
-        this.combine(op.token, op.layer, op.parts);
-        return undefined;
-      case 'finishToken':
-        this.argmax.push(this.trunk.finish());
-        this.hidden.push(this.trunk.x.slice());
-        this.decodeEnded = performance.now();
-        return undefined;
-      default:
-        throw new Error(`the real world has no op '${op.k}'`);
-    }
-  }
-
-  private async upload(dev: number, staging: RealStaging, part: 'gate' | 'up' | 'down', layer: number, eid: number): Promise<RealTensor | null> {
-    this.ledger.checkUploadSource(staging.shadow, layer, eid);
-    const m: ExpertMatrix = staging.weights[part];
-    const started = performance.now();
-    const r = await this.lib.uploadAsync(this.engine, {
-      dev,
-      fmt: m.format,
-      rows: m.rows,
-      cols: m.cols,
-      // the ABI takes a group size only for the grouped format (0 otherwise)
-      group: m.format === 4 ? m.group : 0,
-      data: m.data,
-      scales: m.scales,
-    });
-    this.stats.uploadSeconds += (performance.now() - started) / 1000;
-    if (r.status.code !== 0) {
-      this.stats.failures.push(`upload L${layer}E${eid}.${part} dev${dev}: ${r.status.message}`);
-      return null;
-    }
-    this.stats.uploads++;
-    this.stats.uploadBytes += m.data.byteLength + m.scales.byteLength;
-    const bytes = this.lib.footprint(m.data.byteLength) + this.lib.footprint(m.scales.byteLength);
-    return { ptr: r.tensor, shadow: this.ledger.alloc(dev, layer, eid, part, bytes), bytes };
+        if (ram !== null) this.timed('ffi', () => this.ram.release(ram));
+      },
+      recycleRam: (op) => this.timed('ffi', () => this.ram.release(open<RealRam>(op.ram))),
+      cpuExpert: (op) => this.timed('cpuExperts', () => seal(this.cpuExpert(op.layer, op.eid, op.ram, open<Activation>(op.input)))),
+      combine: (op) => this.timed('trunk', () => this.combine(op.token, op.layer, op.parts)),
+      finishToken: () =>
+        this.timed('trunk', () => {
+          this.argmax.push(this.trunk.finish());
+          this.hidden.push(this.trunk.x.slice());
+          this.decodeEnded = performance.now();
+        }),
+    };
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
-    const tensors = rows.map((r) => r.tensors as unknown as RealTensor[]);
+    const tensors = rows.map((r) => r.tensors.map((h) => open<RealTensor>(h)));
     this.ledger.openGroup(dev, tensors.flat().map((t) => t.shadow), `group on device ${dev}`);
     const x = this.block.subarray(rowOffset * this.H, (rowOffset + rows.length) * this.H);
     const ptrs = (i: number) => tensors.map((ts) => ts[i]?.ptr ?? null);
-    const st = this.lib.issue(this.engine, dev, ptrs(0), ptrs(1), ptrs(2), x, this.H);
+    const tag = 2 * ++this.groupTags + 1;
+    const st = this.lib.issue(this.engine, dev, ptrs(0), ptrs(1), ptrs(2), x, this.H, tag);
     if (st.code !== 0) {
       this.ledger.closeGroup(dev);
       this.stats.failures.push(`issue dev${dev}: ${st.message}`);
       return false;
     }
-    this.pendingRows[dev] = rows.map((row, i) => {
+    const outputs = rows.map((row, i) => {
       const src = this.ledger.inputRows[rowOffset + i];
       return { token: src?.token ?? -1, layer: src?.layer ?? -1, eid: row.eid, y: new Float32Array(0) };
     });
+    this.groups[dev] = { tag, rows: outputs };
     return true;
   }
 
-  private async takeGroup(dev: number): Promise<RealOutput[] | null> {
-    const rows = this.pendingRows[dev] ?? [];
-    this.pendingRows[dev] = null;
+  /** Waits for the group's completion only if it is not in yet, then collects it. */
+  private takeGroup(dev: number): ExpertOutput[] | null | Promise<ExpertOutput[] | null> {
+    const g = this.groups[dev];
+    this.groups[dev] = null;
+    if (g === null || g === undefined) return this.collect(dev, null);
+    const done = this.completions.group(g.tag);
+    if (!(done instanceof Promise)) return this.collect(dev, g);
+    const t0 = performance.now();
+    return done.then(() => {
+      this.stats.addTime('gpuWait', performance.now() - t0);
+      return this.collect(dev, g);
+    });
+  }
+
+  /** The group has finished on the device: take copies its outputs out without waiting. */
+  private collect(dev: number, g: OpenGroup | null): ExpertOutput[] | null {
+    const rows = g?.rows ?? [];
     const y = new Float32Array(rows.length * this.H);
-    const st = await this.lib.takeAsync(this.engine, dev, y, rows.length, this.H);
+    const st = this.timed('ffi', () => this.lib.take(this.engine, dev, y, rows.length, this.H));
     this.ledger.closeGroup(dev);
     if (st.code !== 0) {
       this.stats.failures.push(`take dev${dev}: ${st.message}`);
       return null;
     }
-    return rows.map((r, i) => ({ ...r, y: y.subarray(i * this.H, (i + 1) * this.H) }));
+    return rows.map((r, i) => seal<ExpertOutput>({ ...r, y: y.subarray(i * this.H, (i + 1) * this.H) }));
   }
 
   private route(token: number, layer: number): RouteInfo {
@@ -246,61 +282,63 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     const r = this.trunk.route(layer);
     this.routes.set(layer, r);
     const input: Activation = { token, layer, x: r.input };
-    return { token, layer, eids: Array.from(r.ids), input: input as unknown as RouteInfo['input'] };
+    return { token, layer, eids: Array.from(r.ids), input: seal(input) };
   }
 
-  private cpuExpert(layer: number, eid: number, ram: RealRam | null, input: Activation): RealOutput {
-    if (ram === null) throw new Violation('COMP-MISS-WEIGHTS', `L${layer}E${eid} computed on the CPU with no RAM weights`);
+  private cpuExpert(layer: number, eid: number, lent: RamRef | null, input: Activation): RealOutput {
+    const ram = open<RealRam>(requireCpuWeights(layer, eid, lent));
     this.ram.check(ram, layer, eid, 'CPU expert');
-    const w = ram.weights;
     const y = new Float32Array(this.H);
-    const st = this.lib.expertCpu(
-      {
-        fmt: w.gate.format,
-        hidden: this.H,
-        width: this.model.shape.expertWidth,
-        group: w.gate.format === 4 ? this.model.shape.groupSize : 0,
-        gate: w.gate.data,
-        gateS: w.gate.scales,
-        up: w.up.data,
-        upS: w.up.scales,
-        down: w.down.data,
-        downS: w.down.scales,
-      },
-      this.model.siluLut,
-      input.x,
-      y,
-    );
+    const st = this.lib.expertCpuRam(this.engine, ram.ptr, input.x, y);
     if (st.code !== 0) throw new Error(`CPU expert L${layer}E${eid}: ${st.message}`);
     return { token: input.token, layer: input.layer, eid, y };
   }
 
   private combine(token: number, layer: number, parts: readonly Contribution[]): void {
     const route = this.routes.get(layer);
-    if (route === undefined) throw new Error(`combine of layer ${layer} before its route`);
-    const want = Array.from(route.ids);
-    const got = parts.map((p) => p.eid);
-    if (got.length !== want.length || got.some((e, i) => e !== want[i])) {
-      throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer}: combined [${got.join(',')}], routed [${want.join(',')}]`);
-    }
-    const ys = parts.map((p) => {
-      const out = p.output as unknown as RealOutput;
-      if (out.token !== token || out.layer !== layer || out.eid !== p.eid) {
-        throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer}: expert ${p.eid}'s output belongs to token ${out.token} layer ${out.layer} expert ${out.eid}`);
-      }
-      return out.y;
-    });
-    this.trunk.combine(route, ys);
-    this.combines++;
+    if (route === undefined) throw new Error(`internal error: combine of layer ${layer} before its route`);
+    this.combined.record(token, layer, Array.from(route.ids), parts, (p) => open<RealOutput>(p.output));
+    this.trunk.combine(
+      route,
+      parts.map((p) => open<RealOutput>(p.output).y),
+    );
   }
 
   private backendShutdown(): undefined {
     this.leakedAtShutdown = { tensors: this.ledger.liveTensors, staging: this.ledger.liveStaging };
     const l = this.lib.ledger(this.engine);
     this.stats.nativeLedgerAtShutdown = l.status.code === 0 ? { count: l.count, bytes: l.bytes } : null;
+    const ram = this.lib.ramStats(this.engine);
+    this.stats.ramHostBytes = ram.hostBytes;
+    this.stats.ramPinnedBytes = ram.pinnedBytes;
     this.ledger.backendShutdown = true;
     this.engineAlive = false;
     return undefined;
+  }
+
+  /**
+   * After the run: waits (at most `seconds`) until every upload has landed, so the
+   * stats count them all, then gives the RAM copies back and stops the queue.
+   */
+  async settle(seconds = 10): Promise<void> {
+    const until = performance.now() + seconds * 1000;
+    this.completions.drain();
+    while (this.stats.landed < this.stats.uploads && performance.now() < until) {
+      const left = this.stats.uploads - this.stats.landed;
+      await this.lib.completionsWaitAsync(this.engine, left, Math.min(1000, Math.max(1, until - performance.now())));
+      this.completions.drain();
+    }
+    if (this.stats.landed < this.stats.uploads) {
+      this.stats.failures.push(`${this.stats.uploads - this.stats.landed} uploads never reported landing`);
+    }
+    this.completions.close();
+    this.stats.completionWakeups = this.completions.wakeups;
+    this.ram.releaseAll();
+  }
+
+  /** native completion waits that returned so far (each cost one event-loop turn) */
+  get completionWakeups(): number {
+    return this.completions.wakeups;
   }
 
   /** the engine is destroyed by its owner (the oracle), after the run */

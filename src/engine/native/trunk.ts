@@ -1,10 +1,10 @@
 /**
- * The decode trunk of the tiny MoE model (native/MATH.md), computed in native code on the
+ * The decode trunk of the MoE model (native/MATH.md), computed in native code on the
  * CPU: embedding, norms, attention with a KV cache, router, the expert sum in route
  * order, lm_head. Identical for every run on one machine, so any difference between two
  * runs' hidden states comes from the expert tier, and there must be none.
  */
-import type { LoadedModel } from '../../fixture/model_types.js';
+import type { EngineModel } from '../../fixture/model_types.js';
 import type { NativeEngineLib } from './binding.js';
 
 export interface LayerRoute {
@@ -25,7 +25,7 @@ export class Trunk {
 
   constructor(
     private readonly lib: NativeEngineLib,
-    private readonly model: LoadedModel,
+    private readonly model: EngineModel,
     maxPositions: number,
   ) {
     const H = model.shape.hidden;

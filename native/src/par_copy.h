@@ -1,5 +1,6 @@
 /*
- * Host memcpy split across threads, for filling the pinned staging buffer.
+ * Host memcpy split across threads, for filling a staging buffer or mapped device memory
+ * (the CUDA backend's pinned staging, the Vulkan backend's mapped uploads).
  *
  * Why: one core's memcpy is far below what the DMA drains from pinned memory, so the
  * host copy is the upload's bottleneck. Measured through tl_tensor_upload on an H200
@@ -17,7 +18,7 @@
 /* Copies n bytes with up to `threads` threads (1..PAR_COPY_MAX_THREADS). */
 void par_copy(void *dst, const void *src, size_t n, int threads);
 
-/* Thread count for uploads: TIERLAB_CUDA_COPY_THREADS if set (1..16), else 4. */
+/* Thread count for uploads: TIERLAB_COPY_THREADS if set (1..16), else 4. */
 int par_copy_threads_from_env(void);
 
 #endif

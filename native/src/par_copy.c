@@ -53,7 +53,7 @@ void par_copy(void *dst, const void *src, size_t n, int threads) {
 }
 
 int par_copy_threads_from_env(void) {
-  const char *v = getenv("TIERLAB_CUDA_COPY_THREADS");
+  const char *v = getenv("TIERLAB_COPY_THREADS");
   if (v == NULL || *v == '\0') return 4;
   int t = atoi(v);
   if (t < 1) return 1;

@@ -1,0 +1,58 @@
+/**
+ * Lost wakeups, checked whenever mx is released: a thread asleep on a condition variable
+ * must still have a reason to sleep. Each wait in the tier is `while (P) wait`, so a
+ * sleeper whose predicate P is false at a quiescent point was not woken when P became
+ * false: whoever made it false forgot to signal or broadcast (#1340 and its family). It
+ * may be rescued by a later broadcast, or never: either way it is a defect.
+ *
+ * The predicates, by where the thread sleeps (PROTOCOL.md):
+ *  - the uploader on cv: the ring is empty and not stopping;
+ *  - the uploader on cv_take (a swap): a group is open and not stopping;
+ *  - fill_wait: uploads in flight and not stopping;
+ *  - note_block, note_planned: the ring is full and not stopping;
+ *  - shutdown: a woken caller still inside, the decode thread issuing or collecting, or
+ *    a dense GEMV reading.
+ * Once stop is set, every predicate but shutdown's is false: a sleeper then is
+ * LIVE-SHUTDOWN (nobody will ever wake it); before, LIVE-LOST-WAKEUP.
+ */
+import type { MarkOp, Op, TierApi } from '../../ops.js';
+import { ThreadState, type Checker, type RunView, type ThreadView } from '../checker.js';
+import type { CheckContext } from '../checked_world.js';
+import { Violation } from '../violation.js';
+
+export function lostWakeupChecker(ctx: CheckContext): Checker {
+  const st = ctx.st;
+  const api = new Map<number, TierApi>();
+  let uploader = -1;
+  const predicate = (th: ThreadView): boolean => {
+    if (th.tid === uploader) return th.waitingOn === 'cv' ? st.qn === 0 && !st.stop : st.issueOpen && !st.stop;
+    switch (api.get(th.tid)) {
+      case 'fill_wait':
+        return st.inflight > 0 && !st.stop;
+      case 'note_block':
+      case 'note_planned':
+        return st.qn === st.cfg.ringCapacity && !st.stop;
+      case 'shutdown':
+        return st.waitersInside > 0 || st.groupsBusy || st.denseInflight > 0;
+      default:
+        return true; // not a tier wait: nothing to say
+    }
+  };
+  return {
+    onMark(_rt: RunView, th: ThreadView, op: MarkOp) {
+      if (op.k === 'call') api.set(th.tid, op.call.fn);
+      else if (op.k === 'ret') api.delete(th.tid);
+    },
+    onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown) {
+      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) uploader = result;
+    },
+    onQuiescent(rt: RunView) {
+      for (const th of rt.threads) {
+        if (th.state !== ThreadState.CvWait || predicate(th)) continue;
+        const where = th.tid === uploader ? 'uploader' : (api.get(th.tid) ?? 'a wait');
+        if (st.stop) throw new Violation('LIVE-SHUTDOWN', `${th.name} still sleeps on ${th.waitingOn ?? '?'} (in ${where}) after stop was set and mx released`);
+        throw new Violation('LIVE-LOST-WAKEUP', `${th.name} sleeps on ${th.waitingOn ?? '?'} in ${where} though its wait is over: nobody woke it`);
+      }
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The abstraction from the tier's state to the reference's: field by field, the first
+ * fact on which the two disagree (null: they agree). Device handles, staging copies and
+ * RAM pointers are compared by presence, the ring by its entries oldest first, the
+ * groups by their experts.
+ */
+import type { TierState } from '../../tier/state.js';
+import type { SpecState } from '../../spec/state.js';
+
+export interface Difference {
+  readonly field: string;
+  readonly spec: string;
+  readonly tier: string;
+}
+
+const diff = (field: string, spec: unknown, tier: unknown): Difference => ({ field, spec: String(spec), tier: String(tier) });
+
+export function firstDifference(s: SpecState, t: TierState): Difference | null {
+  const c = s.counters;
+  const k = t.counters;
+  if (c.uploads !== k.uploads) return diff('counters.uploads', c.uploads, k.uploads);
+  if (c.uploadFailures !== k.uploadFailures) return diff('counters.uploadFailures', c.uploadFailures, k.uploadFailures);
+  if (c.hits !== k.hits) return diff('counters.hits', c.hits, k.hits);
+  if (c.misses !== k.misses) return diff('counters.misses', c.misses, k.misses);
+  if (c.swaps !== k.swaps) return diff('counters.swaps', c.swaps, k.swaps);
+  if (c.swapsAbandoned !== k.swapsAbandoned) return diff('counters.swapsAbandoned', c.swapsAbandoned, k.swapsAbandoned);
+  if (c.queueFullSkips !== k.queueFullSkips) return diff('counters.queueFullSkips', c.queueFullSkips, k.queueFullSkips);
+  if (s.exp !== t.expBytes) return diff('exp_bytes', s.exp, t.expBytes);
+  if (s.active !== t.active) return diff('active', s.active, t.active);
+  if (s.stop !== t.stop) return diff('stop', s.stop, t.stop);
+  if (!s.active) return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);
+  return scalars(s, t) ?? devices(s, t) ?? ring(s, t) ?? groups(s, t) ?? slots(s, t);
+}
+
+function scalars(s: SpecState, t: TierState): Difference | null {
+  if (s.inflight !== t.inflight) return diff('inflight', s.inflight, t.inflight);
+  if (s.issueOpen !== t.issueOpen) return diff('issueOpen', s.issueOpen, t.issueOpen);
+  if (s.tick !== t.tick) return diff('tick', s.tick, t.tick);
+  if (s.groupsBusy !== t.groupsBusy) return diff('groupsBusy', s.groupsBusy, t.groupsBusy);
+  if (s.groupsDrained !== t.groupsDrained) return diff('groupsDrained', s.groupsDrained, t.groupsDrained);
+  if (s.waiters !== t.waitersInside) return diff('waitersInside', s.waiters, t.waitersInside);
+  if (s.denseInflight !== t.denseInflight) return diff('denseInflight', s.denseInflight, t.denseInflight);
+  return null;
+}
+
+function devices(s: SpecState, t: TierState): Difference | null {
+  for (let d = 0; d < s.cfg.devices; d++) {
+    if ((s.budget[d] ?? 0) !== (t.budget[d] ?? 0)) return diff(`budget[${d}]`, s.budget[d], t.budget[d]);
+    if ((s.used[d] ?? 0) !== (t.used[d] ?? 0)) return diff(`used[${d}]`, s.used[d], t.used[d]);
+    const dense = t.dense[d] !== null && t.dense[d] !== undefined;
+    if ((s.dense[d] === true) !== dense) return diff(`dense[${d}]`, s.dense[d] === true, dense);
+  }
+  return null;
+}
+
+function ring(s: SpecState, t: TierState): Difference | null {
+  if (s.ring.length !== t.qn) return diff('qn', s.ring.length, t.qn);
+  const cap = t.ring.length;
+  for (let i = 0; i < s.ring.length; i++) {
+    const a = s.ring[i];
+    const b = t.ring[(t.qh + i) % cap];
+    if (a === undefined || b === null || b === undefined || !sameEntry(a, b)) {
+      const as = a === undefined ? '-' : entry(a.layer, a.eid, a.victim);
+      const bs = b === null || b === undefined ? '-' : entry(b.layer, b.eid, b.victim);
+      return diff(`ring[${i}]`, as, bs);
+    }
+  }
+  return null;
+}
+
+type Entry = { layer: number; eid: number; victim: { layer: number; eid: number } | null };
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  if (a.layer !== b.layer || a.eid !== b.eid) return false;
+  if (a.victim === null || b.victim === null) return a.victim === b.victim;
+  return a.victim.layer === b.victim.layer && a.victim.eid === b.victim.eid;
+}
+
+function entry(layer: number, eid: number, victim: { layer: number; eid: number } | null): string {
+  return `L${layer}E${eid}${victim === null ? '' : `<-L${victim.layer}E${victim.eid}`}`;
+}
+
+function groups(s: SpecState, t: TierState): Difference | null {
+  for (let d = 0; d < s.cfg.devices; d++) {
+    const a = s.groups[d] ?? [];
+    const b = t.groups[d] ?? [];
+    let same = a.length === b.length;
+    for (let i = 0; same && i < a.length; i++) same = a[i] === b[i]?.eid;
+    if (!same) return diff(`groups[${d}]`, `[${a.join(',')}]`, `[${b.map((r) => r.eid).join(',')}]`);
+  }
+  return null;
+}
+
+function slots(s: SpecState, t: TierState): Difference | null {
+  const devices = s.cfg.devices;
+  for (let l = 0; l < s.slots.length; l++) {
+    const row = s.slots[l] ?? [];
+    const trow = t.slots[l];
+    if (trow === undefined || trow.length !== row.length) return diff(`slots[${l}]`, row.length, trow?.length ?? 0);
+    for (let e = 0; e < row.length; e++) {
+      const a = row[e];
+      const b = trow[e];
+      if (a === undefined || b === undefined) continue;
+      if (
+        b.home === e % devices &&
+        a.heat === b.heat &&
+        a.resident === b.resident &&
+        a.queued === b.queued &&
+        a.planned === b.planned &&
+        a.tensors === (b.tensors !== null) &&
+        a.ram === (b.ram !== null)
+      ) {
+        continue;
+      }
+      const at = `L${l}E${e}`;
+      if (b.home !== e % devices) return diff(`${at}.home`, `device ${e % devices}`, `device ${b.home}`);
+      if (a.heat !== b.heat) return diff(`${at}.heat`, a.heat, b.heat);
+      if (a.resident !== b.resident) return diff(`${at}.resident`, a.resident, b.resident);
+      if (a.queued !== b.queued) return diff(`${at}.queued`, a.queued, b.queued);
+      if (a.planned !== b.planned) return diff(`${at}.planned`, a.planned, b.planned);
+      if (a.tensors !== (b.tensors !== null)) return diff(`${at}.tensors`, a.tensors, b.tensors !== null);
+      return diff(`${at}.ram`, a.ram, b.ram !== null);
+    }
+  }
+  return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);
+}

@@ -1,0 +1,192 @@
+/**
+ * Refinement: the tier must do what the reference (src/spec/) does, step for step.
+ *
+ * Each thread inside a tier call (from its `call` mark to its `ret` mark), and the
+ * uploader from its start, runs the reference's program of that call in lockstep: at
+ * every release of mx by that thread, and at its return, the reference performs the
+ * protocol's next atomic action over its own state, taking the ops the thread really did
+ * in between (with the world's answers: an upload that failed, a device that is full).
+ * The step must end as the tier's did (an unlock, a wait on the same condition
+ * variable, a return with the same value), every op must be the one the reference
+ * expects, and afterwards the tier's state must equal the reference's, field by field.
+ * A release of mx by a thread in no tier call may change nothing.
+ *
+ * A divergence is a violation of the SPEC-* family of the action (the plan, admission,
+ * decay, placement, the mask, take, the counters, the heat file, init, the uploader,
+ * shutdown, a missing wakeup), naming the action and the first field that differs.
+ */
+import type { CvName, MarkOp, Op, TierReturn } from '../../ops.js';
+import type { TierState } from '../../tier/state.js';
+import type { SpecCall } from '../../spec/call.js';
+import type { Release, SpecValue, Step } from '../../spec/io.js';
+import { newSpecState, SpecError, type SpecFamily, type SpecState } from '../../spec/state.js';
+import { UploaderThread } from '../../spec/uploader.js';
+import type { CheckedWorld } from '../checked_world.js';
+import type { Checker, RunView, ThreadView } from '../checker.js';
+import { Violation } from '../violation.js';
+import { firstDifference, type Difference } from './abstraction.js';
+import { ObservedIo, type Observed } from './observed_io.js';
+import { specCallOf, specConfigOf } from './spec_calls.js';
+
+interface Tracked {
+  readonly name: string;
+  readonly call: SpecCall;
+  ops: Observed[];
+}
+
+export class RefinementChecker implements Checker {
+  readonly spec: SpecState;
+  private readonly threads = new Map<number, Tracked>();
+  private readonly io: ObservedIo;
+
+  constructor(
+    private readonly st: TierState,
+    world: CheckedWorld,
+  ) {
+    this.spec = newSpecState(specConfigOf(st.cfg));
+    this.io = new ObservedIo(world);
+  }
+
+  onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
+    if (op.k === 'call') {
+      this.threads.set(th.tid, { name: op.call.fn, call: specCallOf(op.call), ops: [] });
+    } else if (op.k === 'ret') {
+      const t = this.threads.get(th.tid);
+      if (t === undefined) return;
+      const step = this.run(th, t);
+      if (!('returned' in step)) {
+        this.fail(t.call.family, th, t, `${op.ret.fn} returned, but the protocol still ${describeRelease(step.release)} here`);
+      }
+      if (!sameValue(step.returned, op.ret)) {
+        this.fail(t.call.family, th, t, `${op.ret.fn} returned ${tierText(op.ret)}, the protocol returns ${specText(step.returned)}`);
+      }
+      this.threads.delete(th.tid);
+      this.compare(th, t);
+    }
+  }
+
+  onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
+    const t = this.threads.get(th.tid);
+    if (t !== undefined) t.ops.push({ op, result });
+    // the uploader joins the lockstep from its first step
+    if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) {
+      this.threads.set(result, { name: 'uploader', call: new UploaderThread(), ops: [] });
+    }
+  }
+
+  onQuiescent(_rt: RunView, th: ThreadView, cv: CvName | null): void {
+    const t = this.threads.get(th.tid);
+    if (t === undefined) {
+      // a release by a thread in no tier call: the tier's state may not change
+      this.compare(th, OUTSIDE);
+      return;
+    }
+    const step = this.run(th, t);
+    const did: Release = cv === null ? 'unlock' : cv === 'cv' ? 'wait-cv' : 'wait-take';
+    if ('returned' in step) this.fail(t.call.family, th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
+    else if (step.release !== did) {
+      // waiting on the other condition variable is a wakeup defect; waiting or not, the call's own
+      const family = step.release !== 'unlock' && did !== 'unlock' ? 'SPEC-WAKEUP' : t.call.family;
+      this.fail(family, th, t, `the tier ${describeRelease(did)} where the protocol ${describeRelease(step.release)}`);
+    }
+    this.compare(th, t);
+  }
+
+  /** One step of the reference with the ops the thread did since its last step. */
+  private run(th: ThreadView, t: Tracked): Step {
+    const io = this.io.reset(t.ops);
+    let step: Step;
+    try {
+      step = t.call.step(this.spec, io);
+    } catch (e) {
+      if (e instanceof SpecError) this.fail(e.family, th, t, e.message);
+      throw e;
+    }
+    const left = io.leftover();
+    if (left !== null) this.fail(t.call.family, th, t, `the tier did ${left}, which the protocol does not do here`);
+    t.ops.length = 0;
+    return step;
+  }
+
+  private compare(th: ThreadView, t: Tracked): void {
+    const d = firstDifference(this.spec, this.st);
+    if (d !== null) this.fail(refine(this.familyOf(t), d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
+  }
+
+  /** The family of a release's divergence: the tick's, when the tick decayed or swapped. */
+  private familyOf(t: Tracked): SpecFamily {
+    const tick = t.call.tickOutcome ?? null;
+    if (tick === null) return t.call.family;
+    return tick.round ? 'SPEC-ADMISSION' : tick.decayed ? 'SPEC-DECAY' : t.call.family;
+  }
+
+  private fail(family: SpecFamily, th: ThreadView, t: Tracked, what: string): never {
+    throw new Violation(family, `${th.name} in ${t.name}: ${what}`);
+  }
+}
+
+const UNCHANGED: Step = { release: 'unlock' };
+const OUTSIDE: Tracked = { name: 'no tier call', call: { family: 'SPEC-STATE', step: () => UNCHANGED }, ops: [] };
+
+/**
+ * Counters are their own family, so is placement; exp_bytes is init's; a heat that
+ * differs after init is the heat file's, after a decay the decay's.
+ */
+function refine(family: SpecFamily, d: Difference, t: Tracked): SpecFamily {
+  if (d.field.startsWith('counters.')) return 'SPEC-COUNTERS';
+  if (d.field.endsWith('.home')) return 'SPEC-HOME';
+  if (d.field === 'exp_bytes') return 'SPEC-INIT';
+  if (d.field.endsWith('.heat') && t.name === 'init') return 'SPEC-HEAT-FILE';
+  if (d.field.endsWith('.heat') && t.call.tickOutcome?.decayed === true) return 'SPEC-DECAY';
+  return family;
+}
+
+function describeRelease(r: Release): string {
+  return r === 'unlock' ? 'unlocks' : r === 'wait-cv' ? 'waits on cv' : 'waits on cv_take';
+}
+
+/** The tier returned what the protocol returns (compared without building text). */
+function sameValue(v: SpecValue, r: TierReturn): boolean {
+  switch (v.fn) {
+    case 'init':
+      return r.fn === 'init' && r.value.state === v.state;
+    case 'plan_fill':
+      return r.fn === 'plan_fill' && r.value.length === v.keys.length && v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid);
+    case 'issue':
+      return r.fn === 'issue' && r.value.length === v.mask.length && v.mask.every((b, i) => b === r.value[i]);
+    case 'take':
+      return r.fn === 'take' && r.value.ok === v.ok && r.value.outputs.size === v.collected.length && v.collected.every((e) => r.value.outputs.has(e));
+    default:
+      return specText(v) === tierText(r);
+  }
+}
+
+function specText(v: SpecValue): string {
+  switch (v.fn) {
+    case 'init':
+      return v.state;
+    case 'plan_fill':
+      return `[${v.keys.map((k) => `L${k.layer}E${k.eid}`).join(' ')}]`;
+    case 'issue':
+      return v.mask.map((b) => (b ? '1' : '0')).join('');
+    case 'take':
+      return `${v.ok ? 'ok' : 'lost'} [${[...v.collected].sort((a, b) => a - b).join(' ')}]`;
+    default:
+      return String(v.value);
+  }
+}
+
+function tierText(r: TierReturn): string {
+  switch (r.fn) {
+    case 'init':
+      return r.value.state;
+    case 'plan_fill':
+      return `[${r.value.map((k) => `L${k.layer}E${k.eid}`).join(' ')}]`;
+    case 'issue':
+      return r.value.map((b) => (b ? '1' : '0')).join('');
+    case 'take':
+      return `${r.value.ok ? 'ok' : 'lost'} [${[...r.value.outputs.keys()].sort((a, b) => a - b).join(' ')}]`;
+    default:
+      return String(r.value);
+  }
+}

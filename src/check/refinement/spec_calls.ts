@@ -1,0 +1,68 @@
+/**
+ * The bridge from the tier's vocabulary to the reference's: the engine configuration as
+ * the reference reads it, and for each tier call the reference's program of it.
+ */
+import type { RamRef, TierCall } from '../../ops.js';
+import type { TierConfig } from '../../tier/config.js';
+import type { SpecCall } from '../../spec/call.js';
+import type { SpecConfig } from '../../spec/config.js';
+import { DenseCall, IssueCall, TakeCall } from '../../spec/group.js';
+import { InitCall } from '../../spec/init.js';
+import { NoteBlockCall, NoteCall, NotePlannedCall } from '../../spec/note.js';
+import { ShutdownCall } from '../../spec/shutdown.js';
+import { FillWaitCall, PlanFillCall, ReleaseRamCall, ResidentCountCall } from '../../spec/warmstart.js';
+
+export function specConfigOf(c: TierConfig): SpecConfig {
+  return {
+    layers: c.layers,
+    experts: c.experts,
+    devices: c.devices,
+    topk: c.topk,
+    format: c.expertFormat,
+    group: c.groupSize,
+    cap: c.ramCapacity,
+    weightBytes: c.weightBytes,
+    scaleBytes: c.scaleBytes,
+    budget: c.budgetBytes,
+    reserveBytes: c.reserveBytes,
+    ringCapacity: c.ringCapacity,
+    swaps: c.swaps,
+    streaming: c.streaming,
+    heatFile: c.heatFile,
+    swapPeriod: c.swapPeriod,
+    decayPeriod: c.decayPeriod,
+    startTick: c.startTick,
+    denseBytes: c.denseBytes,
+  };
+}
+
+const has = (ram: RamRef | null): boolean => ram !== null;
+
+export function specCallOf(c: TierCall): SpecCall {
+  switch (c.fn) {
+    case 'init':
+      return new InitCall();
+    case 'note':
+      return new NoteCall({ layer: c.layer, eid: c.eid }, has(c.ram));
+    case 'note_block':
+      return new NoteBlockCall({ layer: c.layer, eid: c.eid }, has(c.ram));
+    case 'note_planned':
+      return new NotePlannedCall({ layer: c.layer, eid: c.eid }, has(c.ram));
+    case 'plan_fill':
+      return new PlanFillCall();
+    case 'fill_wait':
+      return new FillWaitCall();
+    case 'issue':
+      return new IssueCall(c.route.layer, c.route.eids);
+    case 'take':
+      return new TakeCall();
+    case 'dense_matmul':
+      return new DenseCall(c.dev);
+    case 'shutdown':
+      return new ShutdownCall();
+    case 'release_ram':
+      return new ReleaseRamCall({ layer: c.layer, eid: c.eid });
+    case 'resident_count':
+      return new ResidentCountCall();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm run report`: the HTML report, regenerated from the JSON reports present.
+ *
+ *   npm run report [-- build [DIR] [--jobs N]]      DIR/index.html from DIR's JSON (DIR: reports)
+ *   npm run report -- counterexample FILE OUT.html  the lane diagram page of one counterexample
+ *
+ * Subcommands, so that more can join (merging shard reports). Exits 0 when the page was
+ * written from every input, 1 when it was written but some input could not be read or
+ * replayed (each printed, and listed on the page), 2 on bad arguments or an unwritable
+ * file.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
+import { parseOrFail, usageError } from './cli_args.js';
+
+const USAGE = 'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html';
+const SUBCOMMANDS = ['build', 'counterexample'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+function fail(message: string): never {
+  return usageError('report', message);
+}
+
+const { values, positionals } = parseOrFail('report', { options: { jobs: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+if (values.help === true) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const [first, ...rest] = positionals;
+const sub = (first ?? 'build') as Subcommand;
+if (!SUBCOMMANDS.includes(sub)) fail(`no subcommand '${first ?? ''}'; known: ${SUBCOMMANDS.join(', ')}\n${USAGE}`);
+
+async function build(args: readonly string[]): Promise<number> {
+  if (args.length > 1) fail(`build takes one directory, got ${args.length}\n${USAGE}`);
+  const dir = resolve(args[0] ?? 'reports');
+  if (!existsSync(dir)) fail(`no directory ${dir}`);
+  let jobs: number | undefined;
+  if (values.jobs !== undefined) {
+    jobs = Number(values.jobs);
+    if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs wants a positive integer, got '${values.jobs}'`);
+  }
+  const r = await writeHtmlReport(dir, jobs !== undefined ? { jobs } : {});
+  process.stdout.write(`${htmlReportLine(r)}\n`);
+  return r.problems.length === 0 ? 0 : 1;
+}
+
+function counterexample(args: readonly string[]): number {
+  const [file, out] = args;
+  if (file === undefined || out === undefined || args.length > 2) fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
+  if (values.jobs !== undefined) fail('--jobs is an option of build');
+  const bytes = writeCounterexampleHtml(file, out);
+  process.stdout.write(`lane diagram of ${file} in ${out} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  return 0;
+}
+
+try {
+  process.exit(sub === 'build' ? await build(rest) : counterexample(rest));
+} catch (e) {
+  fail((e as Error).message);
+}

@@ -1,0 +1,110 @@
+/**
+ * Loads everything the HTML report draws from one report directory: properties.json,
+ * mutants.json, every oracle-<backend>.json, bench.json, stryker/mutation.json, and the
+ * counterexample files the properties and mutants reports name, each replayed for its
+ * trace (on the unmutated sources here, or in a scratch copy with its mutant applied).
+ *
+ * A process that runs a mutant's sources (TIERLAB_MUTANT names it: the properties CLI
+ * inside a mutation run) replays that mutant's counterexamples in-process.
+ *
+ * Invariant: a missing report is simply absent; a report or counterexample that cannot be
+ * read, checked or replayed becomes one line in `problems` (shown on the page), and the
+ * rest is still loaded.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { mutantOf, propertyStatements, replayToView } from './counterexample_replay.js';
+import { readJson, ReportInputError } from './json_shape.js';
+import { benchReport, mutantsReport, oracleReport, propertiesReport } from './report_checks.js';
+import type { MutantReplayRequest } from './mutant_replay.js';
+import { replayFile } from './properties_section.js';
+import type { CounterexampleView, OracleInput, ReportInputs, StrykerInput } from './report_inputs.js';
+import { strykerScore } from './stryker_score.js';
+
+export interface LoadOptions {
+  /** mutant replays at a time (child processes); default: the machine's cores */
+  readonly jobs?: number;
+}
+
+/** One report file: absent is null, unreadable or malformed is a problem. */
+function load<T>(dir: string, name: string, check: (data: unknown, file: string) => T, problems: string[]): T | null {
+  const file = join(dir, name);
+  if (!existsSync(file)) return null;
+  try {
+    return check(readJson(file), file);
+  } catch (e) {
+    problems.push(e instanceof ReportInputError ? e.message : `${file}: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/**
+ * Where a counterexample a report names is on disk: a command copies it into DIR/SUB/
+ * (counterexamples/, mutants/) and names it relative to the repository, so look there
+ * first, then relative to the working directory and to the report directory's parent.
+ */
+function locate(dir: string, sub: string, named: string): string | null {
+  const candidates = [isAbsolute(named) ? named : null, join(dir, sub, basename(named)), resolve(named), resolve(dirname(resolve(dir)), named)];
+  return candidates.find((c): c is string => c !== null && existsSync(c)) ?? null;
+}
+
+interface Wanted {
+  readonly named: string;
+  readonly sub: string;
+  readonly replay: string;
+  readonly by: string;
+}
+
+async function replayAll(dir: string, wanted: readonly Wanted[], jobs: number | undefined, problems: string[]): Promise<Map<string, CounterexampleView>> {
+  const views = new Map<string, CounterexampleView>();
+  const onMutants: MutantReplayRequest[] = [];
+  for (const w of wanted) {
+    if (views.has(w.named) || onMutants.some((r) => r.shownAs === w.named)) continue;
+    const path = locate(dir, w.sub, w.named);
+    if (path === null) {
+      problems.push(`${w.named} (named by ${w.by}): counterexample file not found`);
+      continue;
+    }
+    try {
+      const mutant = mutantOf(path);
+      // in-process when the sources this process runs are the ones it was found on
+      if (mutant === null || mutant === process.env['TIERLAB_MUTANT']) views.set(w.named, replayToView(path, w.named, w.replay));
+      // the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean
+      else onMutants.push({ path, shownAs: w.named, mutant, replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay });
+    } catch (e) {
+      problems.push(`${w.named}: ${(e as Error).message}`);
+    }
+  }
+  if (onMutants.length === 0) return views;
+  // loaded only when needed: a mutant's scratch copy (where the properties and replay CLIs
+  // also run) holds no mutants/lib, and its own counterexamples replay in-process above
+  const { replayOnMutants } = await import('./mutant_replay.js');
+  const answers = await replayOnMutants(onMutants, jobs);
+  answers.forEach((a, i) => {
+    const req = onMutants[i];
+    if ('view' in a && req !== undefined) views.set(req.shownAs, a.view);
+    else if ('problem' in a) problems.push(a.problem);
+  });
+  return views;
+}
+
+export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Promise<ReportInputs> {
+  const problems: string[] = [];
+  const props = load(dir, 'properties.json', propertiesReport, problems);
+  const muts = load(dir, 'mutants.json', mutantsReport, problems);
+  const oracleFiles = existsSync(dir) ? readdirSync(dir).filter((f) => /^oracle-[A-Za-z0-9_-]+\.json$/.test(f)).sort() : [];
+  const oracles = oracleFiles.map((f) => load(dir, f, oracleReport, problems)).filter((o): o is OracleInput => o !== null);
+  const bench = load(dir, 'bench.json', benchReport, problems);
+  const stryker: StrykerInput | null = load(dir, join('stryker', 'mutation.json'), strykerScore, problems);
+
+  const wanted: Wanted[] = [];
+  for (const s of props?.suites ?? []) {
+    const named = s.failure !== null ? replayFile(s.failure.replay) : null;
+    if (s.failure !== null && named !== null) wanted.push({ named, sub: 'counterexamples', replay: s.failure.replay, by: 'properties.json' });
+  }
+  for (const r of muts?.results ?? []) {
+    if (r.status === 'killed' && r.counterexample !== null) wanted.push({ named: r.counterexample, sub: 'mutants', replay: r.replay ?? `npm run mutants -- --replay ${r.counterexample}`, by: 'mutants.json' });
+  }
+  const counterexamples = await replayAll(dir, wanted, opts.jobs, problems);
+  return { dir, properties: props, mutants: muts, oracles, bench, stryker, counterexamples, statements: propertyStatements(), problems };
+}

@@ -1,0 +1,64 @@
+/**
+ * The engine configuration as the protocol speaks of it (PROTOCOL.md, "init"), and the
+ * decisions that follow from it alone: which configurations init refuses and what one
+ * expert is charged. Written from the protocol, independently of the tier's own code.
+ */
+
+export interface SpecConfig {
+  readonly layers: number;
+  readonly experts: number;
+  readonly devices: number;
+  readonly topk: number;
+  /** 1 int8 per row, 2 int4 per row, 4 int4 grouped, 8 fp8 with block scales */
+  readonly format: number;
+  /** weights per scale group (0: per-row scales) */
+  readonly group: number;
+  /** experts per layer the RAM holds (cap) */
+  readonly cap: number;
+  readonly weightBytes: readonly number[];
+  readonly scaleBytes: readonly number[];
+  /** per device: a byte figure, or 'auto' (free memory minus the reserve) */
+  readonly budget: readonly (number | 'auto')[];
+  readonly reserveBytes: number;
+  /** QCAP */
+  readonly ringCapacity: number;
+  /** LFRU swaps (a backend that reclaims memory, and the engine wants them) */
+  readonly swaps: boolean;
+  readonly streaming: boolean;
+  readonly heatFile: boolean;
+  readonly swapPeriod: number;
+  readonly decayPeriod: number;
+  readonly startTick: number;
+  /** dense trunk bytes per device, placed before the experts */
+  readonly denseBytes: number;
+}
+
+/** Rows one device's group holds. */
+export const GROUP_ROWS = 32;
+
+/** The reason init refuses a configuration, or null. */
+export function refusal(c: SpecConfig): string | null {
+  if (c.topk > GROUP_ROWS) return 'topk above 32 rows per group';
+  if (c.cap < c.experts && !c.streaming) return 'RAM below full residency without streaming';
+  if (c.format === 1 && c.group > 0) return 'int8 experts with a group size';
+  if (c.streaming && c.heatFile) return 'a heat file in streaming mode';
+  return null;
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The device allocator's granularity for one allocation. */
+export function granular(bytes: number): number {
+  if (bytes > MiB) return 2 * MiB * Math.ceil(bytes / (2 * MiB));
+  if (bytes > MiB / 2) return MiB * Math.ceil(bytes / MiB);
+  const step = 8 * KiB;
+  return Math.max(step, step * Math.ceil((bytes + Math.ceil(bytes / 16)) / step));
+}
+
+/** exp_bytes: three weight and three scale allocations at allocator granularity. */
+export function expBytes(c: SpecConfig): number {
+  let sum = 0;
+  for (let i = 0; i < 3; i++) sum += granular(c.weightBytes[i] ?? 0) + granular(c.scaleBytes[i] ?? 0);
+  return sum;
+}

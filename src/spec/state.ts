@@ -1,0 +1,128 @@
+/**
+ * The reference's state: plain data, one field per fact the protocol names (PROTOCOL.md,
+ * "State"), and nothing the protocol does not. The refinement check compares it, field by
+ * field, with the abstraction of the tier's state after every critical section.
+ */
+import { expBytes, type SpecConfig } from './config.js';
+
+export interface SpecSlot {
+  heat: number;
+  resident: boolean;
+  queued: boolean;
+  planned: boolean;
+  /** holds device tensors (resident, or a victim whose eviction is not carried out yet) */
+  tensors: boolean;
+  /** holds a RAM pointer the engine lent */
+  ram: boolean;
+}
+
+export interface SpecKey {
+  readonly layer: number;
+  readonly eid: number;
+}
+
+export interface SpecEntry extends SpecKey {
+  readonly victim: SpecKey | null;
+}
+
+export interface SpecCounters {
+  uploads: number;
+  uploadFailures: number;
+  hits: number;
+  misses: number;
+  swaps: number;
+  swapsAbandoned: number;
+  queueFullSkips: number;
+}
+
+export interface SpecState {
+  readonly cfg: SpecConfig;
+  readonly exp: number;
+  active: boolean;
+  slots: SpecSlot[][];
+  budget: number[];
+  used: number[];
+  /** the upload ring, oldest first */
+  ring: SpecEntry[];
+  inflight: number;
+  stop: boolean;
+  issueOpen: boolean;
+  /** per device, the experts of the group in flight not yet collected */
+  groups: number[][];
+  /** the decode thread issues or collects groups outside the lock */
+  groupsBusy: boolean;
+  /** shutdown collected the open groups: the issuer's take reports them lost */
+  groupsDrained: boolean;
+  /** callers inside fill_wait, note_block, note_planned */
+  waiters: number;
+  denseInflight: number;
+  tick: number;
+  dense: boolean[];
+  counters: SpecCounters;
+}
+
+export function newSpecState(cfg: SpecConfig): SpecState {
+  return {
+    cfg,
+    exp: expBytes(cfg),
+    active: false,
+    slots: [],
+    budget: [],
+    used: [],
+    ring: [],
+    inflight: 0,
+    stop: false,
+    issueOpen: false,
+    groups: [],
+    groupsBusy: false,
+    groupsDrained: false,
+    waiters: 0,
+    denseInflight: 0,
+    tick: cfg.startTick,
+    dense: [],
+    counters: zeroCounters(),
+  };
+}
+
+export function zeroCounters(): SpecCounters {
+  return { uploads: 0, uploadFailures: 0, hits: 0, misses: 0, swaps: 0, swapsAbandoned: 0, queueFullSkips: 0 };
+}
+
+export function home(s: SpecState, eid: number): number {
+  return eid % s.cfg.devices;
+}
+
+export function slot(s: SpecState, k: SpecKey): SpecSlot {
+  const x = s.slots[k.layer]?.[k.eid];
+  if (x === undefined) throw new SpecError('SPEC-STATE', `the protocol has no expert L${k.layer}E${k.eid}`);
+  return x;
+}
+
+/** The family of a divergence, as the refinement check reports it. */
+export type SpecFamily =
+  | 'SPEC-INIT'
+  | 'SPEC-PLAN'
+  | 'SPEC-FILL'
+  | 'SPEC-ENQUEUE'
+  | 'SPEC-ADMISSION'
+  | 'SPEC-DECAY'
+  | 'SPEC-HOME'
+  | 'SPEC-MASK'
+  | 'SPEC-TAKE'
+  | 'SPEC-COUNTERS'
+  | 'SPEC-HEAT-FILE'
+  | 'SPEC-UPLOADER'
+  | 'SPEC-SHUTDOWN'
+  | 'SPEC-WAKEUP'
+  | 'SPEC-STATE';
+
+/** The tier did something the protocol does not allow at this point. */
+export class SpecError extends Error {
+  constructor(
+    readonly family: SpecFamily,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SpecError';
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Sections drawn from real data: the kill matrix puts the operator mutants that are
+ * equivalent by construction in their own group, one column each, every catalogue
+ * property a row, and flags the rows no mutant exercised; the oracle section draws one
+ * residency plot per run when a report records residency per token, and says so when it
+ * does not; the replay command of a properties failure is read back from its report line.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
+import { equivalentResult } from '../../mutants/lib/run_mutant.js';
+import { generateOperatorMutants } from '../../mutants/operators/index.js';
+import { PROPERTIES } from '../../src/check/catalogue.js';
+import { renderKillMatrix, unexercised } from '../../src/report/kill_matrix.js';
+import { renderOracleReport } from '../../src/report/oracle_section.js';
+import { replayFile } from '../../src/report/properties_section.js';
+import type { OracleInput } from '../../src/report/report_inputs.js';
+
+describe('kill matrix', () => {
+  it('sets the equivalent mutants apart, one column each', () => {
+    const results = generateOperatorMutants(REPO_ROOT)
+      .filter((e) => e.equivalent !== undefined)
+      .map(equivalentResult);
+    expect(results.length).toBeGreaterThan(0);
+    const statements = Object.fromEntries(PROPERTIES.map((p) => [p.id, p.statement]));
+    const input = { results, matrixSeconds: 2, statements, diagramOf: () => null };
+    const svg = renderKillMatrix(input);
+    expect(svg.match(/<g class="hm-col"/g)?.length).toBe(results.length);
+    expect(svg.match(/data-status="equivalent"/g)?.length).toBe(results.length);
+    expect(svg).toContain(`equivalent (${results.length})`);
+    expect(svg).not.toContain('killed (');
+    // nothing was killed: every property is a row no mutant exercises
+    expect(unexercised(input)).toEqual(PROPERTIES.map((p) => p.id));
+  });
+});
+
+describe('oracle residency over time', () => {
+  const report = JSON.parse(readFileSync('reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8')) as OracleInput;
+
+  it('says the report has no per-token residency when it has none', () => {
+    const html = renderOracleReport(report);
+    expect(html).toContain('does not record residency per token');
+    expect(html).not.toContain('experts resident');
+  });
+
+  it('draws one plot per run that records it, one point per token', () => {
+    // the shape the oracle is to write: resident experts after each generated token
+    const runs = report.runs.map((r) => ({ ...r, residencyByToken: Array.from({ length: r.tokens }, (_, i) => Math.round((r.residentAtEnd * (i + 1)) / r.tokens)) }));
+    const html = renderOracleReport({ ...report, runs });
+    expect(html.match(/<svg class="chart"/g)?.length).toBe(runs.length);
+    expect(html.match(/<circle class="dot-a"/g)?.length).toBe(runs.reduce((a, r) => a + r.tokens, 0));
+  });
+});
+
+describe('replay command of a properties failure', () => {
+  it('names the counterexample file', () => {
+    expect(replayFile('npm run replay -- reports/counterexamples/POST-FILL-WAIT-4c9659980c.json')).toBe('reports/counterexamples/POST-FILL-WAIT-4c9659980c.json');
+    expect(replayFile('npm run mutants -- --replay reports/mutants/a-B.json --at 1234567')).toBe('reports/mutants/a-B.json');
+    expect(replayFile('')).toBeNull();
+  });
+});
