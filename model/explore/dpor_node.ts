@@ -52,6 +52,8 @@ export class DporNode {
   cut = false;
   /** some branch here was dropped for the bound, or explored incompletely */
   incomplete = false;
+  /** a branch here or below is left to another part of a split search (dpor_shard.ts) */
+  sharded = false;
   /** number of threads that exist here (a spawned thread exists after its spawn) */
   threadCount = 0;
   /** the state cache's record of this position (null: no cache) */

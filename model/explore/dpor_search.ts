@@ -27,6 +27,7 @@ import type { DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
 import { mergeSummary, StateCache, summaryBits } from './dpor_cache.js';
+import { ShardSplit } from './dpor_shard.js';
 import type { SearchOptions, SearchResult } from './search_types.js';
 import { SearchTally } from './search_tally.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
@@ -65,6 +66,7 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
   const tally = new SearchTally(opts, states);
   const stats = tally.stats;
   const dpor: DporStats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  const split = new ShardSplit(opts.shard ?? { index: 0, count: 1 });
   let frontier = -1;
   for (let run = 0; ; run++) {
     const before = stack.length;
@@ -84,9 +86,10 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
       tally.schedule(outcome, strategy.path);
       if (outcome.violation !== null) offerAlternatives(stack);
     }
-    reverseRaces(stack, strategy.hb, bounded, dpor);
+    reverseRaces(stack, strategy.hb, bounded, dpor, split);
     dpor.expansions += strategy.expansions;
-    frontier = backtrack(stack, cfg.maxThreads);
+    split.consider(stack);
+    frontier = backtrack(stack, cfg.maxThreads, split, bounded);
     if (frontier < 0 || tally.limitReached(run)) break;
   }
   return { ...tally.result(true, cache !== null), dpor };
@@ -107,7 +110,7 @@ function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep'
  * Every race e < e' of the run: insert notdep(e).e' at e's position. Under a bound, also
  * backtrack e''s thread at the last context switch before e.
  */
-function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, stats: DporStats): void {
+function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, stats: DporStats, split: ShardSplit): void {
   const events = hb.events;
   const n = events.length;
   for (let j = 0; j < n; j++) {
@@ -130,7 +133,7 @@ function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, st
         stats.infeasible++;
         continue;
       }
-      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items))) stats.insertions++;
+      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items), (w) => split.isForeign(w))) stats.insertions++;
       if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
     }
   }
@@ -165,7 +168,7 @@ function offerAlternatives(stack: DporNode[]): void {
  * Finishes the chosen branch of the deepest position and moves it to its next branch;
  * positions with none left are dropped. Returns the new frontier, or -1 when done.
  */
-function backtrack(stack: DporNode[], maxThreads: number): number {
+function backtrack(stack: DporNode[], maxThreads: number, split: ShardSplit, bounded: boolean): number {
   for (;;) {
     const top = stack.length - 1;
     const node = stack[top];
@@ -186,6 +189,12 @@ function backtrack(stack: DporNode[], maxThreads: number): number {
       if (w === undefined) break;
       const e = node.enabledEvent(w.key);
       if (e === undefined) throw new Error(`internal error: wakeup branch ${w.key} is not enabled at position ${top}`);
+      if (split.isForeign(w)) {
+        // another part explores it: explored, as far as the sleep sets here go
+        node.done.push({ key: w.key, choice: w.choice, fp: e.fp, complete: !bounded });
+        node.sharded = true;
+        continue;
+      }
       // an exact repeat of an explored branch with nothing below it adds nothing
       if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice && d.complete)) continue;
       if (e.preempts && node.budget < 1) {
@@ -199,11 +208,12 @@ function backtrack(stack: DporNode[], maxThreads: number): number {
     stack.pop();
     const parent = stack[top - 1];
     if (parent !== undefined && node.incomplete) parent.cut = true;
+    if (parent !== undefined && node.sharded) parent.sharded = true;
     if (node.entry !== null) {
       // the position is finished: its entry may prune from now on, its summary counts above
       const summary = node.summary ?? new Int32Array(maxThreads);
       node.entry.summary = summary;
-      node.entry.complete = !node.incomplete;
+      node.entry.complete = !node.incomplete && !node.sharded;
       if (parent !== undefined) {
         parent.summary ??= new Int32Array(maxThreads);
         mergeSummary(parent.summary, summary, parent.threadCount, parent.chosen.key >> 1);

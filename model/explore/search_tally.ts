@@ -77,6 +77,7 @@ export class SearchTally {
       stoppedBy: this.stoppedBy,
       violations: this.violations,
       violatingSchedules: this.violatingSchedules,
+      ...(this.opts.keepStates === true && this.states !== null ? { stateDigests: [...this.states] } : {}),
     };
   }
 }

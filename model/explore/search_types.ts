@@ -24,6 +24,18 @@ export interface SearchOptions {
   readonly onProgress?: (s: SearchStats) => void;
   /** every schedule that ran to its end (not sleep-blocked runs) */
   readonly onSchedule?: (r: SubjectRun) => void;
+  /** DPOR only: explore one part of the tree (dpor_shard.ts); the parts together cover it */
+  readonly shard?: Shard;
+  /** keep the distinct state digests in the result (to join shards' counts) */
+  readonly keepStates?: boolean;
+}
+
+/** Part `index` of `count` (0-based). */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+  /** split once the tree holds this many pending branches per part (default 4) */
+  readonly splitAt?: number;
 }
 
 export interface FoundViolation {
@@ -64,5 +76,7 @@ export interface SearchResult extends SearchStats {
   /** first violation per property, in order found */
   readonly violations: FoundViolation[];
   readonly violatingSchedules: number;
+  /** the distinct state digests, when asked (keepStates) */
+  readonly stateDigests?: number[];
 }
 

@@ -137,19 +137,37 @@ export class WakeupSequence {
   }
 }
 
-/** Inserts `v` into `tree` unless a sleeping branch covers it; true when a branch was added. */
-export function insertSequence(tree: WakeupNode[], sleep: readonly Branch[], v: WakeupSequence): boolean {
+/**
+ * Inserts `v` into `tree` unless a sleeping branch covers it; true when a branch was
+ * added. A top-level branch another part of a split search explores (`foreign`) is not
+ * extended: that part never learns of this race, so what v adds below it becomes a
+ * branch of this part's own, starting with the same event.
+ */
+export function insertSequence(tree: WakeupNode[], sleep: readonly Branch[], v: WakeupSequence, foreign?: (w: WakeupNode) => boolean): boolean {
   for (const s of sleep) if (v.weakInitial(s) !== null) return false;
   let level = tree;
   for (;;) {
     if (v.empty) return false;
     let next: WakeupNode | null = null;
+    let abroad: WakeupNode | null = null;
     for (const child of level) {
+      if (level === tree && foreign?.(child) === true) {
+        abroad ??= v.weakInitial(child) !== null ? child : null;
+        continue;
+      }
       const at = v.weakInitial(child);
       if (at === null) continue;
       v.take(at);
       next = child;
       break;
+    }
+    if (next === null && abroad !== null) {
+      // below a foreign branch: a copy of its first event, this part's own
+      const at = v.weakInitial(abroad);
+      if (at !== null) v.take(at);
+      if (abroad.children.length === 0 || v.empty) return false;
+      level.push(chain([abroad, ...v.rest()]));
+      return true;
     }
     if (next === null) {
       level.push(chain(v.rest()));

@@ -5,7 +5,7 @@
  * property fails with a counterexample.
  *
  *   npm run mutants -- [--catalogue-only | --operators-only] [--mutant ID ...]
- *                      [--seconds S] [--jobs N] [--seed N] [--strategy NAME] [--runs N]
+ *                      [--seconds S] [--jobs N] [--shard i/n] [--seed N] [--strategy NAME] [--runs N]
  *                      [--suite NAME] [--matrix-seconds S] [--include-equivalent]
  *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
  *                      [--no-baseline | --baseline-seconds S]
@@ -18,6 +18,11 @@
  * OUT/mutants/. Exits 1 when a catalogue mutant survives or is stillborn, 2 on bad
  * arguments; surviving operator mutants are reported, not failed on (some are
  * equivalent; mutants/equivalent.md says which and why).
+ *
+ * --jobs N (default: every core) runs N mutants at once, each in its own child process
+ * on its own scratch copy (a mutant patches the sources, which no two threads could
+ * share). --shard i/n runs every n-th mutant of the selected list from the i-th (from 0)
+ * and also writes OUT/shard.json; `npm run report -- merge DIR...` joins the shards.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -36,7 +41,8 @@ import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
-import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
+import { jobsOption, nonNegativeOption, parseOrFail, runIdentity, shardOption, usageError } from './cli_args.js';
+import { writeShardFile } from '../report/shard_file.js';
 
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
@@ -62,6 +68,7 @@ const { values } = parseOrFail('mutants', {
     mutant: { type: 'string', multiple: true },
     seconds: { type: 'string' },
     jobs: { type: 'string' },
+    shard: { type: 'string' },
     seed: { type: 'string' },
     strategy: { type: 'string' },
     runs: { type: 'string' },
@@ -83,6 +90,8 @@ const { values } = parseOrFail('mutants', {
 });
 
 const root = REPO_ROOT;
+const jobs = jobsOption('mutants', values.jobs);
+const shard = shardOption('mutants', values.shard);
 if (values['catalogue-only'] === true && values['operators-only'] === true) fail('--catalogue-only and --operators-only exclude each other');
 
 if (values.replay !== undefined) {
@@ -142,10 +151,11 @@ const settings: RunSettings = {
   typecheck: values.typecheck === true,
   keep: values.keep === true,
 };
-const jobs = Math.max(1, Math.floor(num(values.jobs, 'jobs', cpus().length)));
 const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
-const toRun = entries.filter((e) => runEquivalent || e.equivalent === undefined);
-const skipped = entries.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
+// a shard takes every n-th mutant of the whole list (equivalent ones included, as results)
+const mine = shard === null ? entries : entries.filter((_, i) => i % shard.count === shard.index);
+const toRun = mine.filter((e) => runEquivalent || e.equivalent === undefined);
+const skipped = mine.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
 
 if (values['no-baseline'] !== true && toRun.length > 0) {
   process.stderr.write('baseline: the unmutated sources, a short run ...\n');
@@ -193,15 +203,19 @@ clearInterval(ticker);
 
 // survivors that mutants/equivalent.md shows equivalent by argument are reported as such
 const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
-const report = buildMutantsReport(all, {
+const meta = {
   date: new Date().toISOString(),
   command: `npm run mutants -- ${process.argv.slice(2).join(' ')}`.trim(),
   settings: { ...settings, root: undefined, outDir: undefined, jobs },
   machine: { cores: cpus().length, loadAverageAtStart: startLoad },
   sources,
   wallSeconds: (performance.now() - started) / 1000,
-});
-writeMutantsReport(settings.outDir, report);
+};
+writeMutantsReport(settings.outDir, buildMutantsReport(all, meta));
+if (shard !== null) {
+  const command = runIdentity(process.argv.slice(2));
+  writeShardFile(settings.outDir, { tool: 'mutants', index: shard.index, count: shard.count, command, mutants: entries.map((e) => e.mutant.id), meta, results: all });
+}
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));

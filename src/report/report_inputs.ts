@@ -122,7 +122,8 @@ export interface OracleInput {
 }
 
 export interface SpeedInput {
-  readonly checks: boolean;
+  /** every checker, none, or 'no-refinement' (every checker but the refinement) */
+  readonly checks: boolean | 'no-refinement';
   readonly stepsPerSecond: number;
   readonly stepsPerCpuSecond: number;
   readonly schedulesPerSecond: number;

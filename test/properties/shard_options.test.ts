@@ -1,0 +1,78 @@
+/**
+ * `--jobs` and `--shard` are checked like every other option (one line naming the
+ * problem, exit 2), and `npm run report -- merge` refuses shard sets that are not one
+ * whole run (malformed, of another run, a part twice, a part missing) before writing.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkShardSet, readShardFile, writeShardFile, type PropertiesShard } from '../../src/report/shard_file.js';
+import { runIdentity } from '../../src/cli/cli_args.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'tierlab-shards-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function cli(script: string, args: string[]): { status: number | null; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stderr: r.stderr };
+}
+
+function shard(index: number, count: number, command = '--runs 10'): PropertiesShard {
+  return { tool: 'properties', index, count, command, seed: 1, strategy: 'random', labels: [] };
+}
+
+function dirWith(name: string, s: PropertiesShard | string): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  if (typeof s === 'string') writeFileSync(join(dir, 'shard.json'), s);
+  else writeShardFile(dir, s);
+  return dir;
+}
+
+describe('--jobs and --shard', () => {
+  it('bad values: one line naming the option, exit 2', () => {
+    const bad: [string, string[], RegExp][] = [
+      ['src/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer from 1 to 1024, got '0'\n$/],
+      ['src/cli/mutants.ts', ['--shard', '2/2'], /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/],
+    ];
+    for (const [script, args, message] of bad) {
+      const r = cli(script, args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('a run is identified without its shard, jobs and report options', () => {
+    expect(runIdentity(['--runs', '5', '--shard', '0/2', '--jobs=4', '--report', 'out/a', '--seed', '3'])).toBe('--runs 5 --seed 3');
+  });
+});
+
+describe('report merge', () => {
+  it('joins only a whole run: each refusal names the shard and the problem', () => {
+    const a = dirWith('a', shard(0, 2));
+    const b = dirWith('b', shard(1, 2));
+    expect(() => checkShardSet([a, b], [readShardFile(a), readShardFile(b)])).not.toThrow();
+    const other = dirWith('other', shard(1, 2, '--runs 11'));
+    const three = dirWith('three', shard(1, 3));
+    const cases: [string[], RegExp][] = [
+      [[a], /shards missing: 1\/2/],
+      [[a, a], /shard 0\/2 twice/],
+      [[a, other], /other: a shard of another run/],
+      [[a, three], /three: shard of 3, but .*a is a shard of 2/],
+    ];
+    for (const [dirs, message] of cases) expect(() => checkShardSet(dirs, dirs.map((d) => readShardFile(d)))).toThrow(message);
+    expect(() => readShardFile(dirWith('broken', '{"format":'))).toThrow(/broken\/shard.json: not JSON/);
+    expect(() => readShardFile(dirWith('alien', '{"format":"x"}'))).toThrow(/not a tierlab shard report/);
+    expect(() => readShardFile(dirWith('numbers', JSON.stringify({ format: 'tierlab-shard', tool: 'properties', index: 2, count: 2, command: '', labels: [] })))).toThrow(/malformed shard numbers/);
+    expect(() => readShardFile(join(scratch, 'nowhere'))).toThrow(/no shard report/);
+  });
+
+  it('the command refuses a bad set with exit 2 and one line', () => {
+    const a = dirWith('cli-a', shard(0, 2));
+    const r = cli('src/cli/report.ts', ['merge', a, '--out', join(scratch, 'merged')]);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^report: shards missing: 1\/2 \(every shard of the run is needed\)\n$/);
+  });
+});
