@@ -181,11 +181,50 @@ function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
 
 /**
  * The shutdown suite's aims: while loaders are still loading (after the plan, before
- * they are joined), with a swap parked on the open group (natural-order residents,
- * skewed heat, shutdown right after a layer-0 issue, often from its own thread), or
- * anywhere.
+ * they are joined) or the fill is being waited for; with a swap parked on the open group
+ * (natural-order residents, skewed heat, shutdown right after a layer-0 issue, often
+ * from its own thread); while note_block waits on a full ring or plan_fill plans
+ * (blocked: its own thread, started before the warmstart); racing the decode thread's
+ * issue, dense GEMVs and take (its own thread, started before a layer); or anywhere.
  */
-type ShutdownAim = 'loaders' | 'parked' | 'anywhere';
+type ShutdownAim = 'loaders' | 'parked' | 'blocked' | 'racing' | 'anywhere';
+
+/** Where a suite's scenarios shut down early (null: only at the end of the run). */
+function shutdownAtArb(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitrary<Scenario['shutdownAt']> {
+  if (suite === 'full-groups') return fc.constant(null);
+  if (suite !== 'shutdown') {
+    return maybe(shutdownPointArb(shape, suite === 'lifecycle' ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5);
+  }
+  switch (aim) {
+    case 'loaders':
+      return fc.oneof(
+        fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') }),
+        // its own thread from just before fill_wait: racing the fill, the RAM hand-back and the count
+        fc.record({ phase: fc.constant<'fill'>('fill'), thread: fc.constant<'own'>('own') }),
+      );
+    case 'parked':
+      return fc.record({
+        phase: fc.constant<'decode'>('decode'),
+        // the first tick, where natural-order residents meet the heat file's hottest
+        token: fc.constant(0),
+        layer: fc.constant(0),
+        groupOpen: fc.constant(true),
+        thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
+      });
+    case 'blocked':
+      return fc.record({ phase: fc.constant<'plan'>('plan'), thread: fc.constant<'own'>('own') });
+    case 'racing':
+      return fc.record({
+        phase: fc.constant<'decode'>('decode'),
+        token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+        layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+        groupOpen: fc.boolean(),
+        thread: fc.constant<'own'>('own'),
+      });
+    case 'anywhere':
+      return shutdownPointArb(shape, 6, true);
+  }
+}
 
 /** The parts of a scenario a suite biases; the rest is drawn the same way everywhere. */
 function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
@@ -199,6 +238,8 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
         ? fc.constant<Scenario['warmstart']>('plan')
         : aim === 'parked'
           ? fc.constant<Scenario['warmstart']>('block')
+          : aim === 'blocked'
+            ? fc.constantFrom<Scenario['warmstart']>('block', 'block', 'plan')
           : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
       : full
         ? fc.constant<Scenario['warmstart']>('plan')
@@ -226,23 +267,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
     decayPeriod: lifecycle ? fc.constantFrom(4, 16, 1024) : fc.integer({ min: 2, max: 64 }),
     startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),
-    shutdownAt:
-      suite === 'shutdown'
-        ? aim === 'loaders'
-          ? fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') })
-          : aim === 'parked'
-            ? fc.record({
-                phase: fc.constant<'decode'>('decode'),
-                // the first tick, where natural-order residents meet the heat file's hottest
-                token: fc.constant(0),
-                layer: fc.constant(0),
-                groupOpen: fc.constant(true),
-                thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
-              })
-            : shutdownPointArb(shape, 6, true)
-        : full
-          ? fc.constant(null)
-          : maybe(shutdownPointArb(shape, lifecycle ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5),
+    shutdownAt: shutdownAtArb(suite, shape, aim),
     initTwice: lifecycle ? fc.boolean() : fc.constant(false),
     runs: lifecycle ? fc.constantFrom<1 | 2>(1, 2, 2) : fc.constant<1 | 2>(1),
   };
@@ -250,7 +275,9 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
 
 function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
   if (suite === 'shutdown') {
-    return fc.constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'anywhere').chain((aim) => scenarioAimed(suite, shape, aim));
+    return fc
+      .constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'blocked', 'racing', 'racing', 'anywhere')
+      .chain((aim) => scenarioAimed(suite, shape, aim));
   }
   return scenarioAimed(suite, shape, 'anywhere');
 }
@@ -276,7 +303,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
           ? fc.constantFrom('plenty', 'plenty', 'plenty', 'equal-to-budget', 'smaller')
           : fc.constantFrom('plenty', 'plenty', 'equal-to-budget', 'smaller'),
       expert: fc.constantFrom(...EXPERT_SHAPES),
-      ringCapacity: fc.integer({ min: 1, max: full ? 48 : 4 }),
+      ringCapacity: aim === 'blocked' ? fc.constant(1) : fc.integer({ min: 1, max: full ? 48 : 4 }),
       loaders: fc.integer({ min: 1, max: 4 }),
       routes: routesArb(shape, suite),
       noRam: fc.uniqueArray(
@@ -285,10 +312,14 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       ),
       refill: fc.option(fc.integer({ min: 0, max: shape.tokens - 1 }), { nil: -1 }),
       // a dense trunk takes device budget first: rarely in streaming, where promotion needs room
-      dense: full ? fc.constant(false) : aim === 'parked' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
+      dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
-      spuriousWakeups: fc.integer({ min: 0, max: 3 }),
+      // now and then a configuration init must refuse: int8 experts with a scale group, or
+      // a heat file in streaming mode (1 and 2; anything else: a valid configuration)
+      misconfig: fc.integer({ min: 0, max: 24 }),
+      // racing: a spurious wakeup is the only thing that can end shutdown's waits early
+      spuriousWakeups: aim === 'racing' ? fc.constant(3) : fc.integer({ min: 0, max: 3 }),
     })
     .map((r): Scenario => {
       const capacityExperts = r.budgetExperts.map((b) => {
@@ -298,6 +329,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       // now and then a RAM too small for full residency, which init must refuse unless streaming
       const short = r.ramShort === 0 && suite !== 'shutdown' && suite !== 'full-groups';
       const ramCapacity = r.streaming || short ? Math.max(1, shape.experts - 1) : shape.experts;
+      const misconfigured = suite !== 'shutdown' && suite !== 'full-groups' ? r.misconfig : 0;
+      const groupedInt8 = misconfigured === 1 && r.expert.format === 1;
       return {
         devices: shape.devices,
         layers: shape.layers,
@@ -307,12 +340,12 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         budgetExperts: r.budgetExperts,
         capacityExperts,
         expertFormat: r.expert.format,
-        groupSize: r.expert.group,
+        groupSize: groupedInt8 ? 32 : r.expert.group,
         ...expertBytesOf(r.expert),
         ramCapacity,
         loaders: r.loaders,
         warmstart: r.warmstart,
-        heatFile: r.streaming ? null : r.heat,
+        heatFile: r.streaming && misconfigured !== 2 ? null : r.heat,
         heatFileDefect: r.heatFileDefect,
         streaming: r.streaming,
         wantSwaps: r.wantSwaps,

@@ -4,7 +4,9 @@
  * i/n`, joined by `npm run report -- merge`) with the results of one job.
  *
  * A unit is a block of UNIT_RUNS runs with its own seed (derived from the request's seed
- * and the unit's number, never from how many jobs there are). Units are run in any order
+ * and the unit's number, never from how many jobs there are). A time-budgeted run (mutation
+ * runs: --seconds with a huge --runs) is cut into one unit per job or shard instead, each
+ * running to the deadline: its result depends on the machine anyway. Units are run in any order
  * and joined in unit order: runs, steps, violations and coverage add up to the first unit
  * that found a counterexample, and that unit's counterexample is the result's. A later
  * unit's find is discarded, as one job would never have run it.
@@ -29,6 +31,8 @@ export type PlainRequest = Omit<CheckRequest, 'onProgress'> | Omit<ScenarioReque
 export interface UnitSpec {
   readonly request: PlainRequest;
   readonly unit: number;
+  /** runs per unit (unitSize) */
+  readonly size: number;
   /** wall-clock deadline (epoch ms) for time-budgeted runs */
   readonly deadline: number | null;
 }
@@ -38,10 +42,16 @@ export interface UnitResult {
   readonly result: SuiteResult;
 }
 
+/** Runs per unit: UNIT_RUNS, or with a time budget the runs shared by `pieces` (jobs or shards). */
+export function unitSize(req: PlainRequest, pieces: number): number {
+  if (req.seconds === undefined || !Number.isFinite(req.runs)) return UNIT_RUNS;
+  return Math.max(1, Math.ceil(req.runs / Math.max(1, pieces)));
+}
+
 /** How many units a request is cut into (PCT to a confidence plans its runs as one whole). */
-export function unitCount(req: PlainRequest): number {
+export function unitCount(req: PlainRequest, size: number): number {
   if (!Number.isFinite(req.runs) || req.confidence !== undefined) return 1;
-  return Math.max(1, Math.ceil(req.runs / UNIT_RUNS));
+  return Math.max(1, Math.ceil(req.runs / size));
 }
 
 /** The unit's seed: a function of the request's seed and the unit's number only. */
@@ -52,7 +62,7 @@ export function unitSeed(seed: number, unit: number): number {
 /** Runs one unit (in a worker, in this thread, or in one shard of a CI matrix). */
 export function runUnit(spec: UnitSpec): UnitResult {
   const req = spec.request;
-  const runs = Number.isFinite(req.runs) ? Math.min(UNIT_RUNS, req.runs - spec.unit * UNIT_RUNS) : req.runs;
+  const runs = Number.isFinite(req.runs) && req.confidence === undefined ? Math.min(spec.size, req.runs - spec.unit * spec.size) : req.runs;
   const seconds = spec.deadline === null ? undefined : Math.max(0.001, (spec.deadline - Date.now()) / 1000);
   const one = { ...req, runs, seed: unitSeed(req.seed, spec.unit), ...(seconds !== undefined ? { seconds } : {}) };
   const result = 'scenario' in one ? checkScenario(one) : checkSuite(one);
@@ -91,10 +101,10 @@ export function unitsOfShard(total: number, shard: { index: number; count: numbe
   return shard === null ? all : all.filter((u) => u % shard.count === shard.index);
 }
 
-/** A suite's units on `jobs` worker threads (1: in this thread), joined. */
-export async function runUnits(request: PlainRequest, jobs: number, deadline: number | null, units?: readonly number[]): Promise<UnitResult[]> {
+/** A suite's units (all, or a shard's) of `size` runs on `jobs` worker threads (1: in this thread). */
+export async function runUnits(request: PlainRequest, size: number, jobs: number, deadline: number | null, units?: readonly number[]): Promise<UnitResult[]> {
   const module = new URL('./parallel_runs.ts', import.meta.url).href;
-  const which = units ?? unitsOfShard(unitCount(request), null);
-  const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, deadline } satisfies UnitSpec }));
+  const which = units ?? unitsOfShard(unitCount(request, size), null);
+  const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size, deadline } satisfies UnitSpec }));
   return runTasks<UnitResult>(tasks, jobs);
 }

@@ -61,15 +61,16 @@ function mergeProperties(shards: readonly PropertiesShard[], out: string, comman
   writeReport(out, report, results);
   const guarantees = results.filter((r) => r.guarantee !== undefined);
   if (guarantees.length > 0) {
-    appendFileSync(join(out, 'properties.md'), ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.strategy}: ${r.guarantee?.statement ?? ''}`), ''].join('\n'));
+    appendFileSync(join(out, 'properties.md'), ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''].join('\n'));
   }
-  log(`${report.ok ? 'PASS' : 'FAIL'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${join(out, 'properties.md')}`);
+  log(`${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${join(out, 'properties.md')}`);
   const violated = new Set<PropertyId>();
   for (const r of results) {
     for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
     if (r.failure !== null) violated.add(r.failure.property);
   }
-  return report.ok && violated.size === 0 ? EXIT.ok : exitForViolations(violated) || EXIT.safety;
+  if (!report.ok || violated.size > 0) return exitForViolations(violated) || EXIT.safety;
+  return report.complete ? EXIT.ok : EXIT.incomplete;
 }
 
 function mergeMutants(shards: readonly MutantsShard[], out: string, command: string, log: (line: string) => void): number {
@@ -78,7 +79,13 @@ function mergeMutants(shards: readonly MutantsShard[], out: string, command: str
   const order = new Map(first.mutants.map((id, i) => [id, i]));
   const results: MutantResult[] = shards.flatMap((s) => s.results).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   const wallSeconds = Math.max(...shards.map((s) => s.meta.wallSeconds));
-  writeMutantsReport(out, buildMutantsReport(results, { ...first.meta, command, wallSeconds }));
+  const progress = {
+    planned: shards.reduce((n, s) => n + s.meta.progress.planned, 0),
+    finished: shards.reduce((n, s) => n + s.meta.progress.finished, 0),
+    complete: shards.every((s) => s.meta.progress.complete),
+    interrupted: shards.find((s) => s.meta.progress.interrupted !== null)?.meta.progress.interrupted ?? null,
+  };
+  writeMutantsReport(out, buildMutantsReport(results, { ...first.meta, command, progress, wallSeconds }));
   const bad = results.filter((r) => r.kind === 'catalogue' && r.status !== 'killed');
   log(`${shards.length} shards joined: ${results.length} mutants, ${results.filter((r) => r.status === 'killed').length} killed; report in ${join(out, 'mutants.md')}`);
   return bad.length > 0 ? 1 : 0;

@@ -8,7 +8,7 @@ import { checkEach, checkShape, ReportInputError } from './json_shape.js';
 import type { BenchInput, MutantsInput, OracleInput, PropertiesInput } from './report_inputs.js';
 
 export function propertiesReport(data: unknown, file: string): PropertiesInput {
-  checkShape(data, { date: 'string', seed: 'number', strategy: 'string', command: 'string', ok: 'boolean', totals: 'object', properties: 'array', suites: 'array', coverage: 'array' }, file);
+  checkShape(data, { date: 'string', seed: 'number', strategy: 'string', command: 'string', ok: 'boolean', complete: 'boolean', totals: 'object', properties: 'array', suites: 'array', coverage: 'array' }, file);
   const p = data as PropertiesInput;
   checkShape(p.totals, { runs: 'number', steps: 'number', seconds: 'number', stepsPerSecond: 'number', runsPerSecond: 'number' }, file, 'totals');
   checkEach(p.properties, { id: 'string', family: 'string', statement: 'string', violations: 'number', status: 'string' }, file, 'properties');
@@ -79,6 +79,7 @@ export function benchReport(data: unknown, file: string): BenchInput {
     checkShape(b.speed, { scenario: 'string', on: 'object', off: 'object', checkerCost: 'number' }, file, 'speed');
     checkShape(b.speed.on, speed, file, 'speed.on');
     checkShape(b.speed.off, speed, file, 'speed.off');
+    if (b.speed.noRefinement !== undefined) checkShape(b.speed.noRefinement, { ...speed, checks: 'string' }, file, 'speed.noRefinement');
   }
   if (b.scaling !== undefined) {
     checkEach(b.scaling, { dimension: 'string', value: 'number', on: 'object', off: 'object' }, file, 'scaling');

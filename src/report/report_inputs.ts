@@ -38,6 +38,8 @@ export interface PropertiesInput {
   readonly strategy: string;
   readonly command: string;
   readonly ok: boolean;
+  /** every guarantee asked for was reached; ok and not complete is INCOMPLETE */
+  readonly complete: boolean;
   readonly totals: { readonly runs: number; readonly steps: number; readonly seconds: number; readonly stepsPerSecond: number; readonly runsPerSecond: number };
   readonly properties: readonly { readonly id: string; readonly family: string; readonly statement: string; readonly violations: number; readonly status: string }[];
   readonly suites: readonly {
@@ -122,7 +124,7 @@ export interface OracleInput {
 }
 
 export interface SpeedInput {
-  /** every checker, none, or 'no-refinement' (every checker but the refinement) */
+  /** every checker, none, or every checker but the refinement */
   readonly checks: boolean | 'no-refinement';
   readonly stepsPerSecond: number;
   readonly stepsPerCpuSecond: number;
@@ -135,7 +137,15 @@ export interface BenchInput {
   readonly date: string;
   readonly command: string;
   readonly machine: { readonly cores: number; readonly node: string; readonly loadAverageAtStart: readonly number[]; readonly loadAverageAtEnd: readonly number[] };
-  readonly speed?: { readonly scenario: string; readonly on: SpeedInput; readonly off: SpeedInput; readonly checkerCost: number };
+  readonly speed?: {
+    readonly scenario: string;
+    readonly on: SpeedInput;
+    readonly off: SpeedInput;
+    readonly checkerCost: number;
+    /** every checker but the refinement, and what the refinement costs on top (on / this) */
+    readonly noRefinement?: SpeedInput;
+    readonly refinementCost?: number;
+  };
   readonly scaling?: readonly { readonly dimension: string; readonly value: number; readonly on: SpeedInput; readonly off: SpeedInput }[];
   readonly exhaustive?: {
     readonly scenario: string;

@@ -4,7 +4,7 @@
  * coverage and the counterexample, on a suite that finds one and on one that does not.
  */
 import { describe, expect, it } from 'vitest';
-import { joinUnits, runUnits, unitCount, unitsOfShard, UNIT_RUNS, type PlainRequest } from '../../properties/parallel_runs.js';
+import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard, UNIT_RUNS, type PlainRequest } from '../../properties/parallel_runs.js';
 import type { SuiteResult } from '../../properties/types.js';
 
 /** What must not depend on the number of jobs (seconds do). */
@@ -16,17 +16,24 @@ describe('property runs in units', () => {
   const request: PlainRequest = { suite: 'fill-once', seed: 7, runs: UNIT_RUNS + 40, strategy: 'random' };
 
   it('one job, two worker threads and two shards joined agree', async () => {
-    expect(unitCount(request)).toBe(2);
-    const one = joinUnits(request, await runUnits(request, 1, null));
-    const two = joinUnits(request, await runUnits(request, 2, null));
+    expect(unitCount(request, UNIT_RUNS)).toBe(2);
+    const one = joinUnits(request, await runUnits(request, UNIT_RUNS, 1, null));
+    const two = joinUnits(request, await runUnits(request, UNIT_RUNS, 2, null));
     const shards = [
-      ...(await runUnits(request, 1, null, unitsOfShard(unitCount(request), { index: 1, count: 2 }))),
-      ...(await runUnits(request, 1, null, unitsOfShard(unitCount(request), { index: 0, count: 2 }))),
+      ...(await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 1, count: 2 }))),
+      ...(await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 0, count: 2 }))),
     ];
     const joined = joinUnits(request, shards);
     expect(one.runs).toBe(request.runs);
     expect(verdict(two)).toEqual(verdict(one));
     expect(verdict(joined)).toEqual(verdict(one));
+  });
+
+  it('a time-budgeted run is one unit per job, whatever its run count', () => {
+    const timed: PlainRequest = { ...request, runs: 1_000_000_000, seconds: 30 };
+    expect(unitCount(timed, unitSize(timed, 1))).toBe(1);
+    expect(unitCount(timed, unitSize(timed, 2))).toBe(2);
+    expect(unitCount(request, unitSize(request, 2))).toBe(2);
   });
 
   it('a shard with no unit left gives an empty result, not an error', () => {
