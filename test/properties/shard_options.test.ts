@@ -34,7 +34,7 @@ function dirWith(name: string, s: PropertiesShard | string): string {
 describe('--jobs and --shard', () => {
   it('bad values: one line naming the option, exit 2', () => {
     const bad: [string, string[], RegExp][] = [
-      ['src/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer from 1 to 1024, got '0'\n$/],
+      ['src/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/],
       ['src/cli/mutants.ts', ['--shard', '2/2'], /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/],
     ];
     for (const [script, args, message] of bad) {
