@@ -57,8 +57,7 @@ export function searchPart(spec: SearchPartSpec): SearchPart {
   const subject = scenarioSubject(req.scenario);
   if (splits(req)) return { index: spec.index, count: spec.count, result: dporSearch(subject, { ...opts, shard: spec }), tally };
   if (spec.count > 1) throw new Error('only an unbounded search with reduction splits into parts (--preemptions inf, no --no-reduction)');
-  const result = search(subject, opts);
-  return { index: 0, count: 1, result: { ...result, dpor: { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 } }, tally };
+  return { index: 0, count: 1, result: search(subject, opts), tally };
 }
 
 /** Whether the search is DPOR, which splits into parts: unbounded, with reduction. */

@@ -7,23 +7,26 @@
  *
  * Invariant: joining is order-free in its input (parts are sorted by their index first).
  */
-import type { DporSearchResult, DporStats } from './dpor_search.js';
-import type { FoundViolation } from './search_types.js';
+import type { DporStats } from './dpor_search.js';
+import type { FoundViolation, SearchResult } from './search_types.js';
+
+/** A part's result: a DPOR search's (with its counters), or a whole unsplit search's. */
+export type PartResult = SearchResult & { readonly dpor?: DporStats };
 
 export interface ShardResult {
   readonly index: number;
   readonly count: number;
-  readonly result: DporSearchResult;
+  readonly result: PartResult;
 }
 
-export function mergeShards(parts: readonly ShardResult[]): DporSearchResult {
+export function mergeShards(parts: readonly ShardResult[]): PartResult {
   const sorted = [...parts].sort((a, b) => a.index - b.index);
   const first = sorted[0]?.result;
   if (first === undefined) throw new Error('no search parts to join');
-  const count = first === undefined ? 0 : (sorted[0]?.count ?? 1);
+  const count = sorted[0]?.count ?? 1;
   const seen = new Set(sorted.map((p) => p.index));
   if (sorted.some((p) => p.count !== count) || seen.size !== sorted.length) throw new Error('search parts of different splits, or one part twice');
-  const sum = (f: (r: DporSearchResult) => number): number => sorted.reduce((a, p) => a + f(p.result), 0);
+  const sum = (f: (r: PartResult) => number): number => sorted.reduce((a, p) => a + f(p.result), 0);
   const digests = sorted.every((p) => p.result.stateDigests !== undefined) ? new Set(sorted.flatMap((p) => p.result.stateDigests ?? [])) : null;
   const violations: FoundViolation[] = [];
   for (const p of sorted) {
@@ -32,14 +35,10 @@ export function mergeShards(parts: readonly ShardResult[]): DporSearchResult {
       if (known < 0) violations.push(v);
     }
   }
-  const dpor: DporStats = {
-    expansions: sum((r) => r.dpor.expansions),
-    races: sum((r) => r.dpor.races),
-    insertions: sum((r) => r.dpor.insertions),
-    infeasible: sum((r) => r.dpor.infeasible),
-    sleepBlocked: sum((r) => r.dpor.sleepBlocked),
-    boundStopped: sum((r) => r.dpor.boundStopped),
-  };
+  const stat = (k: keyof DporStats): number => sum((r) => r.dpor?.[k] ?? 0);
+  const dpor: DporStats | null = sorted.every((p) => p.result.dpor !== undefined)
+    ? { expansions: stat('expansions'), races: stat('races'), insertions: stat('insertions'), infeasible: stat('infeasible'), sleepBlocked: stat('sleepBlocked'), boundStopped: stat('boundStopped') }
+    : null;
   return {
     schedules: sum((r) => r.schedules),
     blocked: sum((r) => r.blocked),
@@ -58,6 +57,6 @@ export function mergeShards(parts: readonly ShardResult[]): DporSearchResult {
     violations,
     violatingSchedules: sum((r) => r.violatingSchedules),
     ...(digests !== null ? { stateDigests: [...digests] } : {}),
-    dpor,
+    ...(dpor !== null ? { dpor } : {}),
   };
 }

@@ -8,7 +8,6 @@
  * Invariant: a task that throws rejects the whole run with its error; no result is
  * silently dropped.
  */
-import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 export interface Task {
@@ -21,11 +20,6 @@ export interface Task {
 
 const BOOT = new URL('./worker_boot.mjs', import.meta.url);
 const ENTRY = new URL('./worker_entry.ts', import.meta.url).href;
-
-/** The default number of jobs: every core. */
-export function allCores(): number {
-  return Math.max(1, cpus().length);
-}
 
 export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise<R[]> {
   if (jobs <= 1 || tasks.length <= 1) {

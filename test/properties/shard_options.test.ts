@@ -4,12 +4,14 @@
  * whole run (malformed, of another run, a part twice, a part missing) before writing.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkShardSet, readShardFile, writeShardFile, type PropertiesShard } from '../../src/report/shard_file.js';
 import { runIdentity } from '../../src/cli/cli_args.js';
+import { mergeShardReports } from '../../src/cli/report_merge.js';
+import { joinUnits, runUnits, unitCount, unitsOfShard, UNIT_RUNS, type PlainRequest } from '../../properties/parallel_runs.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tierlab-shards-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -67,6 +69,25 @@ describe('report merge', () => {
     expect(() => readShardFile(dirWith('alien', '{"format":"x"}'))).toThrow(/not a tierlab shard report/);
     expect(() => readShardFile(dirWith('numbers', JSON.stringify({ format: 'tierlab-shard', tool: 'properties', index: 2, count: 2, command: '', labels: [] })))).toThrow(/malformed shard numbers/);
     expect(() => readShardFile(join(scratch, 'nowhere'))).toThrow(/no shard report/);
+  });
+
+  it('joins two properties shards into the report of the whole run', async () => {
+    const request: PlainRequest = { suite: 'fill-once', seed: 3, runs: UNIT_RUNS + 10, strategy: 'random' };
+    const whole = joinUnits(request, await runUnits(request, UNIT_RUNS, 1, null));
+    const dirs = [0, 1].map((index) => join(scratch, `joined-${index}`));
+    for (const [index, dir] of dirs.entries()) {
+      const units = await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index, count: 2 }));
+      writeShardFile(dir, { tool: 'properties', index, count: 2, command: '--suite fill-once', seed: 3, strategy: 'random', labels: [{ label: 'fill-once', request, units }] });
+    }
+    const out = join(scratch, 'joined');
+    const lines: string[] = [];
+    expect(await mergeShardReports(dirs, out, (l) => lines.push(l))).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'properties.json'), 'utf8')) as { ok: boolean; suites: { runs: number; steps: number; coverage: Record<string, number> }[] };
+    expect(report.ok).toBe(true);
+    expect(report.suites[0]?.runs).toBe(whole.runs);
+    expect(report.suites[0]?.steps).toBe(whole.steps);
+    expect(report.suites[0]?.coverage).toEqual(whole.coverage);
+    expect(lines.join('\n')).toMatch(/PASS: 2 shards joined, 260 runs/);
   });
 
   it('the command refuses a bad set with exit 2 and one line', () => {
