@@ -4,17 +4,17 @@
  * i/n`, joined by `npm run report -- merge`) with the results of one job.
  *
  * A unit is a block of UNIT_RUNS runs with its own seed (derived from the request's seed
- * and the unit's number, never from how many jobs there are). A time-budgeted run (mutation
- * runs: --seconds with a huge --runs) is cut into one unit per job or shard instead, each
- * running to the deadline: its result depends on the machine anyway. Units are run in any order
- * and joined in unit order: runs, steps, violations and coverage add up to the first unit
+ * and the unit's number, never from how many jobs there are). A time-budgeted run
+ * (mutation runs: --seconds with a huge --runs) is cut into one unit per job or shard
+ * instead, each running to the deadline: its result depends on the machine anyway. Units
+ * are run in any order and joined in unit order: runs, steps, violations and coverage add up to the first unit
  * that found a counterexample, and that unit's counterexample is the result's. A later
  * unit's find is discarded, as one job would never have run it.
  *
  * On one scenario, exhaustive search is not cut into runs: its parts are parts of the
- * search tree (model/explore/parallel_search.ts).
+ * search tree (search_parts.ts).
  *
- * Invariant: `joinUnits(units)` depends only on the units' results and numbers, so any
+ * Invariant: `joinUnits(request, units)` depends only on the units' results and numbers, so any
  * job count and any split into shards give the same suite result (runs-bounded runs; a
  * time budget makes every run depend on the machine anyway).
  */

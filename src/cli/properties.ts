@@ -261,7 +261,8 @@ const verdict = !report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE';
 process.stdout.write(
   `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties` +
-    `${verdict === 'INCOMPLETE' ? '; the guarantee was cut short by the budget (raise --seconds or --runs)' : ''}; report in ${reportDir}/properties.md\n`,
+    `${verdict !== 'INCOMPLETE' ? '' : shard !== null ? '; a shard alone promises nothing: join every shard with npm run report -- merge' : '; the guarantee was cut short by the budget (raise --seconds or --runs)'}` +
+    `; report in ${reportDir}/properties.md\n`,
 );
 const violated = new Set<PropertyId>();
 for (const r of results) {
