@@ -6,7 +6,9 @@
  * A unit is a block of UNIT_RUNS runs with its own seed (derived from the request's seed
  * and the unit's number, never from how many jobs there are). A time-budgeted run
  * (mutation runs: --seconds with a huge --runs) is cut into one unit per job or shard
- * instead, each running to the deadline: its result depends on the machine anyway. Units
+ * instead, all running at once, each for the whole budget from its own start (a worker
+ * thread takes a while to start on a loaded machine, and that is not the run's time): its
+ * result depends on the machine anyway. Units
  * are run in any order and joined in unit order: runs, steps, violations and coverage add up to the first unit
  * that found a counterexample, and that unit's counterexample is the result's. A later
  * unit's find is discarded, as one job would never have run it.
@@ -33,8 +35,6 @@ export interface UnitSpec {
   readonly unit: number;
   /** runs per unit (unitSize) */
   readonly size: number;
-  /** wall-clock deadline (epoch ms) for time-budgeted runs */
-  readonly deadline: number | null;
 }
 
 export interface UnitResult {
@@ -63,8 +63,7 @@ export function unitSeed(seed: number, unit: number): number {
 export function runUnit(spec: UnitSpec): UnitResult {
   const req = spec.request;
   const runs = Number.isFinite(req.runs) && req.confidence === undefined ? Math.min(spec.size, req.runs - spec.unit * spec.size) : req.runs;
-  const seconds = spec.deadline === null ? undefined : Math.max(0.001, (spec.deadline - Date.now()) / 1000);
-  const one = { ...req, runs, seed: unitSeed(req.seed, spec.unit), ...(seconds !== undefined ? { seconds } : {}) };
+  const one = { ...req, runs, seed: unitSeed(req.seed, spec.unit) };
   const result = 'scenario' in one ? checkScenario(one) : checkSuite(one);
   return { unit: spec.unit, result };
 }
@@ -102,9 +101,9 @@ export function unitsOfShard(total: number, shard: { index: number; count: numbe
 }
 
 /** A suite's units (all, or a shard's) of `size` runs on `jobs` worker threads (1: in this thread). */
-export async function runUnits(request: PlainRequest, size: number, jobs: number, deadline: number | null, units?: readonly number[]): Promise<UnitResult[]> {
+export async function runUnits(request: PlainRequest, size: number, jobs: number, units?: readonly number[]): Promise<UnitResult[]> {
   const module = new URL('./parallel_runs.ts', import.meta.url).href;
   const which = units ?? unitsOfShard(unitCount(request, size), null);
-  const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size, deadline } satisfies UnitSpec }));
+  const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size } satisfies UnitSpec }));
   return runTasks<UnitResult>(tasks, jobs);
 }

@@ -192,9 +192,8 @@ for (const [i, label] of labels.entries()) {
     shardLabels.push({ label: 'scenario', request, parts });
   } else {
     const request = given !== null ? { ...common, scenario: given } : { ...common, suite: label as Suite };
-    const deadline = labelSeconds !== undefined ? Date.now() + labelSeconds * 1000 : null;
     const size = unitSize(request, shard !== null ? shard.count : jobs);
-    const units = await runUnits(request, size, jobs, deadline, unitsOfShard(unitCount(request, size), shard));
+    const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard));
     result = joinUnits(request, units);
     shardLabels.push({ label, request, units });
   }

@@ -15,7 +15,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
 import { parseOrFail, usageError } from './cli_args.js';
-import { mergeShardReports } from './report_merge.js';
 
 const USAGE = 'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
 const SUBCOMMANDS = ['build', 'counterexample', 'merge'] as const;
@@ -60,6 +59,8 @@ function counterexample(args: readonly string[]): number {
 async function merge(args: readonly string[]): Promise<number> {
   if (args.length === 0) fail(`merge wants the shard directories\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
+  // loaded only here: merging mutants needs mutants/lib, which a scratch copy has not
+  const { mergeShardReports } = await import('./report_merge.js');
   return mergeShardReports(args.map((a) => resolve(a)), resolve(values.out ?? 'reports'), (line) => process.stdout.write(`${line}\n`));
 }
 

@@ -17,11 +17,11 @@ describe('property runs in units', () => {
 
   it('one job, two worker threads and two shards joined agree', async () => {
     expect(unitCount(request, UNIT_RUNS)).toBe(2);
-    const one = joinUnits(request, await runUnits(request, UNIT_RUNS, 1, null));
-    const two = joinUnits(request, await runUnits(request, UNIT_RUNS, 2, null));
+    const one = joinUnits(request, await runUnits(request, UNIT_RUNS, 1));
+    const two = joinUnits(request, await runUnits(request, UNIT_RUNS, 2));
     const shards = [
-      ...(await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 1, count: 2 }))),
-      ...(await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 0, count: 2 }))),
+      ...(await runUnits(request, UNIT_RUNS, 1, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 1, count: 2 }))),
+      ...(await runUnits(request, UNIT_RUNS, 1, unitsOfShard(unitCount(request, UNIT_RUNS), { index: 0, count: 2 }))),
     ];
     const joined = joinUnits(request, shards);
     expect(one.runs).toBe(request.runs);

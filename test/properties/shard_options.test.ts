@@ -73,10 +73,10 @@ describe('report merge', () => {
 
   it('joins two properties shards into the report of the whole run', async () => {
     const request: PlainRequest = { suite: 'fill-once', seed: 3, runs: UNIT_RUNS + 10, strategy: 'random' };
-    const whole = joinUnits(request, await runUnits(request, UNIT_RUNS, 1, null));
+    const whole = joinUnits(request, await runUnits(request, UNIT_RUNS, 1));
     const dirs = [0, 1].map((index) => join(scratch, `joined-${index}`));
     for (const [index, dir] of dirs.entries()) {
-      const units = await runUnits(request, UNIT_RUNS, 1, null, unitsOfShard(unitCount(request, UNIT_RUNS), { index, count: 2 }));
+      const units = await runUnits(request, UNIT_RUNS, 1, unitsOfShard(unitCount(request, UNIT_RUNS), { index, count: 2 }));
       writeShardFile(dir, { tool: 'properties', index, count: 2, command: '--suite fill-once', seed: 3, strategy: 'random', labels: [{ label: 'fill-once', request, units }] });
     }
     const out = join(scratch, 'joined');
