@@ -8,7 +8,7 @@
  * memory exists before the first upload; asynchronous uploads are copied by a pool of
  * copy threads (cpu_copy.c), and a group's worker waits until its tensors have landed.
  * Invariants: the worker owns x/y/q/h while a job is PENDING; the issuing thread owns
- * them otherwise (phase changes happen under the device mutex, which orders the
+ * them otherwise; the dense GEMV (decode thread, any phase) owns dense_in/dense_out (phase changes happen under the device mutex, which orders the
  * hand-over); allocation accounting has its own mutex because uploads run on the
  * tier's uploader thread; a tensor's `ready` flips once, 0 -> 1, under the copy mutex.
  */
@@ -31,6 +31,9 @@
 #define CPU_COPY_THREADS_DEFAULT 2
 /* Uploads of at most this many bytes are copied by the calling thread. */
 #define CPU_INLINE_COPY_BYTES (64u << 10)
+/* TIERLAB_CPU_COPY_DELAY_US (0..1000000, default 0): each copy thread waits this long
+ * before a copy, as over a slow bus, so groups really meet tensors still uploading. */
+#define CPU_COPY_DELAY_MAX_US 1000000
 
 typedef enum cpu_phase { CPU_IDLE = 0, CPU_PENDING, CPU_DONE } cpu_phase;
 
@@ -50,6 +53,9 @@ typedef struct cpu_device {
   float *x, *y; /* TL_MAX_GROUP_ROWS * TL_MAX_HIDDEN */
   int8_t *q;    /* max(TL_MAX_HIDDEN, TL_MAX_WIDTH) */
   float *h;     /* TL_MAX_WIDTH */
+  /* the dense GEMV's own buffers (never the group's: b86e55e) */
+  int8_t *dense_in; /* TL_MAX_HIDDEN */
+  float *dense_out; /* TL_MAX_DENSE_ROWS */
   const float *lut; /* the backend's table */
   struct tl_backend *b;
   tl_heap heap; /* this device's tensor memory: pre-faulted host chunks (cpu_backend.c) */
@@ -63,6 +69,7 @@ typedef struct cpu_copy_pool {
   int stop;
   int inited; /* mutex and conditions exist */
   int nthreads;
+  long delay_us; /* TIERLAB_CPU_COPY_DELAY_US */
   pthread_t threads[CPU_COPY_THREADS_MAX];
 } cpu_copy_pool;
 
@@ -107,6 +114,9 @@ int cpu_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data
 int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
                             size_t cap);
 void cpu_tensor_free(tl_backend *b, tl_tensor *t);
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                     float *y, char *err, size_t cap);
+uint64_t cpu_device_bytes(tl_backend *b, int dev);
 
 /* cpu_copy.c */
 int cpu_copy_start(cpu_copy_pool *pool, char *err, size_t cap);

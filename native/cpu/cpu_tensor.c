@@ -7,7 +7,8 @@
  * used_bytes is guarded by acct_mu (uploads and frees run on the uploader thread while
  * workers compute); a full device answers TL_E_OOM, like a real allocator; a
  * synchronous upload copies on the caller's thread, an asynchronous one on a copy
- * thread (cpu_copy.c), and both leave the same bytes.
+ * thread (cpu_copy.c), and both leave the same bytes. The dense GEMV reads a tensor
+ * here with the device's own dense buffers.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -101,4 +102,24 @@ void cpu_tensor_free(tl_backend *b, tl_tensor *t) {
   pthread_mutex_lock(&b->acct_mu);
   b->used_bytes[t->dev] -= t->footprint_bytes;
   pthread_mutex_unlock(&b->acct_mu);
+}
+
+/* The device's dense buffers: the input copied in, every row computed, the output out. */
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                     float *y, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  cpu_device *d = &b->dev[dev];
+  const cpu_tensor *ct = w->impl;
+  memcpy(d->dense_in, qx, (size_t)w->cols);
+  tl_dense_rows(ct->w, ct->s, w->rows, w->cols, d->dense_in, e, d->dense_out);
+  memcpy(y, d->dense_out, (size_t)w->rows * sizeof(float));
+  return TL_OK;
+}
+
+uint64_t cpu_device_bytes(tl_backend *b, int dev) {
+  pthread_mutex_lock(&b->acct_mu);
+  uint64_t used = b->used_bytes[dev];
+  pthread_mutex_unlock(&b->acct_mu);
+  return used;
 }
