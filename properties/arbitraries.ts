@@ -181,11 +181,13 @@ function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
 
 /**
  * The shutdown suite's aims: while loaders are still loading (after the plan, before
- * they are joined), with a swap parked on the open group (natural-order residents,
- * skewed heat, shutdown right after a layer-0 issue, often from its own thread), or
- * anywhere.
+ * they are joined); with a swap parked on the open group (natural-order residents,
+ * skewed heat, shutdown right after a layer-0 issue, often from its own thread); while
+ * note_block waits on a full ring (blocked: its own thread, started before the loop);
+ * racing the decode thread's issue, dense GEMVs and take (its own thread, started
+ * before a layer); or anywhere.
  */
-type ShutdownAim = 'loaders' | 'parked' | 'anywhere';
+type ShutdownAim = 'loaders' | 'parked' | 'blocked' | 'racing' | 'anywhere';
 
 /** The parts of a scenario a suite biases; the rest is drawn the same way everywhere. */
 function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
@@ -197,7 +199,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     warmstart: swapHeavy
       ? aim === 'loaders'
         ? fc.constant<Scenario['warmstart']>('plan')
-        : aim === 'parked'
+        : aim === 'parked' || aim === 'blocked'
           ? fc.constant<Scenario['warmstart']>('block')
           : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
       : full
@@ -239,7 +241,17 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
                 groupOpen: fc.constant(true),
                 thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
               })
-            : shutdownPointArb(shape, 6, true)
+            : aim === 'blocked'
+              ? fc.record({ phase: fc.constant<'plan'>('plan'), thread: fc.constant<'own'>('own') })
+              : aim === 'racing'
+                ? fc.record({
+                    phase: fc.constant<'decode'>('decode'),
+                    token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+                    layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+                    groupOpen: fc.boolean(),
+                    thread: fc.constant<'own'>('own'),
+                  })
+                : shutdownPointArb(shape, 6, true)
         : full
           ? fc.constant(null)
           : maybe(shutdownPointArb(shape, lifecycle ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5),
@@ -250,7 +262,9 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
 
 function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
   if (suite === 'shutdown') {
-    return fc.constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'anywhere').chain((aim) => scenarioAimed(suite, shape, aim));
+    return fc
+      .constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'blocked', 'racing', 'racing', 'anywhere')
+      .chain((aim) => scenarioAimed(suite, shape, aim));
   }
   return scenarioAimed(suite, shape, 'anywhere');
 }
@@ -276,7 +290,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
           ? fc.constantFrom('plenty', 'plenty', 'plenty', 'equal-to-budget', 'smaller')
           : fc.constantFrom('plenty', 'plenty', 'equal-to-budget', 'smaller'),
       expert: fc.constantFrom(...EXPERT_SHAPES),
-      ringCapacity: fc.integer({ min: 1, max: full ? 48 : 4 }),
+      ringCapacity: aim === 'blocked' ? fc.constant(1) : fc.integer({ min: 1, max: full ? 48 : 4 }),
       loaders: fc.integer({ min: 1, max: 4 }),
       routes: routesArb(shape, suite),
       noRam: fc.uniqueArray(
@@ -285,7 +299,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       ),
       refill: fc.option(fc.integer({ min: 0, max: shape.tokens - 1 }), { nil: -1 }),
       // a dense trunk takes device budget first: rarely in streaming, where promotion needs room
-      dense: full ? fc.constant(false) : aim === 'parked' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
+      dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
       spuriousWakeups: fc.integer({ min: 0, max: 3 }),

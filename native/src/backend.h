@@ -152,5 +152,7 @@ extern const tl_backend_ops tl_backend_impl;
 /* Writes the message (printf format) into err (if err and cap > 0) and returns code. */
 int tl_fail(char *err, size_t cap, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* err[0] = 0 when there is a buffer (every API call starts with it). */
+void tl_clear_err(char *err, size_t cap);
 
 #endif

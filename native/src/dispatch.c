@@ -16,10 +16,6 @@
 
 #define TL_DISCARD_FLOATS ((size_t)TL_MAX_GROUP_ROWS * (size_t)TL_MAX_HIDDEN)
 
-void tl_clear_err(char *err, size_t cap) {
-  if (err != NULL && cap > 0) err[0] = '\0';
-}
-
 int tl_check_dev(tl_engine *eng, const char *fn, int dev, char *err, size_t cap) {
   if (dev < 0 || dev >= eng->ndev) {
     return tl_fail(err, cap, TL_E_ARG, "%s: dev must be in 0..%d (got %d)", fn,

@@ -97,7 +97,6 @@ int tl_upload_reserve(tl_engine *eng, const char *fn, int dev, uint64_t fp, char
 
 /* dispatch.c */
 int tl_check_dev(tl_engine *eng, const char *fn, int dev, char *err, size_t cap);
-void tl_clear_err(char *err, size_t cap);
 /* With eng->mu held: drops the group's tensor uses and closes it. */
 void tl_group_close(tl_group_state *g);
 

@@ -207,6 +207,8 @@ typedef struct vk_push {
 /* vk_device.c */
 int vk_device_open(tl_backend *b, int index, char *err, size_t cap);
 VkDeviceSize vk_device_budget(tl_backend *b, uint32_t heap, int *from_ext);
+
+/* vk_errors.c */
 const char *vk_result_str(VkResult r);
 
 /* vk_validation.c */

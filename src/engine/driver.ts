@@ -108,8 +108,10 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number): Gen<void> {
     yield { k: 'finishToken', token };
     if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
   }
-  if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
+  // the exit path shuts down too, while a shutdown thread of its own may still be at it:
+  // two concurrent calls, of which one does the work and the other says 'already'
   yield* tier.shutdown();
+  if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
 }
 
 function* warmstartPlanned(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<void> {

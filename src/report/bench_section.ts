@@ -16,10 +16,10 @@ function speedBlock(b: BenchInput): string {
   if (s === undefined) return '';
   return (
     el('h3', {}, 'Simulator speed') +
-    el('p', { class: 'note' }, esc(`${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples. The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (off / on = ${s.checkerCost.toFixed(2)}).`)) +
+    el('p', { class: 'note' }, esc(`${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples. The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (off / on = ${s.checkerCost.toFixed(2)})${s.refinementCost === undefined ? '' : `, the refinement alone ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)})`}.`)) +
     table(
       ['checkers', 'steps/s', 'steps per CPU second', 'schedules/s', 'steps per schedule', 'samples (steps/s)'],
-      [s.on, s.off].map((x) => [x.checks ? 'all on' : 'off', n(int(x.stepsPerSecond)), n(int(x.stepsPerCpuSecond)), n(int(x.schedulesPerSecond)), n(x.stepsPerSchedule.toFixed(0)), esc(x.samples.map((y) => int(y.stepsPerSecond)).join(', '))]),
+      [s.on, ...(s.noRefinement === undefined ? [] : [s.noRefinement]), s.off].map((x) => [x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off', n(int(x.stepsPerSecond)), n(int(x.stepsPerCpuSecond)), n(int(x.schedulesPerSecond)), n(x.stepsPerSchedule.toFixed(0)), esc(x.samples.map((y) => int(y.stepsPerSecond)).join(', '))]),
     )
   );
 }

@@ -79,6 +79,7 @@ export function benchReport(data: unknown, file: string): BenchInput {
     checkShape(b.speed, { scenario: 'string', on: 'object', off: 'object', checkerCost: 'number' }, file, 'speed');
     checkShape(b.speed.on, speed, file, 'speed.on');
     checkShape(b.speed.off, speed, file, 'speed.off');
+    if (b.speed.noRefinement !== undefined) checkShape(b.speed.noRefinement, { ...speed, checks: 'string' }, file, 'speed.noRefinement');
   }
   if (b.scaling !== undefined) {
     checkEach(b.scaling, { dimension: 'string', value: 'number', on: 'object', off: 'object' }, file, 'scaling');

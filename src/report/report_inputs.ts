@@ -122,7 +122,8 @@ export interface OracleInput {
 }
 
 export interface SpeedInput {
-  readonly checks: boolean;
+  /** every checker, none, or every checker but the refinement */
+  readonly checks: boolean | 'no-refinement';
   readonly stepsPerSecond: number;
   readonly stepsPerCpuSecond: number;
   readonly schedulesPerSecond: number;
@@ -134,7 +135,15 @@ export interface BenchInput {
   readonly date: string;
   readonly command: string;
   readonly machine: { readonly cores: number; readonly node: string; readonly loadAverageAtStart: readonly number[]; readonly loadAverageAtEnd: readonly number[] };
-  readonly speed?: { readonly scenario: string; readonly on: SpeedInput; readonly off: SpeedInput; readonly checkerCost: number };
+  readonly speed?: {
+    readonly scenario: string;
+    readonly on: SpeedInput;
+    readonly off: SpeedInput;
+    readonly checkerCost: number;
+    /** every checker but the refinement, and what the refinement costs on top (on / this) */
+    readonly noRefinement?: SpeedInput;
+    readonly refinementCost?: number;
+  };
   readonly scaling?: readonly { readonly dimension: string; readonly value: number; readonly on: SpeedInput; readonly off: SpeedInput }[];
   readonly exhaustive?: {
     readonly scenario: string;

@@ -39,8 +39,13 @@ export function layerOf(path: string): number {
   return f === null ? -1 : LAYERS.findIndex((l) => l.includes(f));
 }
 
-/** Folders in one layer that must not import each other (the two worlds). */
+/**
+ * Folders in one layer that must not import each other: the two worlds, and the tier and
+ * its reference (the spec is written from the protocol, not from the tier: sharing code
+ * would make the two agree by construction).
+ */
 export const APART: readonly (readonly [string, string])[] = [
+  ['src/tier', 'src/spec'],
   ['src/engine/native', 'model/rt'],
   ['src/engine/native', 'model/ram'],
 ];

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_IDS } from '../../src/check/catalogue.js';
+import { cycles } from './graph.js';
 import { APART, folderOf, layerOf } from './layers.js';
 import { projectFiles, readSources } from './source_files.js';
 
@@ -166,39 +167,3 @@ function longFunctions(path: string, text: string, max: number): string[] {
   return out;
 }
 
-/** Every strongly connected component of more than one file (Tarjan). */
-function cycles(graph: readonly (readonly [string, readonly string[]])[]): string[][] {
-  const edges = new Map(graph.map(([f, to]) => [f, to.filter((t) => graph.some(([g]) => g === t))]));
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const on = new Set<string>();
-  const out: string[][] = [];
-  let n = 0;
-  const visit = (v: string): void => {
-    index.set(v, n);
-    low.set(v, n);
-    n++;
-    stack.push(v);
-    on.add(v);
-    for (const w of edges.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
-      } else if (on.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
-    }
-    if (low.get(v) === index.get(v)) {
-      const comp: string[] = [];
-      for (;;) {
-        const w = stack.pop();
-        if (w === undefined) break;
-        on.delete(w);
-        comp.push(w);
-        if (w === v) break;
-      }
-      if (comp.length > 1) out.push(comp.sort());
-    }
-  };
-  for (const [f] of graph) if (!index.has(f)) visit(f);
-  return out;
-}
