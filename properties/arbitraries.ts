@@ -181,11 +181,11 @@ function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
 
 /**
  * The shutdown suite's aims: while loaders are still loading (after the plan, before
- * they are joined); with a swap parked on the open group (natural-order residents,
- * skewed heat, shutdown right after a layer-0 issue, often from its own thread); while
- * note_block waits on a full ring (blocked: its own thread, started before the loop);
- * racing the decode thread's issue, dense GEMVs and take (its own thread, started
- * before a layer); or anywhere.
+ * they are joined) or the fill is being waited for; with a swap parked on the open group
+ * (natural-order residents, skewed heat, shutdown right after a layer-0 issue, often
+ * from its own thread); while note_block waits on a full ring or plan_fill plans
+ * (blocked: its own thread, started before the warmstart); racing the decode thread's
+ * issue, dense GEMVs and take (its own thread, started before a layer); or anywhere.
  */
 type ShutdownAim = 'loaders' | 'parked' | 'blocked' | 'racing' | 'anywhere';
 
@@ -199,8 +199,10 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     warmstart: swapHeavy
       ? aim === 'loaders'
         ? fc.constant<Scenario['warmstart']>('plan')
-        : aim === 'parked' || aim === 'blocked'
+        : aim === 'parked'
           ? fc.constant<Scenario['warmstart']>('block')
+          : aim === 'blocked'
+            ? fc.constantFrom<Scenario['warmstart']>('block', 'block', 'plan')
           : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
       : full
         ? fc.constant<Scenario['warmstart']>('plan')
@@ -231,7 +233,11 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     shutdownAt:
       suite === 'shutdown'
         ? aim === 'loaders'
-          ? fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') })
+          ? fc.oneof(
+              fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') }),
+              // its own thread from just before fill_wait: racing the fill, the RAM hand-back and the count
+              fc.record({ phase: fc.constant<'fill'>('fill'), thread: fc.constant<'own'>('own') }),
+            )
           : aim === 'parked'
             ? fc.record({
                 phase: fc.constant<'decode'>('decode'),
@@ -302,7 +308,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
-      spuriousWakeups: fc.integer({ min: 0, max: 3 }),
+      // racing: a spurious wakeup is the only thing that can end shutdown's waits early
+      spuriousWakeups: aim === 'racing' ? fc.constant(3) : fc.integer({ min: 0, max: 3 }),
     })
     .map((r): Scenario => {
       const capacityExperts = r.budgetExperts.map((b) => {
