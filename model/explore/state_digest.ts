@@ -76,7 +76,8 @@ export function stateDigest(st: TierState, world: SimulatedWorld, th: ThreadCoun
       h.add(s.heat).bool(s.resident).bool(s.queued).bool(s.planned).bool(s.tensors !== null).bool(s.ram !== null);
     }
   }
-  for (let d = 0; d < st.cfg.devices; d++) h.add(st.used[d] ?? 0).add(st.budget[d] ?? 0).bool((st.dense[d] ?? null) !== null);
+  for (let d = 0; d < st.cfg.devices; d++) h.add(st.used[d] ?? 0).add(st.budget[d] ?? 0);
+  for (const r of st.dense) h.add(r === null ? -1 : r.dev);
   for (const e of st.ring) {
     if (e === null || e === undefined) h.add(-1);
     else h.add(e.layer).add(e.eid).add(e.victim === null ? -1 : e.victim.layer * 65536 + e.victim.eid);

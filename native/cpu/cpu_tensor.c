@@ -77,8 +77,9 @@ int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src,
   ct->src = src->data;
   ct->span_bytes = src->span_bytes;
   t->impl = ct; /* before the job runs: a group issued meanwhile waits for ready */
-  if (src->span_bytes <= CPU_INLINE_COPY_BYTES) {
-    /* waking a copy thread costs more than this copy: done here, reported at once */
+  if (src->span_bytes <= CPU_INLINE_COPY_BYTES && b->copy.delay_us == 0) {
+    /* waking a copy thread costs more than this copy: done here, reported at once (a
+     * slow bus, TIERLAB_CPU_COPY_DELAY_US, sends every copy through the copy threads) */
     memcpy(ct->w, ct->src, ct->span_bytes);
     ct->ready = 1; /* the tensor is not handed out yet: no lock needed */
     tl_upload_done(t, TL_OK, NULL);

@@ -1,7 +1,9 @@
 /**
  * The oracle's runs: every budget (nothing resident, one expert, half, everything),
- * cold and warm starts, swaps, streaming, and injected faults. Each must produce the
- * reference tokens and the CPU-only run's hidden states, bit for bit.
+ * cold and warm starts, swaps, streaming (through RAM LRUs of several sizes), a slow
+ * bus, injected faults, and for a model with the int8 trunk the trunk resident alone,
+ * the experts alone, both, and half of each. Each must produce the reference tokens and
+ * the CPU-only run's hidden states, bit for bit.
  *
  * A run spec is a subset of the simulator's scenario shape (src/engine/run_spec.ts) plus
  * a name and whether to read the heat file an earlier run of the matrix left.
@@ -9,8 +11,16 @@
 import { NO_FAULTS } from '../engine/fault_sites.js';
 import type { OracleRunSpec } from './oracle_run.js';
 
+/** What of the model the matrix exercises beyond the experts. */
+export interface MatrixModel {
+  /** experts per layer (the RAM LRU's sizes are fractions of it) */
+  readonly experts: number;
+  /** the model has the int8 trunk: its matrices can be resident */
+  readonly int8Trunk: boolean;
+}
+
 /** The matrix for `devices` devices of a model with `experts` experts per device when all fit. */
-export function oracleMatrix(devices: number, perDevice: number): OracleRunSpec[] {
+export function oracleMatrix(devices: number, perDevice: number, model?: MatrixModel): OracleRunSpec[] {
   const budget = (n: number): readonly number[] => new Array<number>(devices).fill(n);
   const half = budget(Math.max(1, Math.ceil(perDevice / 2)));
   const all = budget(perDevice);
@@ -26,6 +36,18 @@ export function oracleMatrix(devices: number, perDevice: number): OracleRunSpec[
     faults: NO_FAULTS,
     shutdownAt: null,
   };
+  const streamingSwaps: OracleRunSpec = { ...base, budgetExperts: half, streaming: true, wantSwaps: true, swapPeriod: 2 };
+  const lruSizes = model === undefined ? [] : [...new Set([1, 2, Math.max(1, Math.floor(model.experts / 2))])].filter((n) => n < model.experts);
+  const trunkRows: OracleRunSpec[] = !model?.int8Trunk
+    ? []
+    : [
+        { ...base, name: 'trunk only (no expert resident)', trunk: 'all' },
+        { ...base, name: 'half the trunk, by value per byte', trunk: 'half' },
+        { ...base, name: 'experts only (trunk on the CPU)', budgetExperts: all, warmstart: 'plan', loaders: 4 },
+        { ...base, name: 'trunk and experts', budgetExperts: all, warmstart: 'plan', loaders: 4, trunk: 'all' },
+        { ...base, name: 'trunk and half the experts, swaps', budgetExperts: half, wantSwaps: true, swapPeriod: 2, trunk: 'all' },
+        { ...streamingSwaps, name: 'trunk, streaming, RAM LRU 2', lruPerLayer: 2, trunk: 'all' },
+      ];
   return [
     { ...base, name: 'cpu-only (nothing resident)' },
     { ...base, name: 'one expert, cold', budgetExperts: budget(1) },
@@ -36,7 +58,9 @@ export function oracleMatrix(devices: number, perDevice: number): OracleRunSpec[
     { ...base, name: 'everything, warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4 },
     { ...base, name: 'half, swaps', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true },
     { ...base, name: 'half, swaps, warm heat file', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true, warmstart: 'plan' },
-    { ...base, name: 'half, streaming, swaps', budgetExperts: half, streaming: true, wantSwaps: true, swapPeriod: 2 },
+    { ...streamingSwaps, name: 'half, streaming, swaps' },
+    ...lruSizes.map((n): OracleRunSpec => ({ ...streamingSwaps, name: `half, streaming, swaps, RAM LRU ${n}`, lruPerLayer: n })),
+    { ...base, name: 'slow bus (2 ms a copy: cpu, cuda), warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4, copyDelayUs: 2000 },
     { ...base, name: 'fault: failed upload', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, uploadFails: [4] } },
     { ...base, name: 'fault: failed take', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, takeFails: [3] } },
     { ...base, name: 'fault: failed issue', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, issueFails: [2] } },
@@ -49,5 +73,6 @@ export function oracleMatrix(devices: number, perDevice: number): OracleRunSpec[
       swapPeriod: 2,
       shutdownAt: { phase: 'decode', token: 12, layer: 0, groupOpen: true, thread: 'caller' },
     },
+    ...trunkRows,
   ];
 }

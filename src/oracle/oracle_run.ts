@@ -19,8 +19,11 @@ import { ENGINE_DEFAULTS, type ExpertFormat } from '../tier/config.js';
 import type { Tier } from '../tier/tier.js';
 import type { Checker } from '../check/checker.js';
 import type { MarkOp, Op } from '../ops.js';
-import { FMT_I4_GROUP, type EngineModel } from '../fixture/model_types.js';
+import { FMT_I4_GROUP, TRUNK_INT8, type EngineModel } from '../fixture/model_types.js';
 import type { RealStats } from '../engine/native/real_stats.js';
+import { trunkOffers } from '../engine/trunk_offers.js';
+import { trunkCharge } from '../tier/trunk_place.js';
+import type { TrunkOffer } from '../tier/config.js';
 
 /**
  * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
@@ -32,7 +35,19 @@ export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loade
   readonly name: string;
   readonly faults: FaultPlan;
   readonly useHeatFile: boolean;
+  /** streaming mode: experts per layer the RAM LRU holds (default: every expert) */
+  readonly lruPerLayer?: number;
+  /** the int8 trunk (models with trunkFormat 1): offered to the tier's placer with room
+   *  for all of it or half of it, or not offered ('cpu', the default: every trunk GEMV on
+   *  the CPU, from the same int8 rows) */
+  readonly trunk?: TrunkResidency;
+  /** a slow bus: every asynchronous copy waits this long first (TIERLAB_CPU_COPY_DELAY_US,
+   *  TIERLAB_CUDA_COPY_DELAY_US; read at engine creation), so groups really meet tensors
+   *  still on their way */
+  readonly copyDelayUs?: number;
 };
+
+export type TrunkResidency = 'cpu' | 'all' | 'half';
 
 export interface OracleRunResult {
   readonly spec: OracleRunSpec;
@@ -55,6 +70,14 @@ export interface OracleRunResult {
   readonly nativeLedgerAtShutdown: { count: number; bytes: number } | null;
   /** everything the real world measured (null when the run could not start) */
   readonly stats: RealStats | null;
+  /** streaming: reads the RAM LRU served, and reads of the model file (null: no LRU) */
+  readonly lru: { readonly hits: number; readonly misses: number } | null;
+  /** trunk GEMVs computed on a device, and on the CPU (0, 0: a float32 trunk) */
+  readonly trunkOnDevice: number;
+  readonly trunkOnCpu: number;
+  /** trunk matrices resident when shutdown began, of those offered */
+  readonly trunkResident: number;
+  readonly trunkOffered: number;
 }
 
 export interface OracleContext {
@@ -100,11 +123,44 @@ function residencyProbe(tier: Tier): Checker & { resident: number; byToken: numb
   return probe;
 }
 
+/** Trunk GEMVs by where they ran, and trunk residency when shutdown begins. */
+function trunkProbe(tier: Tier): Checker & { device: number; cpu: number; resident: number } {
+  const probe = {
+    device: 0,
+    cpu: 0,
+    resident: 0,
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'ret' && op.ret.fn === 'dense_matmul' && op.ret.value) probe.device++;
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) probe.resident = tier.st.dense.filter((d) => d !== null).length;
+    },
+    onOp(_rt: unknown, _th: unknown, op: Op) {
+      if (op.k === 'denseCpu') probe.cpu++;
+    },
+  };
+  return probe;
+}
+
+/** Creates the engine with the run's slow bus, if any (the backends read it at creation). */
+function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<NativeEngineLib['createEngine']> {
+  const vars = ['TIERLAB_CPU_COPY_DELAY_US', 'TIERLAB_CUDA_COPY_DELAY_US'];
+  const saved = vars.map((v) => process.env[v]);
+  if (spec.copyDelayUs !== undefined) for (const v of vars) process.env[v] = String(spec.copyDelayUs);
+  try {
+    return ctx.lib.createEngine(ctx.devices, ctx.capacityBytes ?? 0);
+  } finally {
+    vars.forEach((v, i) => {
+      const was = saved[i];
+      if (was === undefined) delete process.env[v];
+      else process.env[v] = was;
+    });
+  }
+}
+
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
   const prompt = model.prompt;
   const steps = prompt.length + ctx.tokens - 1;
-  const created = lib.createEngine(ctx.devices, ctx.capacityBytes ?? 0);
+  const created = createEngine(ctx, spec);
   const fail = (problem: string): OracleRunResult => emptyResult(spec, problem);
   if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
   const engine = created.engine;
@@ -121,23 +177,24 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     if (typeof built === 'string') return fail(built);
     // the device memory the budgets allow is made ready before the run, as an engine
     // sizes its expert buffers at start-up: no upload waits for the driver's allocator
-    for (const [dev, experts] of spec.budgetExperts.entries()) {
-      if (experts === 'auto' || experts === 0) continue;
-      const reserved = lib.tensorReserve(engine, dev, experts * built.tier.st.expBytes);
+    for (const [dev, budget] of built.cfg.budgetBytes.entries()) {
+      if (budget === 'auto' || budget === 0) continue;
+      const reserved = lib.tensorReserve(engine, dev, budget);
       if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
     }
     const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
-      streaming: spec.streaming,
+      ram: spec.streaming ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts } : { kind: 'resident' },
       heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
+    const trunk = trunkProbe(tier);
     const faultFree = spec.faults.uploadFails.length === 0;
-    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, ...(ctx.probes ?? [])];
+    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
     const c = tier.st.counters;
@@ -162,6 +219,11 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       notes: world.stats.failures,
       nativeLedgerAtShutdown: world.stats.nativeLedgerAtShutdown,
       stats: world.stats,
+      lru: world.ram.lru === null ? null : { hits: world.ram.lru.hits, misses: world.ram.lru.misses },
+      trunkOnDevice: trunk.device,
+      trunkOnCpu: trunk.cpu,
+      trunkResident: trunk.resident,
+      trunkOffered: cfg.trunk.length,
     };
   } finally {
     const d = lib.destroy(engine);
@@ -177,6 +239,9 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
   const weightBytes = [e0.gate.dataBytes, e0.up.dataBytes, e0.down.dataBytes] as const;
   const scaleBytes = [4 * e0.gate.nscales, 4 * e0.up.nscales, 4 * e0.down.nscales] as const;
   const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
+  const int8Trunk = model.shape.trunkFormat === TRUNK_INT8;
+  const offers = int8Trunk && (spec.trunk ?? 'cpu') !== 'cpu' ? trunkOffers(model.shape) : [];
+  if (!int8Trunk && (spec.trunk ?? 'cpu') !== 'cpu') return `${model.name} has a float32 trunk: there is no int8 trunk to place (trunk '${spec.trunk}')`;
   const built = assemble({
     spec: {
       ...spec,
@@ -196,11 +261,14 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
     groupSize: e0.gate.format === FMT_I4_GROUP ? model.shape.groupSize : 0,
     weightBytes,
     scaleBytes,
-    ramCapacity: model.shape.experts,
+    ramCapacity: spec.streaming ? (spec.lruPerLayer ?? model.shape.experts) : model.shape.experts,
     expertFootprint: footprint,
     reserveExperts: 0,
     heatFile: spec.useHeatFile,
     tokens: steps,
+    trunk: offers,
+    trunkThroughTier: int8Trunk,
+    budgetExtraBytes: trunkRoom(offers, spec.trunk ?? 'cpu', ctx.devices.length),
   });
   // the tier's allocator rule and the library's must agree, or budgets mean nothing
   if (built.tier.st.expBytes !== footprint) {
@@ -211,6 +279,15 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
 
 function formatOf(f: number): ExpertFormat {
   return f === 2 ? 2 : f === 4 ? 4 : f === 8 ? 8 : 1;
+}
+
+/** Budget bytes per device made for the trunk: all of it, or half of it, spread over
+ *  the devices (plus the largest matrix, so the placer's greedy spread always fits). */
+function trunkRoom(offers: readonly TrunkOffer[], share: TrunkResidency, devices: number): number {
+  if (offers.length === 0 || share === 'cpu') return 0;
+  const charges = offers.map(trunkCharge);
+  const total = charges.reduce((a, b) => a + b, 0) * (share === 'all' ? 1 : 0.5);
+  return devices === 1 ? Math.ceil(total) : Math.ceil(total / devices) + Math.max(...charges);
 }
 
 function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
@@ -233,5 +310,10 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     notes: [],
     nativeLedgerAtShutdown: null,
     stats: null,
+    lru: null,
+    trunkOnDevice: 0,
+    trunkOnCpu: 0,
+    trunkResident: 0,
+    trunkOffered: 0,
   };
 }

@@ -36,11 +36,13 @@ import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
 import { CompletionQueue } from './completions.js';
 import { RealTransfers, type RealStaging, type RealTensor } from './real_transfers.js';
-import { RealRamTable, type RealRam } from './real_ram.js';
+import { RealRamTable, type RamPolicy, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
 import { readHeatBytes, writeHeatBytes } from './heat_file.js';
-import { Trunk, type LayerRoute } from './trunk.js';
+import { Trunk, type DecodeTrunk, type LayerRoute } from './trunk.js';
+import { Int8Trunk } from './int8_trunk.js';
 import { RealStats, type TimeBucket } from './real_stats.js';
+import { TRUNK_INT8 } from '../../fixture/model_types.js';
 
 /** Each op a world answers, with its result type or a promise of it (a native wait). */
 type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] | Promise<OpResults[K]> };
@@ -74,7 +76,8 @@ interface OpenGroup {
 
 export interface RealWorldOptions {
   readonly devices: number;
-  readonly streaming: boolean;
+  /** every expert in RAM from model open, or streaming mode's per-layer LRU */
+  readonly ram: RamPolicy;
   readonly heatPath: string | null;
   /** input tokens: the prompt, then each step's argmax */
   readonly prompt: readonly number[];
@@ -84,7 +87,11 @@ export interface RealWorldOptions {
 export class RealWorld implements RealWorldApi, CheckedWorld {
   readonly ledger: Ledger;
   readonly ram: RealRamTable;
-  readonly trunk: Trunk;
+  readonly trunk: DecodeTrunk;
+  /** the int8 trunk, whose matrices go through the tier (null: the float32 trunk) */
+  private readonly int8: Int8Trunk | null;
+  /** per device: tensor bytes the backend says it holds, as of the last upload or free */
+  private readonly held: number[];
   readonly combined: CombineLedger;
   readonly expectedCombines: number;
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
@@ -113,8 +120,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   ) {
     this.H = model.shape.hidden;
     this.ledger = new Ledger(opts.devices, MAX_GROUP_ROWS, lib.reclaims(engine));
-    this.ram = new RealRamTable(lib, engine, model, !opts.streaming);
-    this.trunk = new Trunk(lib, model, opts.steps + 1);
+    this.ram = new RealRamTable(lib, engine, model, opts.ram);
+    this.int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, opts.steps + 1) : null;
+    this.trunk = this.int8 ?? new Trunk(lib, model, opts.steps + 1);
+    this.held = new Array<number>(opts.devices).fill(0);
     this.block = new Float32Array(opts.devices * MAX_GROUP_ROWS * this.H);
     this.groups = new Array<OpenGroup | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
@@ -138,6 +147,22 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
 
   hostArrayKind(array: HostArray): string {
     return open<SimHostArray>(array).what;
+  }
+
+  deviceHeldBytes(dev: number): number | null {
+    return this.held[dev] ?? 0;
+  }
+
+  /** re-reads the backend's own count of dev's tensor bytes (after an upload or a free) */
+  private refreshHeld(dev: number): void {
+    const r = this.lib.deviceBytes(this.engine, dev);
+    if (r.status.code !== 0) this.stats.failures.push(`device bytes dev${dev}: ${r.status.message}`);
+    else this.held[dev] = r.bytes;
+  }
+
+  private int8Trunk(what: string): Int8Trunk {
+    if (this.int8 === null) throw new Error(`internal error: ${what} on a model whose trunk is float32`);
+    return this.int8;
   }
 
   get combines(): number {
@@ -185,13 +210,18 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       stage: (op) => this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid))),
       unstage: (op) => this.timed('ffi', () => this.transfers.unstage(open<RealStaging>(op.staging))),
       upload: (op) =>
-        this.timed('ffi', () => sealOrNull(this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid))),
+        this.timed('ffi', () => {
+          const t = this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid);
+          this.refreshHeld(op.dev);
+          return sealOrNull(t);
+        }),
       free: (op) => {
         const t = open<RealTensor>(op.tensor);
         L.free(t.shadow, op.dev);
         if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
         const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
         if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
+        this.refreshHeld(op.dev);
       },
       writeInput: (op) => {
         const a = open<Activation>(op.input);
@@ -200,9 +230,20 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       },
       issueGroup: (op) => this.timed('ffi', () => this.issueGroup(op.dev, op.rowOffset, op.rows)),
       takeGroup: (op) => this.takeGroup(op.dev),
-      // the models have no dense residents: the trunk runs on the CPU
-      uploadDense: () => null,
-      denseGemv: () => undefined,
+      uploadDense: (op) => this.timed('ffi', () => sealOrNull(this.uploadDense(op.dev, op.index))),
+      denseGemv: (op) => {
+        const t = open<RealTensor>(op.tensor);
+        if (!t.shadow.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed trunk matrix #${op.index}`);
+        const who = `dense GEMV on device ${op.dev}`;
+        L.claim(op.inBuf, who);
+        L.claim(op.outBuf, who);
+        this.timed('trunk', () => this.int8Trunk('a dense GEMV').onDevice(op.index, (x, y) => this.lib.denseMatvec(this.engine, op.dev, t.ptr, x, y)));
+        L.release(op.inBuf);
+        L.release(op.outBuf);
+      },
+      trunkBegin: (op) => this.timed('trunk', () => this.int8Trunk('trunkBegin').beginLayer(op.layer, () => this.inputToken(op.token))),
+      attention: (op) => this.timed('trunk', () => this.int8Trunk('attention').attention(op.layer)),
+      denseCpu: (op) => this.timed('trunk', () => this.int8Trunk('a CPU trunk GEMV').onCpu(op.index)),
       readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
       writeHeat: (op) => {
         if (this.opts.heatPath !== null) writeHeatBytes(this.opts.heatPath, op.bytes);
@@ -277,9 +318,22 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     return rows.map((r, i) => seal<ExpertOutput>({ ...r, y: y.subarray(i * this.H, (i + 1) * this.H) }));
   }
 
+  /** Trunk matrix `index`'s int8 rows onto dev (a synchronous upload: landed on return). */
+  private uploadDense(dev: number, index: number): RealTensor | null {
+    const m = this.int8Trunk('uploadDense').matrices[index];
+    if (m === undefined) throw new Error(`internal error: no trunk matrix #${index}`);
+    const r = this.lib.upload(this.engine, dev, 1, m.rows, m.cols, m.q, m.scales);
+    if (r.status.code !== 0) {
+      this.stats.failures.push(`trunk matrix #${index} dev${dev}: ${r.status.message}`);
+      return null;
+    }
+    const bytes = this.lib.footprint(m.q.byteLength) + this.lib.footprint(m.scales.byteLength);
+    this.refreshHeld(dev);
+    return { ptr: r.tensor, shadow: this.ledger.alloc(dev, -1, index, 'dense', bytes), bytes };
+  }
+
   private route(token: number, layer: number): RouteInfo {
-    if (layer === 0) this.trunk.begin(this.inputToken(token));
-    const r = this.trunk.route(layer);
+    const r = this.trunk.route(layer, () => this.inputToken(token));
     this.routes.set(layer, r);
     const input: Activation = { token, layer, x: r.input };
     return { token, layer, eids: Array.from(r.ids), input: seal(input) };
