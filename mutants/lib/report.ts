@@ -39,7 +39,9 @@ function summaryLine(name: string, s: Summary): string {
 }
 
 function verdict(r: MutantResult): string {
-  if (r.status === 'killed') return `killed by **${r.property}**${r.asExpected === false ? ' (not an expected property)' : ''}`;
+  if (r.status === 'killed') {
+    return `killed by **${r.property}**${r.asExpected === false ? ' (not an expected property)' : ''}${r.error === null ? '' : ` (${r.error})`}`;
+  }
   if (r.status === 'survived') return '**SURVIVED**';
   if (r.status === 'stillborn') return `stillborn: ${r.error ?? ''}`;
   if (r.status === 'inconclusive') return `inconclusive (${r.property ?? ''}): ${r.error ?? ''}`;

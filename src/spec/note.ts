@@ -23,6 +23,17 @@ function leave(s: SpecState, io: SpecIo): void {
   if (s.stop) io.op({ k: 'broadcast', cv: 'cv_take' }, 'SPEC-WAKEUP');
 }
 
+/**
+ * The waiting part of note_block and note_planned (mx held, counted in): wait while the
+ * ring is full and not stopping, else enqueue and leave. 'wait' when the call must wait.
+ */
+function enqueueWhenRoom(s: SpecState, io: SpecIo, key: SpecKey, hasRam: boolean, reserved: boolean): boolean | 'wait' {
+  if (ringFull(s)) return 'wait';
+  const value = enqueue(s, key, hasRam, null, reserved, io, 'SPEC-ENQUEUE');
+  leave(s, io);
+  return value;
+}
+
 export class NoteCall implements SpecCall {
   readonly family = 'SPEC-ENQUEUE' as const;
   private value: boolean | null = null;
@@ -69,12 +80,12 @@ export class NoteBlockCall implements SpecCall {
       sl.ram = this.hasRam;
       s.waiters++;
     }
-    if (ringFull(s)) {
+    const done = enqueueWhenRoom(s, io, this.key, this.hasRam, false);
+    if (done === 'wait') {
       this.pc = 'wait';
       return WAIT_TAKE;
     }
-    this.value = enqueue(s, this.key, this.hasRam, null, false, io, 'SPEC-ENQUEUE');
-    leave(s, io);
+    this.value = done;
     this.pc = 'ret';
     return UNLOCK;
   }
@@ -101,12 +112,12 @@ export class NotePlannedCall implements SpecCall {
       slot(s, this.key).ram = true;
       s.waiters++;
     }
-    if (ringFull(s)) {
+    const done = enqueueWhenRoom(s, io, this.key, true, true);
+    if (done === 'wait') {
       this.pc = 'wait';
       return WAIT_TAKE;
     }
-    this.value = enqueue(s, this.key, true, null, true, io, 'SPEC-ENQUEUE');
-    leave(s, io);
+    this.value = done;
     if (!this.value) this.giveBack(s);
     this.pc = 'ret';
     return UNLOCK;
