@@ -14,8 +14,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/tier/variants.ts',
-      find: 'swaps: wantSwaps && backend.reclaims',
-      replace: 'swaps: wantSwaps',
+      find: 'swaps: o.wantSwaps && backend.reclaims',
+      replace: 'swaps: o.wantSwaps',
     },
   ],
 };
