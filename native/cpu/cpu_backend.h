@@ -31,9 +31,12 @@
 #define CPU_COPY_THREADS_DEFAULT 2
 /* Uploads of at most this many bytes are copied by the calling thread. */
 #define CPU_INLINE_COPY_BYTES (64u << 10)
-/* TIERLAB_CPU_COPY_DELAY_US (0..1000000, default 0): each copy thread waits this long
- * before a copy, as over a slow bus, so groups really meet tensors still uploading. */
-#define CPU_COPY_DELAY_MAX_US 1000000
+/* TIERLAB_CPU_COPY_DELAY_US and TIERLAB_CPU_GROUP_DELAY_US (0..1000000, default 0): each
+ * copy, and each group, waits this long before it runs (a slow bus, a slow device), so
+ * the engine really meets tensors still uploading and groups still computing. */
+#define CPU_DELAY_MAX_US 1000000
+long cpu_delay_from_env(const char *name);
+void cpu_sleep_us(long us);
 
 typedef enum cpu_phase { CPU_IDLE = 0, CPU_PENDING, CPU_DONE } cpu_phase;
 
@@ -47,6 +50,7 @@ typedef struct cpu_device {
   int stop;
   int n, hidden;
   uint64_t tag; /* of the group in flight (tl_group_done) */
+  long delay_us; /* TIERLAB_CPU_GROUP_DELAY_US */
   tl_expert_ref rows[TL_MAX_GROUP_ROWS];
   const struct cpu_tensor *uses[3 * TL_MAX_GROUP_ROWS]; /* the group's tensors */
   /* group buffers, sized once for the largest group (see TL_MAX_HIDDEN) */

@@ -24,13 +24,13 @@ static int threads_from_env(void) {
   return t > CPU_COPY_THREADS_MAX ? CPU_COPY_THREADS_MAX : t;
 }
 
-static long delay_from_env(void) {
-  const char *v = getenv("TIERLAB_CPU_COPY_DELAY_US");
+long cpu_delay_from_env(const char *name) {
+  const char *v = getenv(name);
   long us = v == NULL ? 0 : atol(v);
-  return us < 0 ? 0 : us > CPU_COPY_DELAY_MAX_US ? CPU_COPY_DELAY_MAX_US : us;
+  return us < 0 ? 0 : us > CPU_DELAY_MAX_US ? CPU_DELAY_MAX_US : us;
 }
 
-static void sleep_us(long us) {
+void cpu_sleep_us(long us) {
   struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
   while (nanosleep(&ts, &ts) != 0) {
   }
@@ -46,7 +46,7 @@ static void *copy_main(void *arg) {
     pool->head = job->next;
     if (pool->head == NULL) pool->tail = NULL;
     pthread_mutex_unlock(&pool->mu);
-    if (pool->delay_us > 0) sleep_us(pool->delay_us);
+    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);
     memcpy(job->w, job->src, job->span_bytes);
     tl_tensor *t = job->t;
     pthread_mutex_lock(&pool->mu);
@@ -66,7 +66,7 @@ int cpu_copy_start(cpu_copy_pool *pool, char *err, size_t cap) {
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->ready, NULL);
   pool->inited = 1;
-  pool->delay_us = delay_from_env();
+  pool->delay_us = cpu_delay_from_env("TIERLAB_CPU_COPY_DELAY_US");
   const int want = threads_from_env();
   for (int i = 0; i < want; i++) {
     int rc = pthread_create(&pool->threads[i], NULL, copy_main, pool);

@@ -110,6 +110,13 @@ static int init_device(tl_backend *b, cuda_dev *d, char *err, size_t cap) {
   return cuda_reapers_start(d, err, cap);
 }
 
+/* 0..1000000 microseconds; anything else is 0 */
+static long delay_from_env(const char *name) {
+  const char *v = getenv(name);
+  long us = v != NULL ? atol(v) : 0;
+  return us < 0 || us > 1000000 ? 0 : us;
+}
+
 static int cuda_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
                      uint64_t capacity_bytes, char *err, size_t cap) {
   (void)capacity_bytes; /* the dispatcher enforces a cap; the real limit is cudaMalloc's */
@@ -127,9 +134,8 @@ static int cuda_init(tl_backend **out, tl_engine *owner, const int *devices, int
   if (b == NULL) return tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory");
   b->owner = owner;
   b->copy_threads = par_copy_threads_from_env();
-  const char *delay = getenv("TIERLAB_CUDA_COPY_DELAY_US");
-  b->copy_delay_us = delay != NULL ? atol(delay) : 0;
-  if (b->copy_delay_us < 0 || b->copy_delay_us > 1000000) b->copy_delay_us = 0;
+  b->copy_delay_us = delay_from_env("TIERLAB_CUDA_COPY_DELAY_US");
+  b->group_delay_us = delay_from_env("TIERLAB_CUDA_GROUP_DELAY_US");
   for (int i = 0; i < ndevices; i++) {
     cuda_dev *d = &b->dev[i];
     d->ordinal = devices[i];

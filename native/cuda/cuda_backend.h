@@ -86,7 +86,10 @@ struct tl_backend {
   int ndev;
   tl_engine *owner;
   int copy_threads; /* host threads filling the staging buffer (par_copy.h) */
-  long copy_delay_us; /* TIERLAB_CUDA_COPY_DELAY_US: a slow bus for the oracle's slow-copy runs */
+  /* TIERLAB_CUDA_COPY_DELAY_US, TIERLAB_CUDA_GROUP_DELAY_US: every asynchronous copy, and
+   * every group, waits this long on its stream first (a slow bus, a slow device: the
+   * oracle's runs that must meet copies and groups still in flight) */
+  long copy_delay_us, group_delay_us;
   cuda_dev dev[TL_MAX_DEVICES];
   uint64_t internal_count, internal_bytes; /* device buffers made at init */
 };
@@ -124,6 +127,9 @@ void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 /* Before a group's event is recorded again: waits until the last group was reported. */
 void cuda_reap_group_wait_idle(cuda_dev *d);
 void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
+
+/* cuda_tensor.c: a host function that sleeps *(long *)arg microseconds, in stream order */
+void CUDART_CB cuda_delay_stream(void *arg);
 
 /* cuda_dense.c */
 int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,

@@ -54,6 +54,8 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       trunkGemvsOnCpu: x.trunkOnCpu,
       lruHits: x.lru?.hits ?? null,
       lruMisses: x.lru?.misses ?? null,
+      arranged: x.spec.arranged ?? null,
+      situations: x.situations,
     };
   });
   const body = { date, backend: r.backend, devices: r.devices, fixture: r.fixture, library: r.library, tokens: r.tokens, ok: r.ok, validationMessages: r.validationMessages, runs };
@@ -64,11 +66,11 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
       (r.validationMessages !== null ? ` - Vulkan validation messages: ${r.validationMessages}` : ''),
     '',
-    '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | trunk resident (GEMVs on device) | RAM LRU hits | upload GB/s | tok/s | notes |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | trunk resident (GEMVs on device) | RAM LRU hits | upload GB/s | tok/s | arranged situation | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (x) =>
-        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${(100 * x.hitRate).toFixed(1)} % | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${(100 * x.hitRate).toFixed(1)} % | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
     ),
     '',
   ];

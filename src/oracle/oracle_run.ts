@@ -24,6 +24,7 @@ import type { RealStats } from '../engine/native/real_stats.js';
 import { trunkOffers } from '../engine/trunk_offers.js';
 import { trunkCharge } from '../tier/trunk_place.js';
 import type { TrunkOffer } from '../tier/config.js';
+import { COVERAGE_MARKS as COVERAGE_ORDER, CoverageChecker, type CoverageMark } from '../check/checkers/coverage.js';
 
 /**
  * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
@@ -45,6 +46,20 @@ export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loade
    *  TIERLAB_CUDA_COPY_DELAY_US; read at engine creation), so groups really meet tensors
    *  still on their way */
   readonly copyDelayUs?: number;
+  /** a slow device: every group waits this long before it runs (TIERLAB_CPU_GROUP_DELAY_US,
+   *  TIERLAB_CUDA_GROUP_DELAY_US), so takes really meet groups still computing */
+  readonly groupDelayUs?: number;
+  /** false: no device memory made ready before the run (the default reserves the
+   *  budgets, as an engine sizes its buffers at start-up): uploads meet fresh blocks */
+  readonly reserve?: boolean;
+  /** the upload ring's capacity (default the engine's QCAP, 48): small, so it fills */
+  readonly ringCapacity?: number;
+  /** the early shutdown comes at the first layer-0 issue whose LFRU tick enqueued a swap
+   *  (found by a run of the same spec without it), with that group open: a swap is then
+   *  parked on the open group when shutdown begins */
+  readonly shutdownAtFirstSwap?: boolean;
+  /** a situation the run is arranged to reach (a coverage mark): the run fails without it */
+  readonly arranged?: CoverageMark;
 };
 
 export type TrunkResidency = 'cpu' | 'all' | 'half';
@@ -78,6 +93,8 @@ export interface OracleRunResult {
   /** trunk matrices resident when shutdown began, of those offered */
   readonly trunkResident: number;
   readonly trunkOffered: number;
+  /** the hard-to-reach situations the run reached (coverage marks) */
+  readonly situations: readonly CoverageMark[];
 }
 
 export interface OracleContext {
@@ -140,11 +157,18 @@ function trunkProbe(tier: Tier): Checker & { device: number; cpu: number; reside
   return probe;
 }
 
-/** Creates the engine with the run's slow bus, if any (the backends read it at creation). */
+/** Creates the engine with the run's slow bus and device, if any (the backends read
+ *  them at creation). */
 function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<NativeEngineLib['createEngine']> {
-  const vars = ['TIERLAB_CPU_COPY_DELAY_US', 'TIERLAB_CUDA_COPY_DELAY_US'];
+  const delays: [string, number | undefined][] = [
+    ['TIERLAB_CPU_COPY_DELAY_US', spec.copyDelayUs],
+    ['TIERLAB_CUDA_COPY_DELAY_US', spec.copyDelayUs],
+    ['TIERLAB_CPU_GROUP_DELAY_US', spec.groupDelayUs],
+    ['TIERLAB_CUDA_GROUP_DELAY_US', spec.groupDelayUs],
+  ];
+  const vars = delays.map(([v]) => v);
   const saved = vars.map((v) => process.env[v]);
-  if (spec.copyDelayUs !== undefined) for (const v of vars) process.env[v] = String(spec.copyDelayUs);
+  for (const [v, us] of delays) if (us !== undefined) process.env[v] = String(us);
   try {
     return ctx.lib.createEngine(ctx.devices, ctx.capacityBytes ?? 0);
   } finally {
@@ -156,7 +180,32 @@ function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<Nativ
   }
 }
 
+/** Swap enqueues at layer-0 issues, as the decode step where each happened. */
+function swapProbe(): Checker & { steps: number[] } {
+  let step = 0;
+  const probe = {
+    steps: [] as number[],
+    onMark(_rt: unknown, _th: unknown, op: MarkOp) {
+      if (op.k === 'mark' && op.what === 'swap-enqueued') probe.steps.push(step);
+    },
+    onOp(_rt: unknown, _th: unknown, op: Op) {
+      if (op.k === 'finishToken') step++;
+    },
+  };
+  return probe;
+}
+
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
+  if (spec.shutdownAtFirstSwap !== true) return runOnce(ctx, spec);
+  // the same run without the early shutdown says where its first swap comes
+  const probe = swapProbe();
+  const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, { ...spec, shutdownAtFirstSwap: false, shutdownAt: null, arranged: undefined });
+  const step = probe.steps[0];
+  if (!first.ok || step === undefined) return emptyResult(spec, first.ok ? 'arranged: the run has no swap to park at shutdown' : `arranged: the run without shutdown failed: ${first.problem}`);
+  return runOnce(ctx, { ...spec, shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' } });
+}
+
+async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
   const { lib, model } = ctx;
   const prompt = model.prompt;
   const steps = prompt.length + ctx.tokens - 1;
@@ -178,7 +227,7 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     // the device memory the budgets allow is made ready before the run, as an engine
     // sizes its expert buffers at start-up: no upload waits for the driver's allocator
     for (const [dev, budget] of built.cfg.budgetBytes.entries()) {
-      if (budget === 'auto' || budget === 0) continue;
+      if (budget === 'auto' || budget === 0 || spec.reserve === false) continue;
       const reserved = lib.tensorReserve(engine, dev, budget);
       if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
     }
@@ -193,16 +242,27 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
     const trunk = trunkProbe(tier);
+    const coverage = new CoverageChecker(checkCtx);
     const faultFree = spec.faults.uploadFails.length === 0;
-    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, ...(ctx.probes ?? [])];
+    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, coverage, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
     const c = tier.st.counters;
     const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
-    const problem = outcome.violation !== null ? `${outcome.violation.property}: ${outcome.violation.detail}` : outcome.error !== null ? `error: ${outcome.error.message}` : null;
+    // a real run has no injected spurious wakeup: that mark is the simulator's
+    const situations = COVERAGE_ORDER.filter((m) => coverage.reached.has(m) && m !== 'spurious-wakeup');
+    const missed = spec.arranged !== undefined && !coverage.reached.has(spec.arranged);
+    const problem =
+      outcome.violation !== null
+        ? `${outcome.violation.property}: ${outcome.violation.detail}`
+        : outcome.error !== null
+          ? `error: ${outcome.error.message}`
+          : missed
+            ? `arranged: the run never reached ${spec.arranged}`
+            : null;
     return {
       spec,
-      ok: outcome.ok,
+      ok: outcome.ok && !missed,
       problem,
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
@@ -224,6 +284,7 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
       trunkOnCpu: trunk.cpu,
       trunkResident: trunk.resident,
       trunkOffered: cfg.trunk.length,
+      situations,
     };
   } finally {
     const d = lib.destroy(engine);
@@ -245,7 +306,7 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
   const built = assemble({
     spec: {
       ...spec,
-      ringCapacity: ENGINE_DEFAULTS.ringCapacity,
+      ringCapacity: spec.ringCapacity ?? ENGINE_DEFAULTS.ringCapacity,
       decayPeriod: ENGINE_DEFAULTS.decayPeriod,
       denseBytes: 0,
       refillAfterToken: -1,
@@ -315,5 +376,6 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     trunkOnCpu: 0,
     trunkResident: 0,
     trunkOffered: 0,
+    situations: [],
   };
 }
