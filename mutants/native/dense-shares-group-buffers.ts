@@ -3,7 +3,7 @@
  * its input and output in the expert group's buffers, while that group is in flight on
  * the same device.
  */
-import type { NativeDefect } from './types.js';
+import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'dense-shares-group-buffers',

@@ -2,7 +2,7 @@
  * Native defect take-before-complete: the group is reported finished before the device
  * has computed it, and take copies the outputs out without waiting.
  */
-import type { NativeDefect } from './types.js';
+import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'take-before-complete',

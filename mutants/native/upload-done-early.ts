@@ -3,7 +3,7 @@
  * before the copy has completed, so a group issued meanwhile computes with bytes that
  * are not there yet.
  */
-import type { NativeDefect } from './types.js';
+import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'upload-done-early',

@@ -3,7 +3,7 @@
  * its memory back, while its arena still never reclaims a slice; the tier then swaps,
  * and every swap leaks an expert's worth of device memory.
  */
-import type { NativeDefect } from './types.js';
+import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'vk-arena-claims-reclaim',

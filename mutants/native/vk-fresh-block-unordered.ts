@@ -1,24 +1,26 @@
 /**
- * Native defect vk-fresh-block-unordered: the first device-side write into a freshly
- * created device-local block (its fill and the first copy into it) is not ordered before
- * the groups that read it: the copy's transfer -> compute barrier is left out for a
- * fresh block.
+ * Native defect vk-fresh-block-unordered: a freshly created device-local block is read
+ * before its first device-side write has happened: the arena's fresh chunk is filled
+ * (its first device-side touch) by a submission nobody waits for, while the tensor's
+ * bytes are written into it and groups read them.
  */
-import type { NativeDefect } from './types.js';
+import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'vk-fresh-block-unordered',
-  title: "a fresh device-local block is read before its first device-side write is visible",
+  title: "a fresh device-local block is read before its first device-side write completed",
   history:
-    "the seeds' open Vulkan finding: results from a freshly created device-local block differed slightly and nondeterministically until its first device-side touch was a fill; whatever the driver's cause, what tierlab can check is that the first write into a fresh block is ordered before any read of it",
+    "the seeds' open Vulkan finding: results computed from a freshly created device-local block differed, nondeterministically, until its first device-side touch was a fill done before anything else used it; here the fill of a fresh arena chunk is submitted and not waited for, so it lands among the weights written and read after it",
   backends: ['vulkan'],
   runs: ['no early reserve'],
-  caughtBy: 'synchronization validation: a read-after-write hazard between the copy and the group',
+  env: { TIERLAB_VK_UPLOAD: 'mapped' },
+  caughtBy: 'hidden states off the CPU-only run (weights zeroed under the groups); a command buffer reused while pending (validation)',
   patches: [
     {
       file: 'native/vulkan/vk_upload.c',
-      find: '  vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);\n  barrier(lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,\n          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);',
-      replace: '  vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);\n  if (c->filled)\n    barrier(lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,\n            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);',
+      find: '    record_fill(c, b->up_cmd, VK_PIPELINE_STAGE_HOST_BIT,\n                VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);\n    if ((rc = submit_wait(b, err, cap))) return rc;',
+      replace:
+        '    record_fill(c, b->up_cmd, VK_PIPELINE_STAGE_HOST_BIT,\n                VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);\n    (void)vkEndCommandBuffer(b->up_cmd);\n    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &b->up_cmd};\n    pthread_mutex_lock(&b->mx);\n    (void)vkQueueSubmit(b->queue, 1, &si, VK_NULL_HANDLE);\n    pthread_mutex_unlock(&b->mx);',
     },
   ],
 };

@@ -1,8 +1,9 @@
 /**
  * The oracle's runs: every budget (nothing resident, one expert, half, everything),
- * cold and warm starts, swaps, streaming (through RAM LRUs of several sizes), a slow
- * bus, injected faults, and for a model with the int8 trunk the trunk resident alone,
- * the experts alone, both, and half of each. Each must produce the reference tokens and
+ * cold and warm starts, swaps, a refill right after a swap, streaming (through RAM LRUs of
+ * several sizes), a slow bus, injected faults (a failed warmstart load among them), and
+ * for a model with the int8 trunk the trunk resident alone, the experts alone, both, and
+ * half of each. Each must produce the reference tokens and
  * the CPU-only run's hidden states, bit for bit.
  *
  * A run spec is a subset of the simulator's scenario shape (src/engine/run_spec.ts) plus
@@ -55,7 +56,7 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
     { ...base, name: 'half, cold', budgetExperts: half },
     { ...base, name: 'half, warmstart', budgetExperts: half, warmstart: 'plan' },
     { ...base, name: 'everything, cold', budgetExperts: all },
-    { ...base, name: 'everything, cold, no early reserve', budgetExperts: all, reserve: false },
+    { ...base, name: 'everything, warmstart, no early reserve', budgetExperts: all, warmstart: 'plan', loaders: 4, reserve: false },
     { ...base, name: 'everything, warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4 },
     { ...base, name: 'half, swaps', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true },
     { ...base, name: 'half, swaps, warm heat file', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true, warmstart: 'plan' },
@@ -74,6 +75,18 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
     },
     { ...base, name: 'fault: failed take (device 0)', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, takeFails: [3] }, arranged: 'take-failed' },
     { ...base, name: 'fault: failed issue', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, issueFails: [2] } },
+    { ...base, name: 'fault: failed warmstart load (null weights)', budgetExperts: all, warmstart: 'plan', faults: { ...NO_FAULTS, loadFails: [3] } },
+    {
+      ...base,
+      name: 'fault: failed warmstart upload, then swaps',
+      budgetExperts: half,
+      warmstart: 'plan',
+      wantSwaps: true,
+      swapPeriod: 2,
+      faults: { ...NO_FAULTS, uploadFails: [2] },
+      arranged: 'upload-failed',
+    },
+    { ...base, name: 'half, swaps, refill at the first swap', budgetExperts: half, wantSwaps: true, swapPeriod: 2, refillAtFirstSwap: true },
     { ...base, name: 'shutdown mid-fill', budgetExperts: all, warmstart: 'plan', shutdownAt: { phase: 'warmstart', thread: 'caller' } },
     { ...base, name: 'warmstart through a full ring (note_block, ring 1)', budgetExperts: all, warmstart: 'block', ringCapacity: 1, arranged: 'ring-full' },
     {

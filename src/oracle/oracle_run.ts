@@ -29,8 +29,9 @@ import { COVERAGE_MARKS as COVERAGE_ORDER, CoverageChecker, type CoverageMark } 
 /**
  * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
  * read the heat file an earlier run of the same matrix left (a warm start). Faults: at
- * most one, on a site the native engine can fail (upload, issue, take); its index counts
- * that site's calls on device 0.
+ * most one, on a site the native engine can fail (upload, issue, take; its index counts
+ * that site's calls on device 0), or a warmstart RAM load (the real world's loader hands
+ * the tier null weights; its index counts warmstart loads).
  */
 export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'> & {
   readonly name: string;
@@ -58,6 +59,11 @@ export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loade
    *  (found by a run of the same spec without it), with that group open: a swap is then
    *  parked on the open group when shutdown begins */
   readonly shutdownAtFirstSwap?: boolean;
+  /** fill_wait after this decode token (a refill while decoding; default none) */
+  readonly refillAfterToken?: number;
+  /** the refill comes after the first token whose layer-0 issue enqueued a swap (found as
+   *  for shutdownAtFirstSwap): fill_wait then waits for a swap that was parked on a group */
+  readonly refillAtFirstSwap?: boolean;
   /** a situation the run is arranged to reach (a coverage mark): the run fails without it */
   readonly arranged?: CoverageMark;
 };
@@ -196,12 +202,14 @@ function swapProbe(): Checker & { steps: number[] } {
 }
 
 export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
-  if (spec.shutdownAtFirstSwap !== true) return runOnce(ctx, spec);
-  // the same run without the early shutdown says where its first swap comes
+  if (spec.shutdownAtFirstSwap !== true && spec.refillAtFirstSwap !== true) return runOnce(ctx, spec);
+  // the same run without the early shutdown or the refill says where its first swap comes
   const probe = swapProbe();
-  const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, { ...spec, shutdownAtFirstSwap: false, shutdownAt: null, arranged: undefined });
+  const plain = { ...spec, shutdownAtFirstSwap: false, refillAtFirstSwap: false, shutdownAt: null, refillAfterToken: undefined, arranged: undefined };
+  const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, plain);
   const step = probe.steps[0];
-  if (!first.ok || step === undefined) return emptyResult(spec, first.ok ? 'arranged: the run has no swap to park at shutdown' : `arranged: the run without shutdown failed: ${first.problem}`);
+  if (!first.ok || step === undefined) return emptyResult(spec, first.ok ? 'arranged: the run has no swap to arrange around' : `arranged: the run without it failed: ${first.problem}`);
+  if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
   return runOnce(ctx, { ...spec, shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' } });
 }
 
@@ -238,12 +246,13 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
+      loadFails: spec.faults.loadFails,
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
     const trunk = trunkProbe(tier);
     const coverage = new CoverageChecker(checkCtx);
-    const faultFree = spec.faults.uploadFails.length === 0;
+    const faultFree = spec.faults.uploadFails.length + spec.faults.loadFails.length === 0;
     const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, coverage, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
@@ -309,7 +318,7 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
       ringCapacity: spec.ringCapacity ?? ENGINE_DEFAULTS.ringCapacity,
       decayPeriod: ENGINE_DEFAULTS.decayPeriod,
       denseBytes: 0,
-      refillAfterToken: -1,
+      refillAfterToken: spec.refillAfterToken ?? -1,
       denseWhileGroupOpen: false,
       initTwice: false,
       runs: 1,

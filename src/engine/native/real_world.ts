@@ -82,6 +82,9 @@ export interface RealWorldOptions {
   /** input tokens: the prompt, then each step's argmax */
   readonly prompt: readonly number[];
   readonly steps: number;
+  /** 0-based indices of warmstart RAM loads that fail (hand the tier null weights), as
+   *  a loader that cannot read an expert does; the RAM side's fault arm */
+  readonly loadFails?: readonly number[];
 }
 
 export class RealWorld implements RealWorldApi, CheckedWorld {
@@ -98,6 +101,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   /** argmax of every step, and the final hidden state of every step (bit comparisons) */
   readonly argmax: number[] = [];
   readonly hidden: Float32Array[] = [];
+  /** warmstart RAM loads so far (the index loadFails counts) */
+  private warmstartLoads = 0;
   readonly stats = new RealStats();
   private readonly transfers: RealTransfers;
   private readonly completions: CompletionQueue;
@@ -221,7 +226,13 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
         const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
         if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
+        const before = this.held[op.dev] ?? 0;
         this.refreshHeld(op.dev);
+        // a backend that says it reclaims and gives nothing back cannot reclaim: every
+        // swap on it leaks (the fill-once variant's rule, seen from the device's count)
+        if (st.code === 0 && L.reclaims && (this.held[op.dev] ?? 0) >= before) {
+          throw new Violation('VARIANT-FILL-ONCE', `device ${op.dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`);
+        }
       },
       writeInput: (op) => {
         const a = open<Activation>(op.input);
@@ -254,7 +265,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         return this.timed('trunk', () => this.route(op.token, op.layer));
       },
       ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
-      loadRam: (op) => this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid))),
+      loadRam: (op) => {
+        if (op.why === 'warmstart' && (this.opts.loadFails ?? []).includes(this.warmstartLoads++)) return null;
+        return this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid)));
+      },
       freeRam: (op) => {
         const ram = this.ram.current(op.layer, op.eid);
         if (ram !== null) this.timed('ffi', () => this.ram.release(ram));

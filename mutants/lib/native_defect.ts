@@ -4,7 +4,7 @@
  * the situation. The patches of every backend apply to the scratch copy together (each
  * must match exactly once); the library built is one backend's.
  */
-import type { FindPatch } from '../lib/types.js';
+import type { FindPatch } from './types.js';
 
 export type NativeBackend = 'cpu' | 'cuda' | 'vulkan';
 
@@ -19,6 +19,10 @@ export interface NativeDefect {
   readonly runs: readonly string[];
   /** what should catch it */
   readonly caughtBy: string;
+  /** environment the engine runs with (an upload mode that reaches the defect's code) */
+  readonly env?: Readonly<Record<string, string>>;
   /** paths relative to the repository root, under native/ */
   readonly patches: readonly FindPatch[];
 }
+
+export const NATIVE_BACKENDS: readonly NativeBackend[] = ['cpu', 'cuda', 'vulkan'];
