@@ -1,7 +1,7 @@
 /**
  * The oracle's runs: every budget (nothing resident, one expert, half, everything),
  * cold and warm starts, swaps, a refill right after a swap, streaming (through RAM LRUs of
- * several sizes), a slow bus, injected faults (a failed warmstart load among them), and
+ * several sizes), a slow bus, injected faults (on the host side too: a failed warmstart load, a failed staging copy), and
  * for a model with the int8 trunk the trunk resident alone, the experts alone, both, and
  * half of each. Each must produce the reference tokens and
  * the CPU-only run's hidden states, bit for bit.
@@ -85,6 +85,15 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
       swapPeriod: 2,
       faults: { ...NO_FAULTS, uploadFails: [2] },
       arranged: 'upload-failed',
+    },
+    {
+      ...base,
+      name: 'fault: failed staging copy in warmstart, then swaps',
+      budgetExperts: half,
+      warmstart: 'plan',
+      wantSwaps: true,
+      swapPeriod: 2,
+      faults: { ...NO_FAULTS, stageFails: [1] },
     },
     { ...base, name: 'half, swaps, refill at the first swap', budgetExperts: half, wantSwaps: true, swapPeriod: 2, refillAtFirstSwap: true },
     { ...base, name: 'shutdown mid-fill', budgetExperts: all, warmstart: 'plan', shutdownAt: { phase: 'warmstart', thread: 'caller' } },

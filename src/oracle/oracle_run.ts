@@ -30,8 +30,8 @@ import { COVERAGE_MARKS as COVERAGE_ORDER, CoverageChecker, type CoverageMark } 
  * One oracle run: a subset of the scenario shape both worlds share, a name, and whether to
  * read the heat file an earlier run of the same matrix left (a warm start). Faults: at
  * most one, on a site the native engine can fail (upload, issue, take; its index counts
- * that site's calls on device 0), or a warmstart RAM load (the real world's loader hands
- * the tier null weights; its index counts warmstart loads).
+ * that site's calls on device 0), or on the host side: a warmstart RAM load (the loader
+ * hands the tier null weights) or a staging copy, counted over the run.
  */
 export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'> & {
   readonly name: string;
@@ -84,6 +84,8 @@ export interface OracleRunResult {
   readonly uploads: number;
   readonly uploadFailures: number;
   readonly swaps: number;
+  /** the tier swapped in this run (false on a backend that does not reclaim: fill once) */
+  readonly swapsOn: boolean;
   readonly uploadGBps: number;
   readonly tokPerSec: number;
   readonly decodeSeconds: number;
@@ -208,6 +210,9 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
   const plain = { ...spec, shutdownAtFirstSwap: false, refillAtFirstSwap: false, shutdownAt: null, refillAfterToken: undefined, arranged: undefined };
   const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, plain);
   const step = probe.steps[0];
+  // a backend that does not reclaim fills once: the tier never swaps, there is nothing
+  // to arrange, and the plain run is the run
+  if (first.ok && !first.swapsOn) return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
   if (!first.ok || step === undefined) return emptyResult(spec, first.ok ? 'arranged: the run has no swap to arrange around' : `arranged: the run without it failed: ${first.problem}`);
   if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
   return runOnce(ctx, { ...spec, shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' } });
@@ -246,13 +251,13 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
-      loadFails: spec.faults.loadFails,
+      hostFaults: spec.faults,
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
     const trunk = trunkProbe(tier);
     const coverage = new CoverageChecker(checkCtx);
-    const faultFree = spec.faults.uploadFails.length + spec.faults.loadFails.length === 0;
+    const faultFree = spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
     const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, coverage, ...(ctx.probes ?? [])];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
@@ -282,6 +287,7 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       uploads: c.uploads,
       uploadFailures: c.uploadFailures,
       swaps: c.swaps,
+      swapsOn: cfg.swaps,
       uploadGBps: world.stats.uploadGBps,
       tokPerSec: world.decodeEnded > 0 ? ctx.tokens / decodeSeconds : 0,
       decodeSeconds,
@@ -374,6 +380,7 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     uploads: 0,
     uploadFailures: 0,
     swaps: 0,
+    swapsOn: false,
     uploadGBps: 0,
     tokPerSec: 0,
     decodeSeconds: 0,

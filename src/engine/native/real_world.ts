@@ -13,6 +13,7 @@
  * engine's completion queue in batches (completions.ts). Each op allocates a constant
  * number of small JavaScript objects, whatever the tensor's size.
  */
+import type { FaultPlan } from '../fault_sites.js';
 import type {
   Contribution,
   ExpertOutput,
@@ -82,9 +83,10 @@ export interface RealWorldOptions {
   /** input tokens: the prompt, then each step's argmax */
   readonly prompt: readonly number[];
   readonly steps: number;
-  /** 0-based indices of warmstart RAM loads that fail (hand the tier null weights), as
-   *  a loader that cannot read an expert does; the RAM side's fault arm */
-  readonly loadFails?: readonly number[];
+  /** the host side's fault arm (the native engine arms upload, issue and take): 0-based
+   *  indices of the warmstart RAM loads that fail (a loader that cannot read an expert
+   *  hands the tier null weights) and of the staging copies that cannot be made */
+  readonly hostFaults?: Pick<FaultPlan, 'loadFails' | 'stageFails'>;
 }
 
 export class RealWorld implements RealWorldApi, CheckedWorld {
@@ -101,8 +103,9 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   /** argmax of every step, and the final hidden state of every step (bit comparisons) */
   readonly argmax: number[] = [];
   readonly hidden: Float32Array[] = [];
-  /** warmstart RAM loads so far (the index loadFails counts) */
+  /** warmstart RAM loads and staging copies so far (the indices hostFaults counts) */
   private warmstartLoads = 0;
+  private stages = 0;
   readonly stats = new RealStats();
   private readonly transfers: RealTransfers;
   private readonly completions: CompletionQueue;
@@ -212,7 +215,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         }
         return { free: r.free, total: r.total };
       },
-      stage: (op) => this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid))),
+      stage: (op) => {
+        if ((this.opts.hostFaults?.stageFails ?? []).includes(this.stages++)) return null;
+        return this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid)));
+      },
       unstage: (op) => this.timed('ffi', () => this.transfers.unstage(open<RealStaging>(op.staging))),
       upload: (op) =>
         this.timed('ffi', () => {
@@ -266,7 +272,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       },
       ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
       loadRam: (op) => {
-        if (op.why === 'warmstart' && (this.opts.loadFails ?? []).includes(this.warmstartLoads++)) return null;
+        if (op.why === 'warmstart' && (this.opts.hostFaults?.loadFails ?? []).includes(this.warmstartLoads++)) return null;
         return this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid)));
       },
       freeRam: (op) => {
