@@ -1,6 +1,7 @@
 /**
  * `npm run native-defects -- [--backend cpu,vulkan|cuda,...] [--defect ID] [--fixture DIR]
- *                            [--devices 0,1] [--tokens N] [--report DIR]`
+ *                            [--devices 0,1] [--tokens N] [--report DIR] [--no-validation]
+ *                            [--build-into DIR | --prebuilt DIR --oracle FILE]`
  *
  * The defects that live below the tier (mutants/native/) put back into the native engine,
  * one at a time, in a scratch copy of native/, and each library run through the oracle on
@@ -11,9 +12,15 @@
  * each row; exits 0 when every defect is killed, 1 when one survives or errs (or a
  * control fails), 2 on bad input (an unknown backend or defect, a patch that no longer
  * applies).
+ *
+ * For a machine that builds nothing (the GPU machine, scripts/gpu/): `--build-into DIR`
+ * only builds the control and every defect's library there, with DIR/defects.json saying
+ * what each is; `--prebuilt DIR` then runs those libraries instead of building, with
+ * `--oracle FILE` the bundled oracle to run them with, and `--no-validation` where the
+ * Vulkan validation layer is not installed.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { loadNativeDefects } from '../../mutants/lib/native_catalogue.js';
 import { NATIVE_BACKENDS, type NativeBackend, type NativeDefect } from '../../mutants/lib/native_defect.js';
@@ -42,6 +49,10 @@ const { values } = parseOrFail(TOOL, {
     tokens: { type: 'string', default: '32' },
     report: { type: 'string', default: 'reports' },
     'defects-dir': { type: 'string' },
+    'build-into': { type: 'string' },
+    prebuilt: { type: 'string' },
+    oracle: { type: 'string' },
+    'no-validation': { type: 'boolean' },
   },
   strict: true,
 });
@@ -55,9 +66,24 @@ if (!Number.isInteger(tokens) || tokens < 1) usageError(TOOL, `--tokens wants a 
 // one device on Vulkan (the backend drives one); two simulated devices on the CPU
 const devicesOf = (b: NativeBackend): string => values.devices ?? (b === 'cpu' ? '0,1' : '0');
 
+const prebuilt = values.prebuilt !== undefined ? resolve(values.prebuilt) : null;
+const oracleScript = values.oracle !== undefined ? resolve(values.oracle) : undefined;
+if (oracleScript !== undefined && !existsSync(oracleScript)) usageError(TOOL, `--oracle ${values.oracle}: no such file`);
+if (prebuilt !== null && values['build-into'] !== undefined) usageError(TOOL, '--prebuilt and --build-into exclude each other');
+
+/** What a prebuilt directory holds: the defects, and the libraries built of them. */
+const MANIFEST = 'defects.json';
+const libraryIn = (dir: string, backend: NativeBackend, d: NativeDefect | null): string => join(dir, backend, `${d?.id ?? 'control'}.so`);
+
 let defects: NativeDefect[];
 try {
-  defects = await loadNativeDefects(values['defects-dir'] !== undefined ? resolve(values['defects-dir']) : undefined);
+  if (prebuilt !== null) {
+    const manifest = join(prebuilt, MANIFEST);
+    if (!existsSync(manifest)) usageError(TOOL, `--prebuilt ${values.prebuilt}: no ${MANIFEST} (made by --build-into)`);
+    defects = JSON.parse(readFileSync(manifest, 'utf8')) as NativeDefect[];
+  } else {
+    defects = await loadNativeDefects(values['defects-dir'] !== undefined ? resolve(values['defects-dir']) : undefined);
+  }
 } catch (e) {
   usageError(TOOL, (e as Error).message);
 }
@@ -67,12 +93,14 @@ if (values.defect !== undefined) {
   if (!backends.some((b) => defects[0]?.backends.includes(b))) usageError(TOOL, `native defect '${values.defect}' is not in the ${backends.join(', ')} code (it is in ${defects[0]?.backends.join(', ')})`);
 }
 // a patch that no longer applies is bad input: the defect would silently be no defect
-for (const d of defects) {
-  try {
-    patchedNative(REPO_ROOT, d);
-  } catch (e) {
-    if (e instanceof PatchError) usageError(TOOL, e.message);
-    throw e;
+if (prebuilt === null) {
+  for (const d of defects) {
+    try {
+      patchedNative(REPO_ROOT, d);
+    } catch (e) {
+      if (e instanceof PatchError) usageError(TOOL, e.message);
+      throw e;
+    }
   }
 }
 
@@ -83,9 +111,10 @@ function verdict(library: string, d: NativeDefect, backend: NativeBackend): Orac
   let seconds = 0;
   for (const run of d.runs) {
     const v = runOracleChild({
-      cwd: REPO_ROOT,
+      // a bundled oracle runs where it was started; the sources' one from the repository
+      ...(oracleScript !== undefined ? { cwd: process.cwd(), script: oracleScript } : { cwd: REPO_ROOT }),
       args: ['--backend', backend, '--devices', devicesOf(backend), '--tokens', String(tokens), '--fixture', fixture, '--lib', library, '--only', run],
-      env: { ...(backend === 'vulkan' ? VK_SYNC_ENV : {}), ...d.env },
+      env: { ...(backend === 'vulkan' && values['no-validation'] !== true ? VK_SYNC_ENV : {}), ...d.env },
       timeoutSeconds: 600,
     });
     seconds += v.seconds;
@@ -94,13 +123,37 @@ function verdict(library: string, d: NativeDefect, backend: NativeBackend): Orac
   return { status: 'survived', evidence: '', seconds };
 }
 
+/** The library of a defect (null: the control): built in a scratch copy, or prebuilt. */
 function build(d: NativeDefect | null, backend: NativeBackend): NativeScratch | string {
+  if (prebuilt !== null) {
+    const library = libraryIn(prebuilt, backend, d);
+    if (!existsSync(library)) return `no prebuilt library ${library}`;
+    return { dir: prebuilt, library, buildSeconds: 0, remove: () => undefined };
+  }
   try {
     return buildNativeScratch(REPO_ROOT, d, backend);
   } catch (e) {
     const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(-3).join(' ') ?? '';
     return `build failed: ${(e as Error).message.split('\n')[0]} ${stderr}`.slice(0, 300);
   }
+}
+
+if (values['build-into'] !== undefined) {
+  // only the libraries, for a machine that builds nothing
+  const into = resolve(values['build-into']);
+  for (const backend of backends) {
+    const mine = defects.filter((d) => d.backends.includes(backend));
+    mkdirSync(join(into, backend), { recursive: true });
+    for (const d of [null, ...mine]) {
+      const scratch = build(d, backend);
+      if (typeof scratch === 'string') usageError(TOOL, `${backend} ${d?.id ?? 'control'}: ${scratch}`);
+      copyFileSync(scratch.library, libraryIn(into, backend, d));
+      scratch.remove();
+    }
+  }
+  writeFileSync(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
+  process.stdout.write(`${TOOL}: the control and ${defects.length} defects built for ${backends.join(', ')} into ${into}\n`);
+  process.exit(0);
 }
 
 /** The control on one backend: the unpatched sources, built the same way, pass every run used. */
@@ -155,7 +208,7 @@ const md = writeKillTable(values.report ?? 'reports', {
   subject: 'defect',
   setup:
     `fixture \`${values.fixture}\`, ${tokens} tokens per run, devices ${backends.map((b) => `[${devicesOf(b)}] on ${b}`).join(', ')}` +
-    `${backends.includes('vulkan') ? '; Vulkan under the validation layer with synchronization validation' : ''}; control: the unpatched library passes the same runs; ` +
+    `${!backends.includes('vulkan') ? '' : values['no-validation'] === true ? '; Vulkan without the validation layer' : '; Vulkan under the validation layer with synchronization validation'}; control: the unpatched library passes the same runs; ` +
     `${((performance.now() - t0) / 1000).toFixed(0)} s in all`,
   rows,
 });

@@ -23,6 +23,8 @@ export interface OracleVerdict {
 export interface OracleChild {
   /** the tree whose src/cli/oracle.ts runs (node_modules reachable from there) */
   readonly cwd: string;
+  /** a bundled oracle (scripts/gpu/pack.sh) to run with plain node instead */
+  readonly script?: string;
   readonly args: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutSeconds: number;
@@ -57,7 +59,8 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
   const report = mkdtempSync(join(tmpdir(), 'tierlab-kill-'));
   const t0 = performance.now();
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', ...c.args, '--report', report], {
+    const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'src/cli/oracle.ts'];
+    const r = spawnSync(process.execPath, [...entry, ...c.args, '--report', report], {
       cwd: c.cwd,
       env: { ...process.env, ...c.env },
       encoding: 'utf8',
