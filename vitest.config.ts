@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // one line when the Vulkan tests are skipped, and what to install
+    globalSetup: ['test/vulkan_notice.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

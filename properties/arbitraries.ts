@@ -189,6 +189,43 @@ function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
  */
 type ShutdownAim = 'loaders' | 'parked' | 'blocked' | 'racing' | 'anywhere';
 
+/** Where a suite's scenarios shut down early (null: only at the end of the run). */
+function shutdownAtArb(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitrary<Scenario['shutdownAt']> {
+  if (suite === 'full-groups') return fc.constant(null);
+  if (suite !== 'shutdown') {
+    return maybe(shutdownPointArb(shape, suite === 'lifecycle' ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5);
+  }
+  switch (aim) {
+    case 'loaders':
+      return fc.oneof(
+        fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') }),
+        // its own thread from just before fill_wait: racing the fill, the RAM hand-back and the count
+        fc.record({ phase: fc.constant<'fill'>('fill'), thread: fc.constant<'own'>('own') }),
+      );
+    case 'parked':
+      return fc.record({
+        phase: fc.constant<'decode'>('decode'),
+        // the first tick, where natural-order residents meet the heat file's hottest
+        token: fc.constant(0),
+        layer: fc.constant(0),
+        groupOpen: fc.constant(true),
+        thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
+      });
+    case 'blocked':
+      return fc.record({ phase: fc.constant<'plan'>('plan'), thread: fc.constant<'own'>('own') });
+    case 'racing':
+      return fc.record({
+        phase: fc.constant<'decode'>('decode'),
+        token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+        layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+        groupOpen: fc.boolean(),
+        thread: fc.constant<'own'>('own'),
+      });
+    case 'anywhere':
+      return shutdownPointArb(shape, 6, true);
+  }
+}
+
 /** The parts of a scenario a suite biases; the rest is drawn the same way everywhere. */
 function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
   const swapHeavy = suite === 'shutdown';
@@ -230,37 +267,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
     decayPeriod: lifecycle ? fc.constantFrom(4, 16, 1024) : fc.integer({ min: 2, max: 64 }),
     startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),
-    shutdownAt:
-      suite === 'shutdown'
-        ? aim === 'loaders'
-          ? fc.oneof(
-              fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') }),
-              // its own thread from just before fill_wait: racing the fill, the RAM hand-back and the count
-              fc.record({ phase: fc.constant<'fill'>('fill'), thread: fc.constant<'own'>('own') }),
-            )
-          : aim === 'parked'
-            ? fc.record({
-                phase: fc.constant<'decode'>('decode'),
-                // the first tick, where natural-order residents meet the heat file's hottest
-                token: fc.constant(0),
-                layer: fc.constant(0),
-                groupOpen: fc.constant(true),
-                thread: fc.constantFrom<'caller' | 'own'>('caller', 'own', 'own'),
-              })
-            : aim === 'blocked'
-              ? fc.record({ phase: fc.constant<'plan'>('plan'), thread: fc.constant<'own'>('own') })
-              : aim === 'racing'
-                ? fc.record({
-                    phase: fc.constant<'decode'>('decode'),
-                    token: fc.integer({ min: 0, max: shape.tokens - 1 }),
-                    layer: fc.integer({ min: 0, max: shape.layers - 1 }),
-                    groupOpen: fc.boolean(),
-                    thread: fc.constant<'own'>('own'),
-                  })
-                : shutdownPointArb(shape, 6, true)
-        : full
-          ? fc.constant(null)
-          : maybe(shutdownPointArb(shape, lifecycle ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5),
+    shutdownAt: shutdownAtArb(suite, shape, aim),
     initTwice: lifecycle ? fc.boolean() : fc.constant(false),
     runs: lifecycle ? fc.constantFrom<1 | 2>(1, 2, 2) : fc.constant<1 | 2>(1),
   };
@@ -308,6 +315,9 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
+      // now and then a configuration init must refuse: int8 experts with a scale group, or
+      // a heat file in streaming mode (1 and 2; anything else: a valid configuration)
+      misconfig: fc.integer({ min: 0, max: 24 }),
       // racing: a spurious wakeup is the only thing that can end shutdown's waits early
       spuriousWakeups: aim === 'racing' ? fc.constant(3) : fc.integer({ min: 0, max: 3 }),
     })
@@ -319,6 +329,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       // now and then a RAM too small for full residency, which init must refuse unless streaming
       const short = r.ramShort === 0 && suite !== 'shutdown' && suite !== 'full-groups';
       const ramCapacity = r.streaming || short ? Math.max(1, shape.experts - 1) : shape.experts;
+      const misconfigured = suite !== 'shutdown' && suite !== 'full-groups' ? r.misconfig : 0;
+      const groupedInt8 = misconfigured === 1 && r.expert.format === 1;
       return {
         devices: shape.devices,
         layers: shape.layers,
@@ -328,12 +340,12 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         budgetExperts: r.budgetExperts,
         capacityExperts,
         expertFormat: r.expert.format,
-        groupSize: r.expert.group,
+        groupSize: groupedInt8 ? 32 : r.expert.group,
         ...expertBytesOf(r.expert),
         ramCapacity,
         loaders: r.loaders,
         warmstart: r.warmstart,
-        heatFile: r.streaming ? null : r.heat,
+        heatFile: r.streaming && misconfigured !== 2 ? null : r.heat,
         heatFileDefect: r.heatFileDefect,
         streaming: r.streaming,
         wantSwaps: r.wantSwaps,

@@ -1,14 +1,33 @@
 /**
  * Counterexamples on disk: everything a replay needs in one JSON file (the scenario,
  * the schedule, and which mutant, if any, was applied). Fixed bugs are kept as such
- * files in properties/replays/ and replayed by the tests.
+ * files in properties/replays/, each with its `regression`: the patch to the sources
+ * that puts the bug back, under which the schedule violates the file's `property` (the
+ * tests check both halves: clean on today's sources, that property with the patch).
+ *
+ * Invariants: a loaded counterexample has the right shape and ranges or the loader throws
+ * an InputError naming the file and the JSON path; a mutant id is plain text (it is
+ * printed and becomes part of a file name); a saved file lands inside the directory it is
+ * saved to, whatever the mutant id; a regression patch names a relative path with no
+ * `..` and is given only with no mutant (it is applied to today's sources).
  */
 import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Scenario } from '../model/scenario/scenario.js';
 import { parseScenario } from '../model/scenario/scenario_json.js';
+import { DEFAULT_LIMITS } from '../src/check/limits.js';
+import { InputError } from '../src/input/input_error.js';
+import { JsonReader } from '../src/input/json_reader.js';
+import { fileNamePart } from '../src/input/paths.js';
+
+/** A fixed bug put back: `find` occurs once in `file` and becomes `replace`. */
+export interface Regression {
+  readonly file: string;
+  readonly find: string;
+  readonly replace: string;
+}
 
 export interface CounterexampleFile {
   readonly format: 'tierlab-counterexample';
@@ -18,14 +37,46 @@ export interface CounterexampleFile {
   readonly mutant: string | null;
   readonly scenario: Scenario;
   readonly choices: number[];
+  /** the patch that puts a fixed bug back (files in properties/replays/); null: none */
+  readonly regression: Regression | null;
 }
 
-export function saveCounterexample(dir: string, cx: Omit<CounterexampleFile, 'format' | 'version'>): string {
-  const body: CounterexampleFile = { format: 'tierlab-counterexample', version: 1, ...cx };
+const KEYS = ['format', 'version', 'property', 'detail', 'mutant', 'scenario', 'choices'] as const;
+const REGRESSION_KEYS = ['file', 'find', 'replace'] as const;
+/** a relative path of plain names (none starts with a dot, so no `..`), forward slashes */
+const SOURCE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+/** a patch's find and replace texts: a few lines of source, not a file */
+const MAX_PATCH_TEXT = 4000;
+/** catalogue ids (`fill-wait-queue-empty`) and operator ids (`op:NAME@FILE:LINE`) */
+const MUTANT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$/;
+/** a run makes at most one thread and one wake choice per step */
+const MAX_CHOICES = 2 * DEFAULT_LIMITS.maxSteps;
+/** options at one choice point: threads to move or to wake spuriously */
+const MAX_CHOICE = 2 * DEFAULT_LIMITS.maxThreads;
+
+/** A mutant id as it may appear in a file or the environment, or an InputError. */
+function checkMutantId(id: string, source: string): string {
+  if (!MUTANT_ID.test(id)) throw new InputError(source, `${JSON.stringify(id.slice(0, 60))} is not a mutant id (letters, digits and ._:@/- only)`);
+  return id;
+}
+
+/** The mutant a properties run is told about (mutation runs set TIERLAB_MUTANT), or null. */
+export function mutantOfEnvironment(): string | null {
+  const id = process.env.TIERLAB_MUTANT;
+  return id === undefined || id === '' ? null : checkMutantId(id, 'TIERLAB_MUTANT');
+}
+
+/** what a run that found a counterexample knows */
+type FoundCounterexample = Omit<CounterexampleFile, 'format' | 'version' | 'regression'>;
+
+/** Saves a counterexample a run found (a regression patch is added by hand, once the bug is fixed). */
+export function saveCounterexample(dir: string, cx: FoundCounterexample): string {
+  const body: Omit<CounterexampleFile, 'regression'> = { format: 'tierlab-counterexample', version: 1, ...cx };
   const text = JSON.stringify(body, null, 1);
   const id = createHash('sha256').update(text).digest('hex').slice(0, 10);
-  const file = join(dir, `${cx.mutant !== null ? cx.mutant + '-' : ''}${cx.property}-${id}.json`);
-  mkdirSync(dirname(file), { recursive: true });
+  const name = fileNamePart(`${cx.mutant !== null ? cx.mutant + '-' : ''}${cx.property}-${id}.json`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
   writeFileSync(file, text + '\n');
   return file;
 }
@@ -35,17 +86,52 @@ export function loadCounterexample(file: string): CounterexampleFile {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`${file}: cannot read a counterexample (${(e as Error).message})`);
+    throw new InputError(file, `cannot read a counterexample (${(e as Error).message})`);
   }
-  const cx = data as Partial<CounterexampleFile>;
-  if (cx.format !== 'tierlab-counterexample' || cx.version !== 1) {
-    throw new Error(`${file}: not a tierlab counterexample (format ${String(cx.format)}, version ${String(cx.version)})`);
+  const d = data as { format?: unknown; version?: unknown } | null;
+  if (typeof d !== 'object' || d === null || Array.isArray(d) || d.format !== 'tierlab-counterexample' || d.version !== 1) {
+    const what = typeof d === 'object' && d !== null && !Array.isArray(d) ? `format ${JSON.stringify(d.format)}, version ${JSON.stringify(d.version)}` : 'not an object';
+    throw new InputError(file, `not a tierlab counterexample (${what}; want format "tierlab-counterexample", version 1)`);
   }
-  if (cx.scenario === undefined || !Array.isArray(cx.choices) || cx.choices.some((c) => !Number.isInteger(c) || c < 0)) {
-    throw new Error(`${file}: counterexample lacks a scenario or a list of non-negative integer choices`);
+  const r: JsonReader = new JsonReader(file);
+  const o = r.object(data, '', 'regression' in d ? [...KEYS, 'regression'] : KEYS);
+  const property = r.string(o.property, 'property');
+  if (!isPropertyId(property)) r.fail('property', `${JSON.stringify(property.slice(0, 60))} is not a catalogued property`);
+  const count = r.array(o.choices, 'choices').length;
+  if (count > MAX_CHOICES) r.fail('choices', `${count} choices exceed the ${MAX_CHOICES} a run can make`);
+  const choices = r.intArray(o.choices, 'choices', 0, MAX_CHOICE);
+  const mutant = o.mutant === null ? null : checkMutantId(r.string(o.mutant, 'mutant'), `${file}: mutant`);
+  const regression = o.regression === undefined || o.regression === null ? null : readRegression(r, o.regression);
+  if (regression !== null && mutant !== null) {
+    r.fail('regression', 'a counterexample found on a mutant has no regression patch (mutant is not null)');
   }
-  if (typeof cx.property !== 'string' || !isPropertyId(cx.property)) {
-    throw new Error(`${file}: counterexample names no catalogued property (${String(cx.property)})`);
+  return {
+    format: 'tierlab-counterexample',
+    version: 1,
+    property,
+    detail: r.string(o.detail, 'detail'),
+    mutant,
+    scenario: parseScenario(o.scenario, file, 'scenario'),
+    choices,
+    regression,
+  };
+}
+
+function readRegression(r: JsonReader, value: unknown): Regression {
+  const o = r.object(value, 'regression', REGRESSION_KEYS);
+  const file = r.string(o.file, 'regression.file');
+  if (!SOURCE_PATH.test(file)) {
+    const shown = JSON.stringify(file.slice(0, 60));
+    r.fail('regression.file', `${shown} is not a relative path of plain names (no .., no leading /)`);
   }
-  return { ...(cx as CounterexampleFile), scenario: parseScenario(cx.scenario, file, 'scenario') };
+  const text = (key: 'find' | 'replace'): string => {
+    const s = r.string(o[key], `regression.${key}`);
+    if (s.length > MAX_PATCH_TEXT) r.fail(`regression.${key}`, `${s.length} characters, over ${MAX_PATCH_TEXT}`);
+    return s;
+  };
+  const find = text('find');
+  const replace = text('replace');
+  if (find === '') r.fail('regression.find', 'is empty (it must name the text the fix put in)');
+  if (find === replace) r.fail('regression.replace', 'equals find (the patch would change nothing)');
+  return { file, find, replace };
 }

@@ -2,6 +2,10 @@
  * The property report: reports/properties.json (for tools) and reports/properties.md
  * (for people). Per property: its statement and whether any run violated it; per suite:
  * runs, steps and speed; per coverage mark: how often runs reached it.
+ *
+ * Invariant: `ok` says no property was violated; `complete` says every guarantee asked
+ * for (PCT or exhaustive search on one scenario) was reached. A run that is ok but not
+ * complete is INCOMPLETE, never "all held".
  */
 import type { PropertyId } from '../src/check/catalogue.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,8 @@ export interface PropertiesReport {
   readonly strategy: string;
   readonly command: string;
   readonly ok: boolean;
+  /** false when a PCT campaign or an exhaustive search was cut short by its budget */
+  readonly complete: boolean;
   readonly totals: { runs: number; steps: number; seconds: number; stepsPerSecond: number; runsPerSecond: number };
   readonly properties: { id: string; family: string; statement: string; reason: string; violations: number; status: string }[];
   readonly suites: (Omit<SuiteResult, 'failure'> & { failure: null | { property: PropertyId; detail: string; choices: number[]; replay: string } })[];
@@ -42,6 +48,7 @@ export function buildReport(
     strategy: opts.strategy,
     command: opts.command,
     ok: suites.every((s) => s.failure === null) && Object.keys(violations).length === 0,
+    complete: suites.every((s) => s.guarantee === undefined || s.guarantee.complete),
     totals: { runs, steps, seconds, stepsPerSecond: seconds > 0 ? steps / seconds : 0, runsPerSecond: seconds > 0 ? runs / seconds : 0 },
     properties: PROPERTIES.map((p) => ({
       id: p.id,
@@ -66,7 +73,8 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'properties.json'), JSON.stringify(report, null, 2) + '\n');
   const md: string[] = [];
-  md.push(`# tierlab properties: ${report.ok ? 'all held' : 'VIOLATIONS FOUND'}`, '');
+  const verdict = !report.ok ? 'VIOLATIONS FOUND' : report.complete ? 'all held' : 'INCOMPLETE (no violation, but a guarantee was cut short by its budget)';
+  md.push(`# tierlab properties: ${verdict}`, '');
   md.push(`${report.date} - seed ${report.seed} - strategy ${report.strategy} - \`${report.command}\``, '');
   const t = report.totals;
   md.push(

@@ -137,7 +137,34 @@ function checkRandom(req: BaseRequest, scenarios: Source, label: Label): SuiteRe
   return summarize(label, 'random', tally, (performance.now() - started) / 1000, failure);
 }
 
-/** Re-runs a counterexample with the trace on. */
-export function replayCounterexample(scenario: Scenario, choices: readonly number[]): RunResult {
-  return runScenario(scenario, { strategy: new ChoicesStrategy(choices), traced: true });
+export interface Replayed extends RunResult {
+  /** why `choices` is not a path this scenario's run takes (null: it is one) */
+  readonly scheduleProblem: string | null;
+}
+
+/**
+ * Re-runs a counterexample with the trace on. A saved schedule is the path a run took, so
+ * every choice names one of its point's options and the run reaches every choice; a
+ * schedule that does not (edited by hand, or saved for another scenario) is named in
+ * `scheduleProblem` instead of being read as some other schedule.
+ */
+export function replayCounterexample(scenario: Scenario, choices: readonly number[]): Replayed {
+  const strategy = new ChoicesStrategy(choices);
+  const r = runScenario(scenario, { strategy, traced: true });
+  const o = strategy.outOfRange;
+  const scheduleProblem =
+    o !== null
+      ? `choice ${o.at} is ${o.choice}, but that choice point has ${o.options} options (0..${o.options - 1})`
+      : strategy.consumed < choices.length
+        ? `the schedule has ${choices.length} choices, but the run reaches only ${strategy.consumed} choice points`
+        : null;
+  return { ...r, scheduleProblem };
+}
+
+/** Trace records printed with a violation and by `npm run replay` (both the same window). */
+export const PRINTED_TRACE_RECORDS = 80;
+
+/** The lanes of a replayed run as both commands print them: the last records, or all. */
+export function printedTrace(r: RunResult, full: boolean): string {
+  return r.trace?.lanes({ last: full ? undefined : PRINTED_TRACE_RECORDS }) ?? '';
 }

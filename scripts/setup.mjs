@@ -3,17 +3,27 @@
  * Set-up that every npm entry point runs first, so a fresh clone needs no other step:
  *  - installs the npm dependencies when node_modules is missing or older than the lock;
  *  - with --native, builds the native CPU engine (make -C native), which has no
- *    dependency beyond a C compiler.
+ *    dependency beyond a C compiler;
+ *  - with --vulkan (npm test), tries to make the Vulkan tests runnable: when a system
+ *    piece is missing (scripts/vulkan_toolchain.mjs) it installs the packages with
+ *    apt-get where it can (as root, on Debian/Ubuntu). Where it cannot, the test run
+ *    skips exactly the Vulkan tests and says so in one line (test/vulkan_notice.ts): a
+ *    missing system package is never a failure of npm test, and never a silent pass.
  * Idempotent and quiet when there is nothing to do. Plain Node, no dependencies.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { missingVulkanPieces } from './vulkan_toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+/** @param {string} cmd @param {string[]} args @param {NodeJS.ProcessEnv} [env] */
+const run = (cmd, args, env) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: env ?? process.env });
+/** @param {string} line */
+const say = (line) => process.stderr.write(`setup: ${line}\n`);
 
+/** @param {string} path */
 function mtime(path) {
   try {
     return statSync(join(root, path)).mtimeMs;
@@ -26,7 +36,7 @@ const stamp = 'node_modules/.package-lock.json';
 if (!existsSync(join(root, 'node_modules')) || mtime(stamp) < mtime('package-lock.json')) {
   // npm install, not npm ci: a transitive optional dependency (of vite, through vitest)
   // names a package the registry does not have, which npm ci refuses as a lock mismatch
-  process.stderr.write('setup: installing npm dependencies (npm install, following package-lock.json)\n');
+  say('installing npm dependencies (npm install, following package-lock.json)');
   run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
@@ -34,7 +44,33 @@ if (process.argv.includes('--native')) {
   try {
     run('make', ['-s', '-C', 'native', 'cpu']);
   } catch {
-    process.stderr.write('setup: building the native CPU engine failed (make -C native cpu); the oracle tests need it\n');
+    say('building the native CPU engine failed (make -C native cpu); the oracle tests need it');
     process.exit(1);
+  }
+}
+
+if (process.argv.includes('--vulkan')) {
+  const missing = missingVulkanPieces();
+  if (missing.length > 0 && installable()) {
+    const pkgs = [...new Set(missing.map((m) => m.pkg))];
+    say(`installing what the Vulkan tests need: apt-get install ${pkgs.join(' ')}`);
+    try {
+      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      run('apt-get', ['update', '-qq'], env);
+      run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], env);
+    } catch {
+      say('apt-get could not install them (no network, or no such packages here)');
+    }
+  }
+}
+
+/** apt-get as root: the one way this script installs system packages */
+function installable() {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('apt-get', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }

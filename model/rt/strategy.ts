@@ -56,16 +56,33 @@ export interface Strategy {
   onSpurious?(th: SimThread): void;
 }
 
-/** Follows a list of small integers (fast-check's arrays, replays); 0 once exhausted. */
+/** A given choice that names no option of its choice point. */
+export interface OutOfRangeChoice {
+  /** index in the choice list */
+  readonly at: number;
+  readonly choice: number;
+  /** options the choice point had */
+  readonly options: number;
+}
+
+/**
+ * Follows a list of small integers (fast-check's arrays, replays); 0 once exhausted.
+ * A choice of n or more at a point with n options is taken modulo n, so that any integer
+ * array fast-check generates is a schedule; the first such choice is kept in
+ * `outOfRange`, so that a replay, whose choices must be the path a run took, can refuse
+ * a schedule it would otherwise read as another one.
+ */
 export class ChoicesStrategy implements Strategy {
   readonly name = 'choices';
   readonly path: number[] = [];
+  outOfRange: OutOfRangeChoice | null = null;
   private next = 0;
 
   constructor(private readonly choices: readonly number[]) {}
 
   pick(n: number): number {
     const c = this.next < this.choices.length ? (this.choices[this.next] ?? 0) : 0;
+    if (c >= n && this.outOfRange === null) this.outOfRange = { at: this.next, choice: c, options: n };
     this.next++;
     const option = c % n;
     this.path.push(option);

@@ -14,19 +14,28 @@
  */
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { ShutdownPoint } from '../../src/engine/driver.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
 import { HEAT_FILE_DEFECTS, type Scenario } from './scenario.js';
 
-/** Size caps: beyond them a run is a memory or time sink, not a test. */
+/**
+ * Size caps: beyond them a run is a memory or time sink, not a test. `slots` (layers x
+ * experts) and `routedPerRun` (tokens x layers x topk) keep every run well inside the
+ * step limit (src/check/limits.ts), so that LIVE-STEPS means a livelock, never a long
+ * scenario: at both caps together a quiet run takes about 75,000 steps and a few seconds
+ * (measured: 64 tokens x 64 layers x 16 experts, top-1, 8 devices, swaps every tick;
+ * test/properties/scenario_json.test.ts runs that corner). At 8192 slots a warmstart
+ * alone took 200,000 steps and 70 s.
+ */
 export const SCENARIO_LIMITS = {
   devices: 8,
   layers: 64,
   experts: 1024,
-  slots: 8192,
+  slots: 1024,
   topk: 64,
   tokens: 4096,
-  routedPerRun: 200_000,
+  routedPerRun: 4096,
   ring: 64,
   loaders: 8,
   weightBytes: 64 << 20,
@@ -75,6 +84,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const tokens = routes.length;
   const streaming = r.boolean(o.streaming, p('streaming'));
   const warmstart = r.oneOf(o.warmstart, p('warmstart'), ['none', 'plan', 'block'] as const);
+  const { loaders, runs } = parseThreads(r, o, p);
   return {
     devices,
     layers,
@@ -88,7 +98,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     weightBytes: three('weightBytes'),
     scaleBytes: three('scaleBytes'),
     ramCapacity: r.int(o.ramCapacity, p('ramCapacity'), 1, experts),
-    loaders: r.int(o.loaders, p('loaders'), 1, L.loaders),
+    loaders,
     warmstart,
     heatFile: parseHeat(r, o.heatFile, p('heatFile'), layers, experts),
     heatFileDefect: r.oneOf(o.heatFileDefect, p('heatFileDefect'), HEAT_FILE_DEFECTS),
@@ -105,10 +115,25 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     denseBytes: r.int(o.denseBytes, p('denseBytes'), 0, L.denseBytes),
     denseWhileGroupOpen: r.boolean(o.denseWhileGroupOpen, p('denseWhileGroupOpen')),
     initTwice: r.boolean(o.initTwice, p('initTwice')),
-    runs: r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1,
+    runs,
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
   };
+}
+
+/**
+ * The loaders and the runs, which together say how many threads a run starts: main, and
+ * per run the uploader and the loaders. Past the thread limit a legal scenario would be
+ * reported as LIMIT-THREADS, a leak the tier does not have.
+ */
+function parseThreads(r: JsonReader, o: JsonObject, p: (k: string) => string): { loaders: number; runs: 1 | 2 } {
+  const loaders = r.int(o.loaders, p('loaders'), 1, SCENARIO_LIMITS.loaders);
+  const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
+  const threads = 1 + runs * (1 + loaders);
+  if (threads > DEFAULT_LIMITS.maxThreads) {
+    r.fail(p('loaders'), `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`);
+  }
+  return { loaders, runs };
 }
 
 function parseRoutes(r: JsonReader, v: unknown, at: string, layers: number, experts: number, topk: number): number[][][] {

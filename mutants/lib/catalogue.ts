@@ -4,10 +4,11 @@
  *
  * Invariants checked at load (a bad entry fails loudly, naming its file): the file
  * exports a mutant (`export const mutant` or a default export), its id equals the file
- * name, ids are unique, and every expected property id exists in src/check/catalogue.ts.
+ * name, ids are unique, every expected property id exists in src/check/catalogue.ts, and
+ * every patched file is a relative path without `..`.
  */
 import { readdirSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isPropertyId } from '../../src/check/catalogue.js';
 import type { Mutant, MutantEntry } from './types.js';
@@ -30,6 +31,10 @@ function problemWith(m: unknown): string | null {
     const q = p as Record<string, unknown>;
     if (typeof q.file !== 'string' || typeof q.find !== 'string' || typeof q.replace !== 'string') {
       return `patch ${i} needs string 'file', 'find' and 'replace'`;
+    }
+    // a patch is applied to a scratch copy of the sources: its file must be inside it
+    if (isAbsolute(q.file) || q.file.split(/[\\/]/).includes('..')) {
+      return `patch ${i}: file '${q.file}' must be a relative path inside the repository, without '..'`;
     }
   }
   return null;

@@ -2,6 +2,10 @@
  * Child processes with a wall-clock limit: a mutant can make the simulated world loop
  * forever without yielding (no step limit can stop code between two yields), so every
  * child gets a deadline, after which its process group is killed.
+ *
+ * Each child leads its own process group (so a deadline kills what it started too), which
+ * also keeps a Ctrl-C from reaching it: an interrupted run kills them with
+ * `killAllChildren`.
  */
 import { spawn } from 'node:child_process';
 
@@ -34,6 +38,22 @@ function tail(max: number): { add(chunk: Buffer): void; text(): string } {
   };
 }
 
+/** process groups of the children still running */
+const running = new Set<number>();
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** Kills every child this process started that is still running, with what it started. */
+export function killAllChildren(): void {
+  for (const pid of running) killGroup(pid);
+}
+
 export function runChild(cmd: string, args: readonly string[], opts: ChildOptions): Promise<ChildResult> {
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
@@ -48,23 +68,21 @@ export function runChild(cmd: string, args: readonly string[], opts: ChildOption
     const err = tail(64_000);
     child.stdout?.on('data', (c: Buffer) => out.add(c));
     child.stderr?.on('data', (c: Buffer) => err.add(c));
+    const pid = child.pid;
+    if (pid !== undefined) running.add(pid);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-      }
+      if (pid !== undefined) killGroup(pid);
     }, opts.timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
+      if (pid !== undefined) running.delete(pid);
       reject(e);
     });
     child.on('close', (rc, signal) => {
       clearTimeout(timer);
+      if (pid !== undefined) running.delete(pid);
       resolvePromise({
         rc,
         signal,

@@ -1,18 +1,36 @@
 /**
  * reports/mutants.json (for tools) and reports/mutants.md (for people): per mutant its
  * verdict, the property that killed it, time and schedules to the kill, the shrunk
- * counterexample's length and replay command; and the kill matrix: for each killed
- * mutant, how many sampled runs each property failed (no shrinking, no bail), with the
- * property that produced the shrunk counterexample marked.
+ * counterexample's length and replay command; and the kill matrix: one row per mutant
+ * that ran (survivors too, with no mark), one column per catalogued property (so one that
+ * no mutant made fail shows as an empty column, and is listed) and CRASH; a cell counts
+ * the sampled runs (no shrinking, no bail) that failed that property, and the property
+ * of the shrunk counterexample that killed the mutant is marked.
+ *
+ * The report is written after every finished mutant, marked partial until the run ends
+ * (or with the signal that interrupted it); each file is replaced whole (written aside,
+ * then renamed), so a kill never leaves half a report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PROPERTY_IDS } from '../../src/check/catalogue.js';
 import type { MutantResult } from './result.js';
 import { summarize, type Summary } from './stats.js';
+
+/** How far the run got: the report is rewritten as mutants finish. */
+export interface MutantsProgress {
+  /** mutants the run was asked to judge (equivalent ones skipped included) */
+  readonly planned: number;
+  readonly finished: number;
+  readonly complete: boolean;
+  /** the signal that ended the run early, or null */
+  readonly interrupted: string | null;
+}
 
 export interface MutantsReport {
   readonly date: string;
   readonly command: string;
+  readonly progress: MutantsProgress;
   readonly settings: Record<string, unknown>;
   readonly machine: { cores: number; loadAverageAtStart: readonly number[] };
   /** the commit the snapshot was taken from, and source files that differed from it */
@@ -62,25 +80,40 @@ function table(rs: readonly MutantResult[]): string[] {
   return md;
 }
 
+/** the kill matrix's last column: sampled runs in which the simulator itself threw */
+const CRASH = 'CRASH';
+
 function matrix(rs: readonly MutantResult[]): string[] {
-  const killed = rs.filter((r) => r.status === 'killed');
-  const props = new Set<string>();
-  for (const r of killed) {
-    if (r.property !== null) props.add(r.property);
-    for (const p of Object.keys(r.matrix ?? {})) props.add(p);
-  }
-  const cols = [...props].sort();
-  if (cols.length === 0) return ['(no killed mutant)'];
-  const md = [`| mutant | sampled runs | ${cols.join(' | ')} |`, `|---|---|${cols.map(() => '---').join('|')}|`];
-  for (const r of killed) {
+  const ran = rs.filter((r) => r.status === 'killed' || r.status === 'survived' || r.status === 'inconclusive');
+  if (ran.length === 0) return ['(no mutant ran to a verdict)'];
+  const cols: readonly string[] = [...PROPERTY_IDS, CRASH];
+  const md = [`| mutant | verdict | sampled runs | ${cols.join(' | ')} |`, `|---|---|---|${cols.map(() => '---').join('|')}|`];
+  const exercised = new Set<string>();
+  for (const r of ran) {
     const cells = cols.map((p) => {
       const n = r.matrix?.[p] ?? 0;
-      const mark = p === r.property ? '**K** ' : '';
-      return n > 0 || mark !== '' ? `${mark}${n > 0 ? n : ''}`.trim() : '';
+      const killer = r.status === 'killed' && p === r.property;
+      if (n > 0 || killer) exercised.add(p);
+      return `${killer ? '**K** ' : ''}${n > 0 ? n : ''}`.trim();
     });
-    md.push(`| ${cell(r.id)} | ${r.matrix === null ? '-' : r.matrixRuns} | ${cells.join(' | ')} |`);
+    const sampled = r.matrix !== null ? String(r.matrixRuns) : r.status === 'survived' ? `(${r.runs ?? 0} searched, none failed)` : '-';
+    const verdict = r.status === 'killed' ? 'killed' : r.status === 'survived' ? '**SURVIVED**' : 'inconclusive';
+    md.push(`| ${cell(r.id)} | ${verdict} | ${sampled} | ${cells.join(' | ')} |`);
   }
+  const unexercised = PROPERTY_IDS.filter((p) => !exercised.has(p));
+  const survivors = ran.filter((r) => r.status === 'survived').map((r) => r.id);
+  md.push(
+    '',
+    `Properties no mutant of this run made fail: ${unexercised.length > 0 ? unexercised.join(', ') : 'none'}.`,
+    `Survivors (rows with no mark): ${survivors.length > 0 ? survivors.map(cell).join(', ') : 'none'}.`,
+  );
   return md;
+}
+
+/** Writes `text` to `file` whole: aside first, then renamed over it. */
+function replaceFile(file: string, text: string): void {
+  writeFileSync(`${file}.part`, text);
+  renameSync(`${file}.part`, file);
 }
 
 export function buildMutantsReport(
@@ -99,12 +132,20 @@ export function buildMutantsReport(
 
 export function writeMutantsReport(dir: string, report: MutantsReport): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'mutants.json'), JSON.stringify(report, null, 2) + '\n');
+  replaceFile(join(dir, 'mutants.json'), JSON.stringify(report, null, 2) + '\n');
   const cat = report.results.filter((r) => r.kind === 'catalogue');
   const ops = report.results.filter((r) => r.kind === 'operator');
   const md: string[] = [];
   const s = report.summary;
   md.push('# tierlab mutation run', '');
+  const p = report.progress;
+  if (!p.complete) {
+    md.push(
+      `**PARTIAL**: ${p.finished} of ${p.planned} mutants finished` +
+        (p.interrupted !== null ? ` when the run was interrupted by ${p.interrupted}.` : '; the run is still going (this report is rewritten as mutants finish).'),
+      '',
+    );
+  }
   md.push(
     `${report.date} - \`${report.command}\` - ${report.machine.cores} cores, load average at start ` +
       `${report.machine.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} - ${report.wallSeconds.toFixed(0)} s in all`,
@@ -129,11 +170,15 @@ export function writeMutantsReport(dir: string, report: MutantsReport): void {
   md.push(
     '## Kill matrix',
     '',
-    'For each killed mutant: how many sampled runs failed each property (a run stops at its first violation; no shrinking, ' +
-      'no bail). **K** marks the property whose shrunk counterexample killed the mutant.',
+    'Mutants down, properties across. For each killed mutant: how many runs of a sampling pass (every suite, no shrinking, ' +
+      'no bail; a run stops at its first violation) failed each property; **K** marks the property whose shrunk ' +
+      'counterexample killed it. A survivor is a row with no mark; a property no mutant made fail is an empty column. ' +
+      `${CRASH}: sampled runs in which the simulator itself threw, outside the tier's threads (an exception in a thread is a ` +
+      'SAFE-NO-CRASH violation): a harness bug, and the column should stay empty. The sampling pass is time-bounded ' +
+      '(--matrix-seconds), so its counts vary from run to run; the verdicts and counterexamples do not.',
     '',
     ...matrix(report.results),
     '',
   );
-  writeFileSync(join(dir, 'mutants.md'), md.join('\n') + '\n');
+  replaceFile(join(dir, 'mutants.md'), md.join('\n') + '\n');
 }

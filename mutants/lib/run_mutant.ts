@@ -9,6 +9,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
+import { fileNamePart } from '../../src/input/paths.js';
 import { runChild } from './child.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
@@ -16,11 +17,6 @@ import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './prope
 import type { MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
 import type { MutantEntry, RunSettings } from './types.js';
-
-
-export function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]+/g, '_');
-}
 
 function base(entry: MutantEntry): Pick<MutantResult, 'id' | 'kind' | 'source' | 'title' | 'family' | 'expectedProperties'> {
   const m = entry.mutant;
@@ -123,7 +119,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     if (cxFile.length > 0 && existsSync(cxFile)) {
       const dir = join(s.outDir, 'mutants');
       mkdirSync(dir, { recursive: true });
-      const copy = join(dir, `${safeName(m.id)}-${f.property}.json`);
+      const copy = join(dir, fileNamePart(`${m.id}-${f.property}.json`));
       copyFileSync(cxFile, copy);
       counterexample = relative(s.root, copy);
       replay = `npm run mutants -- --replay ${counterexample}${s.replaySuffix ?? ''}`;

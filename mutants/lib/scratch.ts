@@ -7,11 +7,17 @@
  * mutant's scratch copy is made from that snapshot: other people may be editing the tree
  * while a long run goes on, and every mutant must see the same sources. node_modules is a
  * symlink to the working tree's.
+ *
+ * Invariants: a patch reads and writes only inside its copy (a path with `..` is refused);
+ * a revision reaches git only as the commit hash `git rev-parse` resolved it to, never as
+ * text git could read as an option; every copy not yet removed is listed, so an
+ * interrupted run can remove them all (`removeAllScratches`).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { inside } from '../../src/input/paths.js';
 import { applyMutant } from './patch.js';
 import type { Mutant } from './types.js';
 
@@ -39,32 +45,66 @@ function copyTree(from: string, nodeModules: string, prefix: string): string {
  * the sources of that commit (`git archive`), so that numbers can be measured on a
  * committed state while the tree is being edited. The probe script always comes from the
  * working tree.
+ * Throws when `rev` names no commit (nothing is left behind then).
  */
 export function makeSnapshot(root: string, rev?: string): Scratch {
-  let dir: string;
-  if (rev === undefined) {
-    dir = copyTree(root, join(root, 'node_modules'), 'tierlab-sources-');
-  } else {
-    dir = mkdtempSync(join(tmpdir(), 'tierlab-sources-'));
+  if (rev === undefined) return listed(copyTree(root, join(root, 'node_modules'), 'tierlab-sources-'), []);
+  const commit = resolveCommit(root, rev);
+  const scratch = listed(mkdtempSync(join(tmpdir(), 'tierlab-sources-')), []);
+  try {
     const tracked = COPIED.filter((p) => !p.startsWith('mutants/'));
-    const tar = execFileSync('git', ['archive', '--format=tar', rev, '--', ...tracked], { cwd: root, maxBuffer: 1 << 30 });
-    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+    const tar = execFileSync('git', ['archive', '--format=tar', commit, '--', ...tracked], { cwd: root, maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', scratch.dir], { input: tar });
     for (const p of COPIED.filter((q) => q.startsWith('mutants/'))) {
-      mkdirSync(dirname(join(dir, p)), { recursive: true });
-      cpSync(join(root, p), join(dir, p));
+      mkdirSync(dirname(join(scratch.dir, p)), { recursive: true });
+      cpSync(join(root, p), join(scratch.dir, p));
     }
-    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    symlinkSync(join(root, 'node_modules'), join(scratch.dir, 'node_modules'), 'dir');
+  } catch (e) {
+    scratch.remove();
+    throw e;
   }
-  return { dir, patched: [], remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return scratch;
+}
+
+/** The commit hash `rev` names; `--end-of-options` keeps a `rev` like `--output=F` an argument. */
+export function resolveCommit(root: string, rev: string): string {
+  const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, encoding: 'utf8' });
+  const commit = r.status === 0 ? r.stdout.trim() : '';
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`'${rev}' names no commit of ${root}`);
+  return commit;
 }
 
 /**
  * Copies the sources from `from` (the snapshot, or the working tree) and applies the
- * mutant; throws PatchError, before copying anything, when a patch does not apply.
+ * mutant; throws PatchError, before copying anything, when a patch does not apply or
+ * names a file outside the copy.
  */
 export function makeScratch(from: string, nodeModules: string, m: Mutant | null): Scratch {
-  const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(join(from, f), 'utf8'));
-  const dir = copyTree(from, nodeModules, 'tierlab-mutant-');
-  for (const [file, text] of patched) writeFileSync(join(dir, file), text);
-  return { dir, patched: [...patched.keys()], remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const source = `mutant ${m?.id ?? ''}`;
+  const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(inside(from, f, source), 'utf8'));
+  const scratch = listed(copyTree(from, nodeModules, 'tierlab-mutant-'), [...patched.keys()]);
+  for (const [file, text] of patched) writeFileSync(inside(scratch.dir, file, source), text);
+  return scratch;
+}
+
+/** copies not yet removed (an interrupted run removes them) */
+const live = new Set<Scratch>();
+
+function listed(dir: string, patched: readonly string[]): Scratch {
+  const scratch: Scratch = {
+    dir,
+    patched,
+    remove: () => {
+      live.delete(scratch);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  live.add(scratch);
+  return scratch;
+}
+
+/** Removes every copy this process made and has not removed yet. */
+export function removeAllScratches(): void {
+  for (const s of [...live]) s.remove();
 }

@@ -10,9 +10,10 @@
 import { describe, expect, it } from 'vitest';
 import { SUITES } from '../../properties/arbitraries.js';
 import { checkSuite } from '../../properties/runner.js';
+import { strykerRuns } from './stryker_runs.js';
 
 /** runs per suite: enough to kill the catalogue's mutants, small enough for 2 cores */
-const RUNS = Number(process.env.TIERLAB_STRYKER_RUNS ?? '300');
+const RUNS = strykerRuns(process.env.TIERLAB_STRYKER_RUNS);
 const SEED = 20261129;
 
 describe('properties hold', () => {

@@ -101,7 +101,9 @@ export class Ledger {
     return s;
   }
 
-  unstage(s: SimStaging): void {
+  /** `s` is what the tier handed back: a faulty tier may hand back no copy at all */
+  unstage(s: SimStaging | null | undefined): void {
+    if (s === null || s === undefined) throw new Violation('MEM-HOST', 'unstage has no staging copy to free');
     if (!s.alive) throw new Violation('MEM-HOST', `staging copy s${s.id} (L${s.layer}E${s.eid}) freed twice`);
     s.alive = false;
     this.liveStaging--;
@@ -127,8 +129,8 @@ export class Ledger {
   }
 
   /** the bytes an upload sends must be the expert's own, from a live staging copy */
-  checkUploadSource(s: SimStaging | null, layer: number, eid: number): void {
-    if (s === null) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} has no staging copy to read`);
+  checkUploadSource(s: SimStaging | null | undefined, layer: number, eid: number): void {
+    if (s === null || s === undefined) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} has no staging copy to read`);
     if (!s.alive) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} reads staging copy s${s.id} after it was freed`);
     if (s.layer !== layer || s.eid !== eid) {
       throw new Violation('MEM-UPLOAD-BYTES', `upload of L${layer}E${eid} sends the bytes of L${s.layer}E${s.eid}`);

@@ -18,7 +18,6 @@
  * benchmark), 2 on bad arguments.
  */
 import { cpus, loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { grownScenarios } from './bench/scaling.js';
 import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_bench.js';
 import { measureMutants } from './bench/mutants_bench.js';
@@ -31,8 +30,10 @@ import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
-import { parseOrFail, usageError } from './cli_args.js';
+import { countOption, intOption, parseOrFail, positiveOption, reportUnexpectedErrors, secondsOption, usageError } from './cli_args.js';
+import { prepareOutputDir, shownPath } from './output_dir.js';
 
+reportUnexpectedErrors('bench');
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
   return usageError('bench', message);
@@ -43,12 +44,8 @@ type Section = (typeof SECTIONS)[number];
 /** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
 const DEFAULT_SECTIONS: readonly Section[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
-function num(v: string | undefined, name: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) fail(`--${name} wants a positive number, got '${v}'`);
-  return n;
-}
+const seconds = (v: string | undefined, name: string, fallback: number): number => secondsOption('bench', v, name, fallback);
+const count = (v: string | undefined, name: string, fallback: number): number => countOption('bench', v, name, fallback);
 
 const { values } = parseOrFail('bench', {
   options: {
@@ -77,20 +74,33 @@ for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known:
 const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
 for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
 const root = process.cwd();
-const outDir = resolve(values.out ?? 'reports');
+const outDir = prepareOutputDir('bench', 'out', values.out ?? 'reports');
+// every number is read before the first section runs: a typo must not cost minutes
+const opts = {
+  seconds: seconds(values.seconds, 'seconds', 2),
+  repeats: count(values.repeats, 'repeats', 3),
+  scalingSeconds: seconds(values['scaling-seconds'], 'scaling-seconds', 1),
+  exploreSeconds: seconds(values['explore-seconds'], 'explore-seconds', 120),
+  raceSeeds: count(values['race-seeds'], 'race-seeds', 20),
+  raceRuns: count(values['race-runs'], 'race-runs', 1500),
+  mutantSeconds: seconds(values['mutant-seconds'], 'mutant-seconds', 20),
+  jobs: count(values.jobs, 'jobs', cpus().length),
+  device: intOption('bench', values.device, 'device', 0, 0x7fffffff, 0),
+  expertsGiB: positiveOption('bench', values['experts-gib'], 'experts-gib', 1),
+  uploadTokens: count(values.tokens, 'tokens', 8),
+};
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 
 const report: BenchReport = {
   date: new Date().toISOString(),
-  command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+  command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   machine: { cores: cpus().length, node: process.version, loadAverageAtStart: loadavg(), loadAverageAtEnd: [] },
 };
 let unexpected = false;
 
 if (only.includes('speed')) {
   const s = defaultScenario();
-  const seconds = num(values.seconds, 'seconds', 2);
-  const repeats = num(values.repeats, 'repeats', 3);
+  const { seconds, repeats } = opts;
   log(`speed: default scenario, ${repeats} x ${seconds} s with every checker on, without the refinement, then off ...`);
   const on = measureSpeed(s, { checks: true, seconds, repeats });
   const noRefinement = measureSpeed(s, { checks: 'no-refinement', seconds, repeats });
@@ -109,7 +119,7 @@ if (only.includes('speed')) {
 }
 
 if (only.includes('scaling')) {
-  const seconds = num(values['scaling-seconds'], 'scaling-seconds', 1);
+  const seconds = opts.scalingSeconds;
   report.scaling = [];
   for (const g of grownScenarios(defaultScenario())) {
     log(`scaling: ${g.dimension} = ${g.value} ...`);
@@ -122,7 +132,7 @@ if (only.includes('scaling')) {
 
 if (only.includes('exhaustive')) {
   const s = smallWarmstart();
-  const limit = num(values['explore-seconds'], 'explore-seconds', 120);
+  const limit = opts.exploreSeconds;
   const rows = SMALL_CONFIGS.map((c) => {
     log(`exhaustive: ${c.label} ...`);
     const row = exploreRow(s, c, limit);
@@ -134,17 +144,15 @@ if (only.includes('exhaustive')) {
 }
 
 if (only.includes('race')) {
-  const seeds = num(values['race-seeds'], 'race-seeds', 20);
-  const runsPerSuite = num(values['race-runs'], 'race-runs', 1500);
+  const seeds = opts.raceSeeds;
+  const runsPerSuite = opts.raceRuns;
   log(`race: fill_wait on st.qn, ${seeds} seeds x ${strategies.join(', ')} ...`);
   const rows = await measureRace(root, strategies, seeds, runsPerSuite);
   report.race = { file: RACE_FILE, change: RACE_REPLACE, seeds, runsPerSuite, rows };
 }
 
 if (only.includes('mutants')) {
-  const seconds = num(values['mutant-seconds'], 'mutant-seconds', 20);
-  const jobs = num(values.jobs, 'jobs', cpus().length);
-  report.mutants = await measureMutants(root, strategies, seconds, jobs, log);
+  report.mutants = await measureMutants(root, strategies, opts.mutantSeconds, opts.jobs, log);
 }
 
 if (only.includes('upload')) {
@@ -157,20 +165,12 @@ if (only.includes('upload')) {
     fail(e instanceof NativeError ? e.message : String(e));
   }
   if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
-  const device = values.device === undefined ? 0 : Number(values.device);
-  if (!Number.isInteger(device) || device < 0) fail(`--device wants a device id, got '${values.device}'`);
-  report.upload = await measureUpload({
-    lib,
-    device,
-    expertGiB: num(values['experts-gib'], 'experts-gib', 1),
-    tokens: Math.round(num(values.tokens, 'tokens', 8)),
-    log,
-  });
+  report.upload = await measureUpload({ lib, device: opts.device, expertGiB: opts.expertsGiB, tokens: opts.uploadTokens, log });
   if (report.upload.problems.length > 0) unexpected = true;
 }
 
 report.machine.loadAverageAtEnd = loadavg();
 writeBenchReport(outDir, report);
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir))}\n`);
-log(`report in ${outDir}/bench.md`);
+log(`report in ${shownPath(`${outDir}/bench.md`)}`);
 process.exit(unexpected ? 1 : 0);

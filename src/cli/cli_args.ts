@@ -1,19 +1,66 @@
 /**
- * What every tierlab command does with bad arguments: one line naming the command and
- * the problem on stderr, exit status 2.
+ * What every tierlab command does with its arguments and with failures: bad arguments are
+ * one line naming the command and the problem on stderr, exit status 2; an error nobody
+ * expected is one line saying "internal error" and what to report, exit status 70.
+ *
+ * Invariants: a count is an integer in range (a fraction handed to fast-check never ends,
+ * a zero checks nothing), a budget in seconds is positive, a seed is a 32-bit unsigned
+ * integer (fast-check folds larger ones onto smaller ones), and an empty value
+ * (`--runs=`) is refused rather than read as 0.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT } from '../check/exit_codes.js';
+import { InputError } from '../input/input_error.js';
 
 export function usageError(tool: string, message: string): never {
-  process.stderr.write(`${tool}: ${message}\n`);
-  process.exit(2);
+  // messages from elsewhere (Node's parser, esbuild) may run over several lines
+  process.stderr.write(`${tool}: ${message.trim().replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(EXIT.badInput);
 }
 
-/** a non-negative number option, or its default */
-export function nonNegativeOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+/** the largest seed: fast-check reads seeds as 32-bit integers */
+export const SEED_MAX = 0xffffffff;
+
+function numberOf(tool: string, value: string, name: string, wants: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n)) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** an integer option in [min, max], or its default */
+export function intOption(tool: string, value: string | undefined, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) usageError(tool, `--${name} wants a non-negative number, got '${value}'`);
+  const wants = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
+  const n = numberOf(tool, value, name, wants);
+  if (!Number.isSafeInteger(n) || n < min || n > max) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** a count of runs, jobs, repeats: an integer >= 1 (zero would check nothing) */
+export function countOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+  return intOption(tool, value, name, 1, Number.MAX_SAFE_INTEGER, fallback);
+}
+
+/** a seed: an integer in [0, 2^32 - 1] */
+export function seedOption(tool: string, value: string | undefined, fallback: number): number {
+  return intOption(tool, value, 'seed', 0, SEED_MAX, fallback);
+}
+
+/** a budget in seconds: a positive number (zero would check nothing), or with `zeroMeans`
+ *  (what 0 does, for the message) a number >= 0 */
+export function secondsOption(tool: string, value: string | undefined, name: string, fallback: number, zeroMeans?: string): number {
+  if (value === undefined) return fallback;
+  const wants = zeroMeans === undefined ? 'a positive number of seconds' : `a number of seconds >= 0 (0: ${zeroMeans})`;
+  const n = numberOf(tool, value, name, wants);
+  if (n < 0 || (n === 0 && zeroMeans === undefined)) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** a positive number that is not a time (a size in GiB) */
+export function positiveOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = numberOf(tool, value, name, 'a positive number');
+  if (n <= 0) usageError(tool, `--${name} wants a positive number, got '${value}'`);
   return n;
 }
 
@@ -24,4 +71,25 @@ export function parseOrFail<T extends ParseArgsConfig>(tool: string, config: T):
   } catch (e) {
     return usageError(tool, (e as Error).message);
   }
+}
+
+/**
+ * Installs the last line of defence: bad input that escaped the command's own checks is
+ * still one line and exit 2; anything else is an internal error, one line with where it
+ * was thrown and the command to report, exit 70 (TIERLAB_DEBUG=1 prints the stack too).
+ */
+export function reportUnexpectedErrors(tool: string): void {
+  const command = `npm run ${tool}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const handler = (e: unknown): void => {
+    if (e instanceof InputError) usageError(tool, e.message);
+    const err = e instanceof Error ? e : new Error(String(e));
+    const where = /\n\s+at (?:.*\()?([^()\n]+:\d+:\d+)\)?/.exec(err.stack ?? '')?.[1] ?? 'unknown place';
+    process.stderr.write(
+      `${tool}: internal error: ${err.name}: ${err.message.split('\n')[0] ?? ''} (at ${where}); please report it with the command: ${command}\n`,
+    );
+    if (process.env.TIERLAB_DEBUG === '1') process.stderr.write(`${err.stack ?? ''}\n`);
+    process.exit(EXIT.internal);
+  };
+  process.on('uncaughtException', handler);
+  process.on('unhandledRejection', handler);
 }

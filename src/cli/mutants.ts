@@ -15,44 +15,53 @@
  * run; --at REV takes a commit's sources instead of the working tree's) and must pass a
  * short unmutated run first (the baseline).
  * Writes OUT/mutants.json and OUT/mutants.md (OUT: reports), counterexamples in
- * OUT/mutants/. Exits 1 when a catalogue mutant survives or is stillborn, 2 on bad
- * arguments; surviving operator mutants are reported, not failed on (some are
- * equivalent; mutants/equivalent.md says which and why).
+ * OUT/mutants/; the report is rewritten after every finished mutant, marked partial until
+ * the run ends. --seconds is the budget of each mutant (default 30), not of the run.
+ * Exits 1 when a catalogue mutant survives or is stillborn, 2 on bad arguments;
+ * surviving operator mutants are reported, not failed on (some are equivalent;
+ * mutants/equivalent.md says which and why). SIGINT or SIGTERM kills the running
+ * children, removes the scratch copies, writes the report of what finished (marked
+ * interrupted) and exits 130 or 143.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SUITES } from '../../properties/arbitraries.js';
+import { STRATEGIES } from '../../properties/types.js';
 import { applyArguedEquivalence } from '../../mutants/lib/argued.js';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
+import { killAllChildren } from '../../mutants/lib/child.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
 import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
-import type { RunSettings } from '../../mutants/lib/types.js';
-import { makeSnapshot } from '../../mutants/lib/scratch.js';
+import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
+import { makeSnapshot, removeAllScratches, resolveCommit } from '../../mutants/lib/scratch.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
-import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
+import { countOption, parseOrFail, reportUnexpectedErrors, secondsOption, seedOption, usageError } from './cli_args.js';
+import { prepareOutputDir, shownPath } from './output_dir.js';
 
+reportUnexpectedErrors('mutants');
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
   return usageError('mutants', message);
 }
-const num = (v: string | undefined, name: string, fallback: number): number => nonNegativeOption('mutants', v, name, fallback);
 
-/** The commit and the uncommitted source changes a run saw (git is optional). */
-function sourcesAt(dir: string, rev = 'HEAD'): { commit: string; changed: string[] } {
+/** The commit (short) and the uncommitted source changes a run saw (git is optional). */
+function sourcesAt(dir: string, commit: string | null): { commit: string; changed: string[] } {
+  // not trimmed: a porcelain status line starts with a space when only the tree changed
   const git = (args: string[]): string | null => {
     const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : null;
+    return r.status === 0 ? r.stdout : null;
   };
-  const commit = git(['rev-parse', '--short', rev]) ?? rev;
+  if (commit !== null) return { commit: commit.slice(0, 7), changed: [] };
   const status = git(['status', '--porcelain', '--', 'src', 'model', 'properties']) ?? '';
-  return { commit, changed: status.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3)) };
+  return { commit: git(['rev-parse', '--short', 'HEAD'])?.trim() ?? 'HEAD', changed: status.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3)) };
 }
 
 const { values } = parseOrFail('mutants', {
@@ -84,26 +93,54 @@ const { values } = parseOrFail('mutants', {
 
 const root = REPO_ROOT;
 if (values['catalogue-only'] === true && values['operators-only'] === true) fail('--catalogue-only and --operators-only exclude each other');
+// checked here: a mutant's properties run that refuses them would look like a dead mutant
+if (values.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(values.strategy)) {
+  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy}'`);
+}
+if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite)) fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
+// every number is read before anything slow starts
+const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
+const seed = seedOption('mutants', values.seed, 20261129);
+const runs = values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : undefined;
+const matrixSeconds = secondsOption('mutants', values['matrix-seconds'], 'matrix-seconds', 2, 'no sampling pass, an empty kill matrix');
+const jobs = countOption('mutants', values.jobs, 'jobs', cpus().length);
+const baselineSeconds = secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(seconds, 3));
+// --at reaches git only as the commit it names
+let commit: string | null = null;
+if (values.at !== undefined) {
+  try {
+    commit = resolveCommit(root, values.at);
+  } catch (e) {
+    fail(`--at: ${(e as Error).message}`);
+  }
+}
+// an interrupted run leaves no scratch copy and no child behind, and writes what finished
+// (SIGINT: 130, SIGTERM: 143)
+let writePartial: (signal: string) => void = () => {};
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    writePartial(signal);
+    removeAllScratches();
+    process.exit(code);
+  });
+}
 
 if (values.replay !== undefined) {
   // replays on the working tree's sources, or on a commit's with --at
-  const from = values.at !== undefined ? makeSnapshot(root, values.at) : null;
+  const from = commit !== null ? makeSnapshot(root, commit) : null;
   const rc = await replayMutantCounterexample(root, resolve(values.replay), values.full === true, values['catalogue-dir'], from?.dir);
   from?.remove();
   process.exit(rc);
 }
 
+const outDir = prepareOutputDir('mutants', 'out', values.out ?? join(root, 'reports'));
 // one snapshot of the sources for the whole run: the tree may change under a long run
-let snapshot;
-try {
-  snapshot = makeSnapshot(root, values.at);
-} catch (e) {
-  fail(`cannot take the sources${values.at !== undefined ? ` of '${values.at}'` : ''}: ${(e as Error).message.split('\n')[0] ?? ''}`);
-}
+const snapshot = makeSnapshot(root, commit ?? undefined);
 process.on('exit', () => snapshot.remove());
 // what the snapshot holds, resolved now: HEAD may move during a long run
-const sources = values.at !== undefined ? { commit: sourcesAt(root, values.at).commit, changed: [] } : sourcesAt(root);
-let entries;
+const sources = sourcesAt(root, commit);
+let entries: MutantEntry[];
 try {
   entries = await selectMutants(
     root,
@@ -131,25 +168,24 @@ if (values.list === true) {
 const settings: RunSettings = {
   root,
   sourceDir: snapshot.dir,
-  ...(values.at !== undefined ? { replaySuffix: ` --at ${sources.commit}` } : {}),
-  outDir: resolve(values.out ?? join(root, 'reports')),
-  seconds: num(values.seconds, 'seconds', 30),
-  seed: num(values.seed, 'seed', 20261129),
+  ...(commit !== null ? { replaySuffix: ` --at ${sources.commit}` } : {}),
+  outDir,
+  seconds,
+  seed,
   ...(values.strategy !== undefined ? { strategy: values.strategy } : {}),
-  ...(values.runs !== undefined ? { runs: num(values.runs, 'runs', 0) } : {}),
+  ...(runs !== undefined ? { runs } : {}),
   ...(values.suite !== undefined ? { suite: values.suite } : {}),
-  matrixSeconds: num(values['matrix-seconds'], 'matrix-seconds', 2),
+  matrixSeconds,
   typecheck: values.typecheck === true,
   keep: values.keep === true,
 };
-const jobs = Math.max(1, Math.floor(num(values.jobs, 'jobs', cpus().length)));
 const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
 const toRun = entries.filter((e) => runEquivalent || e.equivalent === undefined);
 const skipped = entries.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
 
 if (values['no-baseline'] !== true && toRun.length > 0) {
   process.stderr.write('baseline: the unmutated sources, a short run ...\n');
-  const problem = await checkBaseline(settings, num(values['baseline-seconds'], 'baseline-seconds', Math.min(settings.seconds, 3)));
+  const problem = await checkBaseline(settings, baselineSeconds);
   if (problem !== null) fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
 }
 
@@ -172,6 +208,36 @@ function line(r: MutantResult): string {
   return `${head}: ${r.status.toUpperCase()}: ${r.error ?? ''}`;
 }
 
+const args = process.argv.slice(2);
+const date = new Date().toISOString();
+/** Writes the report of the mutants finished so far (all of them when `complete`). */
+function writeReport(results: readonly MutantResult[], complete: boolean, interrupted: string | null): MutantResult[] {
+  // survivors that mutants/equivalent.md shows equivalent by argument are reported as such
+  const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
+  const report = buildMutantsReport(all, {
+    date,
+    command: `npm run mutants${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
+    progress: { planned: toRun.length + skipped.length, finished: results.length + skipped.length, complete, interrupted },
+    // the scratch copies' paths are gone when the report is read
+    settings: { ...settings, root: undefined, outDir: undefined, sourceDir: undefined, jobs },
+    machine: { cores: cpus().length, loadAverageAtStart: startLoad },
+    sources,
+    wallSeconds: (performance.now() - started) / 1000,
+  });
+  writeMutantsReport(settings.outDir, report);
+  return all;
+}
+function reportPath(): string {
+  return shownPath(join(settings.outDir, 'mutants.md'));
+}
+const done: MutantResult[] = [];
+writePartial = (signal) => {
+  clearInterval(ticker);
+  writeReport(done, false, signal);
+  progress.done(`mutants: interrupted by ${signal}: ${done.length} of ${toRun.length} mutants finished; partial report in ${reportPath()}`);
+};
+writeReport(done, false, null);
+
 const results = await runPool(
   toRun,
   jobs,
@@ -186,22 +252,15 @@ const results = await runPool(
   },
   (r) => {
     finished++;
+    done.push(r);
+    writeReport(done, false, null);
     progress.done(line(r));
   },
 );
 clearInterval(ticker);
-
-// survivors that mutants/equivalent.md shows equivalent by argument are reported as such
-const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
-const report = buildMutantsReport(all, {
-  date: new Date().toISOString(),
-  command: `npm run mutants -- ${process.argv.slice(2).join(' ')}`.trim(),
-  settings: { ...settings, root: undefined, outDir: undefined, jobs },
-  machine: { cores: cpus().length, loadAverageAtStart: startLoad },
-  sources,
-  wallSeconds: (performance.now() - started) / 1000,
-});
-writeMutantsReport(settings.outDir, report);
+writePartial = () => {};
+// the final report lists the mutants in the order they were selected, not as they finished
+const all = writeReport(results, true, null);
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
@@ -221,7 +280,7 @@ if (ops.total > 0) {
       (ops.score !== null ? `; score ${(100 * ops.score).toFixed(1)} %` : ''),
   );
 }
-out.push(`report in ${join(settings.outDir, 'mutants.md')}`, '');
+out.push(`report in ${reportPath()}`, '');
 process.stdout.write(out.join('\n'));
 const catalogueBad = all.some((r) => r.kind === 'catalogue' && r.status !== 'killed');
 process.exit(catalogueBad ? 1 : 0);

@@ -1,23 +1,31 @@
 /**
  * `npm run oracle -- --backend cpu|cuda|vulkan [--devices 0,1] [--tokens N]
- *                    [--fixture DIR] [--report DIR] [--only TEXT]`
+ *                    [--fixture DIR] [--report DIR] [--only TEXT] [--lib FILE]`
  *
  * Token-exact oracle runs of the tiny MoE model on the native engine, driven by the
  * same tier the simulator checks. Every run must reproduce the fixture's reference
  * tokens (from the independent float64 reference) and the CPU-only run's hidden states
  * bit for bit. Writes reports/oracle-<backend>.json and .md; exits 1 on any mismatch or
- * violation, 2 on bad input (arguments, library, fixture).
+ * violation, 2 on bad input (arguments, environment, library, fixture, or devices the
+ * engine cannot be created on: one engine is created before the matrix, so a missing
+ * GPU or driver is one line, not fifteen failed runs). SIGINT or SIGTERM removes the
+ * heat-file directory, writes the report of the runs finished (marked interrupted) and
+ * exits 130 or 143.
  */
 import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/binding.js';
 import { FixtureError, loadModel } from '../fixture/container.js';
 import { engineModelOf } from '../fixture/engine_model.js';
+import type { LoadedModel } from '../fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
-import { writeOracleReport, type OracleRow } from '../oracle/oracle_report.js';
+import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
+import { EXIT } from '../check/exit_codes.js';
 import { Progress } from './progress.js';
-import { parseOrFail, usageError } from './cli_args.js';
+import { intOption, parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
+import { prepareOutputDir, shownPath } from './output_dir.js';
 
+reportUnexpectedErrors('oracle');
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
   return usageError('oracle', message);
@@ -27,7 +35,7 @@ const { values } = parseOrFail('oracle', {
   options: {
     backend: { type: 'string', default: 'cpu' },
     devices: { type: 'string', default: '0' },
-    tokens: { type: 'string', default: '64' },
+    tokens: { type: 'string' },
     fixture: { type: 'string', default: 'fixtures/tiny-moe' },
     report: { type: 'string', default: 'reports' },
     only: { type: 'string' },
@@ -38,18 +46,22 @@ const { values } = parseOrFail('oracle', {
 
 const backend = values.backend ?? 'cpu';
 if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
-const devices = (values.devices ?? '0').split(',').map((d) => Number(d));
-if (devices.some((d) => !Number.isInteger(d) || d < 0) || devices.length === 0) fail(`--devices wants ids like 0,1, got '${values.devices}'`);
+const devicesArg = values.devices ?? '0';
+// each id an integer the C ABI's int holds; an empty one ('', '0,') would read as device 0
+const devices = devicesArg.split(',').map((d) => intOption('oracle', d, 'devices', 0, 0x7fffffff, 0));
+const validation = validationOf(backend);
+const reportDir = values.report ?? 'reports';
+prepareOutputDir('oracle', 'report', reportDir);
 
-let model;
+let model: LoadedModel;
 try {
   model = loadModel(values.fixture ?? 'fixtures/tiny-moe');
 } catch (e) {
   fail(e instanceof FixtureError ? e.message : `cannot load fixture: ${(e as Error).message}`);
 }
-const tokens = Number(values.tokens);
 const available = model.manifest.reference.tokens.length;
-if (!Number.isInteger(tokens) || tokens < 1 || tokens > available) fail(`--tokens must be 1..${available} (the fixture's reference length), got '${values.tokens}'`);
+// by default every reference token, up to 64
+const tokens = intOption('oracle', values.tokens, 'tokens', 1, available, Math.min(64, available));
 
 let lib: NativeEngineLib;
 try {
@@ -58,16 +70,44 @@ try {
   fail(e instanceof NativeError ? e.message : String(e));
 }
 if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
+// the devices, the driver and the backend's environment are judged once, up front
+const probe = lib.createEngine(devices, 0);
+if (probe.status.code !== 0) fail(`cannot create a ${backend} engine on devices [${devices.join(',')}]: ${probe.status.message}`);
+const destroyed = lib.destroy(probe.engine);
+if (destroyed.code !== 0) fail(`the ${backend} engine on devices [${devices.join(',')}] fails to shut down: ${destroyed.message}`);
 
-const progress = new Progress();
-const heatDir = newHeatDir();
-const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
 const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
 const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, { experts: model.shape.experts, int8Trunk: model.shape.trunkFormat === 1 });
-const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...rest.filter((s) => values.only === undefined || s.name.includes(values.only))];
+const chosen = rest.filter((s) => values.only === undefined || s.name.includes(values.only));
+if (chosen.length === 0) fail(`--only '${values.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
+const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
+
+const progress = new Progress();
+const heatDir = newHeatDir();
 const rows: OracleRow[] = [];
+/** messages the validation layer reported; null where none was loaded */
+const validationMessages = (): number | null => (validation === 'off' ? null : lib.validationCount());
+const report = (interrupted: string | null): boolean => {
+  const messages = validationMessages();
+  const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
+  const fixture = values.fixture ?? '';
+  writeOracleReport(reportDir, { backend, devices, tokens, fixture, library: lib.path, rows, validation, validationMessages: messages, ok, planned: specs.length, interrupted });
+  return ok;
+};
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    removeHeatDir(heatDir);
+    report(signal);
+    progress.done(`oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}`);
+    process.exit(code);
+  });
+}
+
+const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
 const reference = model.manifest.reference.tokens.slice(0, tokens);
+/** prompt positions plus generated tokens: one hidden state each */
+const steps = model.manifest.prompt.length + tokens - 1;
 let baseline: Float32Array[] | null = null;
 try {
   for (const [i, spec] of specs.entries()) {
@@ -75,8 +115,11 @@ try {
     const r = await runOracle(ctx, spec);
     if (i === 0) baseline = r.hidden;
     const matched = r.generated.filter((t, j) => t === reference[j]).length;
-    const first = r.generated.findIndex((t, j) => t !== reference[j]);
-    const identical = baseline !== null && sameBits(baseline, r.hidden);
+    // a run that stopped early diverges where its tokens end
+    const differs = r.generated.findIndex((t, j) => t !== reference[j]);
+    const first = differs >= 0 ? differs : r.generated.length < tokens ? r.generated.length : -1;
+    // every step's hidden state, present and equal: two empty lists are not identical
+    const identical = baseline !== null && baseline.length === steps && sameBits(baseline, r.hidden);
     const row: OracleRow = { result: r, matched, firstDivergence: first, hiddenIdentical: identical, pass: r.ok && matched === tokens && identical };
     rows.push(row);
     progress.done(
@@ -91,13 +134,28 @@ try {
   removeHeatDir(heatDir);
 }
 
-const validation = lib.validationCount();
-const ok = rows.every((r) => r.pass) && (validation === null || validation === 0);
-writeOracleReport(values.report ?? 'reports', { backend, devices, tokens, fixture: values.fixture ?? '', library: lib.path, rows, validationMessages: validation, ok });
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(values.report ?? 'reports'))}\n`);
-process.stdout.write(`\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
-  (validation !== null ? `, ${validation} validation messages` : '') + `; report in ${values.report}/oracle-${backend}.md\n`);
-process.exit(ok ? 0 : 1);
+const ok = report(null);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
+const messages = validationMessages();
+const validated = validation === null ? '' : validation === 'off' ? ', validation: off' : `, validation (${validation}): ${messages ?? 0} messages`;
+process.stdout.write(
+  `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
+    `${validated}; report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}\n`,
+);
+process.exit(ok ? EXIT.ok : EXIT.safety);
+
+/** Vulkan's validation layer as TIERLAB_VK_VALIDATION asks for it; null for other backends. */
+function validationOf(b: string): Validation | null {
+  if (b !== 'vulkan') return null;
+  const v = process.env.TIERLAB_VK_VALIDATION ?? '';
+  if (v === '' || v === '0') return 'off';
+  // synchronization validation is asked for by TIERLAB_VK_VALIDATION=sync or in the layer's
+  // own environment (native/vulkan/vulkan.mk sets both)
+  const layerSync = /SYNCHRONIZATION_VALIDATION/.test(process.env.VK_LAYER_ENABLES ?? '') || process.env.VK_KHRONOS_VALIDATION_VALIDATE_SYNC === '1';
+  if (v === 'sync' || (v === '1' && layerSync)) return 'sync';
+  if (v === '1') return 'core';
+  return fail(`TIERLAB_VK_VALIDATION=${v}: want 1 (the validation layer), sync (with synchronization validation), or 0 or unset (off)`);
+}
 
 function sameBits(a: readonly Float32Array[], b: readonly Float32Array[]): boolean {
   if (a.length !== b.length) return false;

@@ -9,8 +9,11 @@
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
  * prints no trace (the report and the counterexample file still have everything).
- * --runs is per suite; --seconds is the wall-clock budget for the whole run, shared
- * evenly by the suites. Exits 1 on any violation, 2 on bad arguments.
+ * --runs is per suite (default 1500; at least 1); --seconds is the wall-clock budget for
+ * the whole run, shared evenly by the suites (default none). Exits 0 when every property
+ * held, 1 on a safety violation, 3 on a liveness violation, 4 when a guarantee (PCT or
+ * exhaustive search on one scenario) was cut short by its budget, 2 on bad input
+ * (src/check/exit_codes.ts).
  *
  * Strategies: `choices` (fast-check generates and shrinks choice lists), `random`
  * (seeded uniform choices), `pct` (PCT of depth --depth, default 2), `exhaustive`
@@ -28,22 +31,26 @@ import type { Scenario } from '../../model/scenario/scenario.js';
 import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { InputError } from '../input/input_error.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
+import { mutantOfEnvironment } from '../../properties/counterexample_file.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
 import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../check/catalogue.js';
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
-import { checkScenario, checkSuite, replayCounterexample } from '../../properties/runner.js';
+import { checkScenario, checkSuite, printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
-import { nonNegativeOption, parseOrFail, usageError } from './cli_args.js';
+import { countOption, intOption, parseOrFail, reportUnexpectedErrors, secondsOption, seedOption, usageError } from './cli_args.js';
+import { prepareOutputDir } from './output_dir.js';
 
+reportUnexpectedErrors('properties');
+/** PCT depths beyond this make the bound 1/(n k^(d-1)) too small to plan runs with */
+const MAX_PCT_DEPTH = 16;
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
   return usageError('properties', message);
 }
-const intOption = (v: string | undefined, name: string, fallback: number): number => nonNegativeOption('properties', v, name, fallback);
 
 const { values } = parseOrFail('properties', {
   options: {
@@ -69,13 +76,12 @@ const { values } = parseOrFail('properties', {
 
 const strategy = (values.strategy ?? 'choices') as StrategyName;
 if (!STRATEGIES.includes(strategy)) fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
-const seed = intOption(values.seed, 'seed', 20261129);
+const seed = seedOption('properties', values.seed, 20261129);
 const given = values.scenario !== undefined ? loadScenario(values.scenario) : null;
 // on one scenario, an exhaustive search runs to the end of its bound unless --runs caps it
-const runs = intOption(values.runs, 'runs', given !== null && strategy === 'exhaustive' ? Infinity : 1500);
-const seconds = values.seconds !== undefined ? intOption(values.seconds, 'seconds', 60) : undefined;
-const depth = values.depth !== undefined ? intOption(values.depth, 'depth', 2) : undefined;
-if (depth !== undefined && (!Number.isInteger(depth) || depth < 1)) fail(`--depth wants an integer >= 1, got '${values.depth ?? ''}'`);
+const runs = countOption('properties', values.runs, 'runs', given !== null && strategy === 'exhaustive' ? Infinity : 1500);
+const seconds = values.seconds !== undefined ? secondsOption('properties', values.seconds, 'seconds', 0) : undefined;
+const depth = values.depth !== undefined ? intOption('properties', values.depth, 'depth', 1, MAX_PCT_DEPTH, 2) : undefined;
 const confidence = values.confidence !== undefined ? Number(values.confidence) : undefined;
 if (confidence !== undefined && !(confidence > 0 && confidence < 1)) fail(`--confidence wants a number in (0, 1), e.g. 0.99; got '${values.confidence ?? ''}'`);
 if (confidence !== undefined && (strategy !== 'pct' || given === null)) {
@@ -93,12 +99,15 @@ if (given !== null && values.suite !== undefined) fail('--scenario explores one 
 const suites: Suite[] = values.suite !== undefined ? [values.suite as Suite] : [...SUITES];
 for (const s of suites) if (!SUITES.includes(s)) fail(`no suite '${s}'; known: ${SUITES.join(', ')}`);
 const reportDir = values.report ?? 'reports';
+prepareOutputDir('properties', 'report', reportDir);
+// mutation runs name their mutant; a counterexample records it (and its file name shows it)
+const mutant = mutantOfEnvironment();
 
 function parsePreemptions(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (v === 'inf' || v === 'none') return Infinity;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) fail(`--preemptions wants an integer >= 0 or 'inf', got '${v}'`);
+  const n = v.trim() === '' ? Number.NaN : Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) fail(`--preemptions wants an integer >= 0 or 'inf', got '${v}'`);
   return n;
 }
 
@@ -109,14 +118,23 @@ function loadScenario(file: string): Scenario {
   } catch (e) {
     fail(`--scenario ${file}: ${(e as Error).message}`);
   }
-  const d = data as { format?: unknown; scenario?: unknown } | null;
+  const d = data as { format?: unknown; scenario?: unknown; mutant?: unknown } | null;
   const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
+  let scenario: Scenario;
   try {
-    return isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
+    scenario = isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
   } catch (e) {
     if (e instanceof InputError) fail(`--scenario ${e.message}`);
     throw e;
   }
+  if (isCounterexample && typeof d.mutant === 'string') {
+    // the scenario alone carries no mutant: say so, as `npm run replay` does
+    process.stderr.write(
+      `properties: note: ${file} was found on mutant ${JSON.stringify(d.mutant)}; its scenario is explored here on the unmutated sources ` +
+        `(npm run mutants -- --replay ${file} replays it with the mutant applied)\n`,
+    );
+  }
+  return scenario;
 }
 
 const progress = new Progress();
@@ -156,7 +174,7 @@ for (const [i, label] of labels.entries()) {
   const file = saveCounterexample(`${reportDir}/counterexamples`, {
     property: f.property,
     detail: f.detail,
-    mutant: process.env.TIERLAB_MUTANT ?? null,
+    mutant,
     scenario: f.scenario,
     choices: f.choices,
   });
@@ -176,7 +194,7 @@ for (const [i, label] of labels.entries()) {
       `  schedule (${f.choices.length} choices): [${f.choices.join(',')}]  -> ${f.steps} steps`,
       `  found after ${f.runsToFind} runs in ${f.secondsToFind.toFixed(2)} s; ${f.shrinks} shrinks; ${how}`,
       '',
-      traced.trace?.lanes({ last: values.full === true ? undefined : 80 }) ?? '',
+      printedTrace(traced, values.full === true),
       '',
       `  replay: ${replay}`,
       '',
@@ -184,23 +202,29 @@ for (const [i, label] of labels.entries()) {
   );
 }
 
-const report = buildReport(results, { seed, strategy, command: `npm run properties -- ${process.argv.slice(2).join(' ')}`.trim(), replays });
+const args = process.argv.slice(2);
+const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
+const report = buildReport(results, { seed, strategy, command, replays });
 writeReport(reportDir, report, results);
 if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
-  // the guarantees also go to the people's report (properties.json has them per suite)
-  const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.strategy}: ${r.guarantee?.statement ?? ''}`), ''];
+  // the guarantees also go to the people's report (properties.json has them per suite);
+  // each statement starts with its strategy
+  const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
   appendFileSync(join(reportDir, 'properties.md'), md.join('\n'));
 }
 const t = report.totals;
+// a guarantee cut short by its budget is not a pass: it promised more than it checked
+const verdict = !report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE';
 process.stdout.write(
-  `\n${report.ok ? 'PASS' : 'FAIL'}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
-    `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties; report in ${reportDir}/properties.md\n`,
+  `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
+    `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties` +
+    `${verdict === 'INCOMPLETE' ? '; the guarantee was cut short by the budget (raise --seconds or --runs)' : ''}; report in ${reportDir}/properties.md\n`,
 );
 const violated = new Set<PropertyId>();
 for (const r of results) {
   for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
   if (r.failure !== null) violated.add(r.failure.property);
 }
-process.exit(failed ? exitForViolations(violated) || EXIT.safety : EXIT.ok);
+process.exit(failed ? exitForViolations(violated) || EXIT.safety : report.complete ? EXIT.ok : EXIT.incomplete);

@@ -1,5 +1,10 @@
 /**
  * The oracle report: reports/oracle-<backend>.json and .md, one row per run.
+ *
+ * Invariants: validation messages are counted only where a validation layer ran
+ * ("validation: off" otherwise, never "0 messages"); a hit rate with no lookups is "-" in
+ * the Markdown (0 in the JSON, with `lookups: 0`);
+ * a report of an interrupted oracle says so and how many runs finished.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +19,9 @@ export interface OracleRow {
   readonly pass: boolean;
 }
 
+/** Vulkan's validation layer: not loaded, the core checks, or those and synchronization. */
+export type Validation = 'off' | 'core' | 'sync';
+
 export interface OracleReportInput {
   readonly backend: string;
   readonly devices: readonly number[];
@@ -21,8 +29,15 @@ export interface OracleReportInput {
   readonly fixture: string;
   readonly library: string;
   readonly rows: readonly OracleRow[];
+  /** null: a backend with no validation layer */
+  readonly validation: Validation | null;
+  /** messages the layer reported; null when no layer ran */
   readonly validationMessages: number | null;
   readonly ok: boolean;
+  /** runs the matrix had */
+  readonly planned: number;
+  /** the signal that ended the run early, or null */
+  readonly interrupted: string | null;
 }
 
 export function writeOracleReport(dir: string, r: OracleReportInput): void {
@@ -39,6 +54,7 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       hiddenBitIdentical: row.hiddenIdentical,
       residentAtEnd: x.residentAtEnd,
       residencyByToken: x.residencyByToken,
+      lookups: x.hits + x.misses,
       hitRate: x.hits + x.misses > 0 ? x.hits / (x.hits + x.misses) : 0,
       uploads: x.uploads,
       uploadFailures: x.uploadFailures,
@@ -58,19 +74,29 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       situations: x.situations,
     };
   });
-  const body = { date, backend: r.backend, devices: r.devices, fixture: r.fixture, library: r.library, tokens: r.tokens, ok: r.ok, validationMessages: r.validationMessages, runs };
+  // the upload path is the Vulkan backend's choice of environment (staged by default)
+  const upload = r.backend === 'vulkan' ? (process.env.TIERLAB_VK_UPLOAD ?? 'staged') : null;
+  const { planned, interrupted, validation, validationMessages } = r;
+  const body = { date, backend: r.backend, devices: r.devices, fixture: r.fixture, library: r.library, tokens: r.tokens, ok: r.ok, planned, interrupted, upload, validation, validationMessages, runs };
   writeFileSync(join(dir, `oracle-${r.backend}.json`), JSON.stringify(body, null, 2) + '\n');
+  const verdict =
+    interrupted !== null
+      ? `INTERRUPTED by ${interrupted} after ${r.rows.length} of ${planned} runs`
+      : r.ok
+        ? 'all runs token-exact and bit-identical'
+        : 'MISMATCH';
   const md = [
-    `# tierlab oracle: ${r.backend} on devices [${r.devices.join(',')}]: ${r.ok ? 'all runs token-exact and bit-identical' : 'MISMATCH'}`,
+    `# tierlab oracle: ${r.backend} on devices [${r.devices.join(',')}]: ${verdict}`,
     '',
     `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
-      (r.validationMessages !== null ? ` - Vulkan validation messages: ${r.validationMessages}` : ''),
+      (upload !== null ? ` - uploads ${upload}` : '') +
+      (validation === null ? '' : validation === 'off' ? ' - Vulkan validation: off' : ` - Vulkan validation (${validation}): ${validationMessages ?? 0} messages`),
     '',
     '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | trunk resident (GEMVs on device) | RAM LRU hits | upload GB/s | tok/s | arranged situation | notes |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (x) =>
-        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${(100 * x.hitRate).toFixed(1)} % | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
     ),
     '',
   ];

@@ -22,11 +22,18 @@ export function replayFile(command: string): string | null {
   return m?.[1] ?? null;
 }
 
+/** The run's headline: a run cut short with no violation is INCOMPLETE, never "held". */
+function verdictLine(p: PropertiesInput): string {
+  if (!p.ok) return el('p', { class: 'bad' }, 'VIOLATIONS FOUND.');
+  if (!p.complete) return el('p', { class: 'warn' }, 'INCOMPLETE: no violation, but a guarantee was cut short by its budget.');
+  return el('p', { class: 'ok' }, 'All properties held.');
+}
+
 export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<string, CounterexampleView>): string {
   const out: string[] = [];
   const t = p.totals;
   out.push(
-    el('p', { class: p.ok ? 'ok' : 'bad' }, p.ok ? 'All properties held.' : 'VIOLATIONS FOUND.'),
+    verdictLine(p),
     el('p', { class: 'meta' }, esc(`${p.date} · seed ${p.seed} · strategy ${p.strategy} · ${p.command}`)),
     el('p', {}, esc(`${int(t.runs)} runs, ${int(t.steps)} simulated steps in ${secs(t.seconds)} s (${int(t.stepsPerSecond)} steps/s, ${int(t.runsPerSecond)} schedules/s, every checker on).`)),
   );

@@ -8,7 +8,7 @@ import { checkEach, checkShape, ReportInputError } from './json_shape.js';
 import type { BenchInput, MutantsInput, OracleInput, PropertiesInput } from './report_inputs.js';
 
 export function propertiesReport(data: unknown, file: string): PropertiesInput {
-  checkShape(data, { date: 'string', seed: 'number', strategy: 'string', command: 'string', ok: 'boolean', totals: 'object', properties: 'array', suites: 'array', coverage: 'array' }, file);
+  checkShape(data, { date: 'string', seed: 'number', strategy: 'string', command: 'string', ok: 'boolean', complete: 'boolean', totals: 'object', properties: 'array', suites: 'array', coverage: 'array' }, file);
   const p = data as PropertiesInput;
   checkShape(p.totals, { runs: 'number', steps: 'number', seconds: 'number', stepsPerSecond: 'number', runsPerSecond: 'number' }, file, 'totals');
   checkEach(p.properties, { id: 'string', family: 'string', statement: 'string', violations: 'number', status: 'string' }, file, 'properties');

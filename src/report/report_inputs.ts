@@ -38,6 +38,8 @@ export interface PropertiesInput {
   readonly strategy: string;
   readonly command: string;
   readonly ok: boolean;
+  /** every guarantee asked for was reached; ok and not complete is INCOMPLETE */
+  readonly complete: boolean;
   readonly totals: { readonly runs: number; readonly steps: number; readonly seconds: number; readonly stepsPerSecond: number; readonly runsPerSecond: number };
   readonly properties: readonly { readonly id: string; readonly family: string; readonly statement: string; readonly violations: number; readonly status: string }[];
   readonly suites: readonly {

@@ -35,6 +35,7 @@ export function* uploaderThread(st: TierState): Gen<void> {
         slot.queued = false;
         st.inflight--;
         st.counters.swapsAbandoned++;
+        // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
         yield { k: 'mark', what: 'swap-abandoned', detail: `L${entry.layer}E${entry.eid}` };
         yield BROADCAST_TAKE;
         yield UNLOCK;
@@ -71,6 +72,7 @@ export function* uploaderThread(st: TierState): Gen<void> {
       st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
       st.budget[slot.home] = st.used[slot.home] ?? 0;
       st.counters.uploadFailures++;
+      // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
       yield { k: 'mark', what: 'upload-failed', detail: `L${entry.layer}E${entry.eid}` };
     }
     slot.queued = false;

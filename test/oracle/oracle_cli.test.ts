@@ -1,13 +1,15 @@
 /**
  * The oracle end to end on the CPU backend (what CI runs), and the one-line errors for a
- * missing library, a wrong-ABI library, a library that is not tierlab's, and a malformed
- * fixture.
+ * missing library, a wrong-ABI library, a library that is not tierlab's, a truncated
+ * library (it was a SIGBUS), devices the engine cannot be created on (it was fifteen
+ * failed runs with "bit-identical" hidden states), a filter that matches no run, a report
+ * directory that is a file, and a malformed fixture.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 function oracle(args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', ...args], { encoding: 'utf8', timeout: 600_000 });
@@ -15,6 +17,7 @@ function oracle(args: string[]) {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-oracle-test-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function sharedLib(name: string, source: string): string {
   const c = join(tmp, `${name}.c`);
@@ -87,4 +90,32 @@ describe('bad input gets one clear error line', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('weights.bin');
   });
+
+  // each: the arguments, then the one line on stderr (exit 2)
+  const cases: readonly (readonly [string, () => string[], RegExp])[] = [
+    [
+      'a truncated library',
+      () => {
+        const so = join(tmp, 'truncated.so');
+        copyFileSync('native/build/libtierlab_cpu.so', so);
+        truncateSync(so, 20_000);
+        return ['--lib', so];
+      },
+      /^oracle: cannot load .*truncated\.so: its .* ends at byte \d+, past its 20000 bytes \(truncated\?\)$/,
+    ],
+    ['a device named twice', () => ['--devices', '0,0'], /^oracle: cannot create a cpu engine on devices \[0,0\]: .*device id 0 appears twice/],
+    ['more devices than an engine takes', () => ['--devices', Array.from({ length: 18 }, (_, i) => i).join(',')], /^oracle: cannot create a cpu engine on devices .*: .*ndevices must be in 1\.\.8/],
+    ['an empty device list', () => ['--devices='], /^oracle: --devices wants an integer in \[0, \d+\], got ''$/],
+    ['--only matching no run', () => ['--only', 'zzz'], /^oracle: --only 'zzz' matches no run; the runs: /],
+    ['a report directory that is a file', () => ['--report', 'README.md'], /^oracle: --report README\.md: .*README\.md is not a directory$/],
+  ];
+  for (const [name, args, line] of cases) {
+    it(name, () => {
+      const r = oracle(args());
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr.trim()).toMatch(line);
+      expect(r.stdout).not.toMatch(/FAIL|bit-identical/);
+    });
+  }
 });

@@ -1,9 +1,11 @@
 // Test helper: a small synthetic model written to a fresh temp directory, and a way to
-// make corrupted copies of it. Every call uses its own directory; nothing is shared.
+// make corrupted copies of it. Every call uses its own directory; nothing is shared, and
+// every directory is removed when the test file that made it ends.
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import type { ExpertFormat, ModelShape, TrunkFormat } from "../../src/fixture/model_types.js";
 import type { WrittenModel } from "../../src/fixture/fixture_writer.js";
 import { writeModel } from "../../src/fixture/fixture_writer.js";
@@ -24,8 +26,15 @@ export function smallShape(expertFormat: ExpertFormat = 4, trunkFormat: TrunkFor
   };
 }
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(tag: string): string {
-  return mkdtempSync(join(tmpdir(), `tierlab-${tag}-`));
+  const dir = mkdtempSync(join(tmpdir(), `tierlab-${tag}-`));
+  made.push(dir);
+  return dir;
 }
 
 export interface SmallModel {

@@ -173,6 +173,7 @@ describe('the HTML report in headless Chromium', () => {
       buildMutantsReport(results, {
         date: new Date().toISOString(),
         command: 'test/report/browser.test.ts',
+        progress: { planned: results.length, finished: results.length, complete: true, interrupted: null },
         settings: { seconds: 10, seed: 20261129, matrixSeconds: 0.5 },
         machine: { cores: cpus().length, loadAverageAtStart: loadavg() },
         sources: { commit: 'working tree', changed: [] },

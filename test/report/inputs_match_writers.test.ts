@@ -17,7 +17,7 @@ import { describeScenario } from '../../model/scenario/scenario.js';
 import type { MutantsReport } from '../../mutants/lib/report.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';
 import { buildReport, writeReport, type PropertiesReport } from '../../properties/report.js';
-import { checkSuite } from '../../properties/runner.js';
+import { checkScenario, checkSuite } from '../../properties/runner.js';
 import { loadReportInputs } from '../../src/report/load_reports.js';
 import type { BenchInput, MutantsInput, PropertiesInput } from '../../src/report/report_inputs.js';
 import { renderReportHtml, writeHtmlReport } from '../../src/report/write_report.js';
@@ -54,6 +54,21 @@ describe('reports written by the commands load and render', () => {
     expect(html).toContain('Not in this bench run: scaling, exhaustive, race, mutants');
   });
 
+  it('a guarantee cut short by its budget is INCOMPLETE on the page, never "held"', async () => {
+    const dir = join(tmp, 'cut-short');
+    // a 0.99-confidence PCT bound on the default scenario takes far longer than 0.3 s
+    const suite = checkScenario({ scenario: defaultScenario(), seed: 7, runs: 1, strategy: 'pct', depth: 3, confidence: 0.99, seconds: 0.3 });
+    expect(suite.guarantee?.complete).toBe(false);
+    const report = buildReport([suite], { seed: 7, strategy: 'pct', command: 'test', replays: new Map() });
+    expect(report.ok && !report.complete).toBe(true);
+    writeReport(dir, report, [suite]);
+    const r = await writeHtmlReport(dir);
+    expect(r.problems).toEqual([]);
+    const html = readFileSync(r.file, 'utf8');
+    expect(html).toContain('INCOMPLETE: no violation, but a guarantee was cut short by its budget.');
+    expect(html).not.toContain('All properties held.');
+  });
+
   const gpu = 'reports/gpu';
   const oracleDirs = existsSync(gpu)
     ? readdirSync(gpu, { recursive: true, encoding: 'utf8' })
@@ -78,7 +93,7 @@ describe('bad input is one line, and the page is still written', () => {
     const dir = join(tmp, 'bad');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'mutants.json'), '{"date": "2026-12-01", "results": [');
-    writeFileSync(join(dir, 'properties.json'), JSON.stringify({ date: 'x', seed: 1, strategy: 'choices', command: 'c', ok: true, totals: 3, properties: [], suites: [], coverage: [] }));
+    writeFileSync(join(dir, 'properties.json'), JSON.stringify({ date: 'x', seed: 1, strategy: 'choices', command: 'c', ok: true, complete: true, totals: 3, properties: [], suites: [], coverage: [] }));
     writeFileSync(join(dir, 'oracle-cpu.json'), JSON.stringify({ date: 'x', backend: 'cpu', devices: [0], fixture: 'f', library: 'l', tokens: 1, ok: true, validationMessages: null, runs: [{ name: 'r', status: 'odd' }] }));
     const r = await writeHtmlReport(dir);
     expect(r.problems, r.problems.join("\n")).toHaveLength(3);

@@ -149,7 +149,8 @@ function describeRelease(r: Release): string {
 function sameValue(v: SpecValue, r: TierReturn): boolean {
   switch (v.fn) {
     case 'init':
-      return r.fn === 'init' && r.value.state === v.state;
+      // an init that stays off says why: the engine prints the reason to its user
+      return r.fn === 'init' && r.value.state === v.state && (r.value.state !== 'off' || r.value.reason.trim() !== '');
     case 'plan_fill':
       return r.fn === 'plan_fill' && r.value.length === v.keys.length && v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid);
     case 'issue':
@@ -179,7 +180,7 @@ function specText(v: SpecValue): string {
 function tierText(r: TierReturn): string {
   switch (r.fn) {
     case 'init':
-      return r.value.state;
+      return r.value.state === 'off' ? `off (${JSON.stringify(r.value.reason)})` : r.value.state;
     case 'plan_fill':
       return `[${r.value.map((k) => `L${k.layer}E${k.eid}`).join(' ')}]`;
     case 'issue':

@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import koffi, { type LibraryHandle } from 'koffi';
 import type { TensorPlacement } from '../../fixture/model_types.js';
+import { libraryFileProblem } from './library_file.js';
 
 export const ABI_VERSION = 3;
 const ERR_CAP = 512;
@@ -123,6 +124,7 @@ export class NativeEngineLib {
     if (!existsSync(path)) {
       throw new NativeError(`native library not found: ${path} (build it with: make -C native ${guessTarget(path)})`);
     }
+    const fileProblem = libraryFileProblem(path); if (fileProblem !== null) throw new NativeError(`cannot load ${path}: ${fileProblem}`);
     let lib: LibraryHandle;
     try {
       lib = koffi.load(path);
