@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { assemble, standardCheckers, type Assembly } from '../engine/assemble.js';
 import { engineMain } from '../engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../engine/fault_sites.js';
-import type { NativeEngineLib } from '../engine/native/binding.js';
+import type { NativeEngineLib, NativePtr } from '../engine/native/binding.js';
 import { RealWorld } from '../engine/native/real_world.js';
 import { runReal } from '../engine/native/real_runtime.js';
 import type { RunSpec } from '../engine/run_spec.js';
@@ -227,23 +227,8 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
   if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
   const engine = created.engine;
   try {
-    const lut = lib.setLut(engine, model.siluLut);
-    if (lut.code !== 0) return fail(`set LUT: ${lut.message}`);
-    for (const site of NATIVE_FAULT_SITES) {
-      for (const after of spec.faults[faultKey(site)]) {
-        const armed = lib.faultArm(engine, site, 0, after);
-        if (armed.code !== 0) return fail(`fault arm: ${armed.message}`);
-      }
-    }
-    const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
+    const built = prepareEngine(ctx, spec, engine, steps);
     if (typeof built === 'string') return fail(built);
-    // the device memory the budgets allow is made ready before the run, as an engine
-    // sizes its expert buffers at start-up: no upload waits for the driver's allocator
-    for (const [dev, budget] of built.cfg.budgetBytes.entries()) {
-      if (budget === 'auto' || budget === 0 || spec.reserve === false) continue;
-      const reserved = lib.tensorReserve(engine, dev, budget);
-      if (reserved.code !== 0) return fail(`reserve: ${reserved.message}`);
-    }
     const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
@@ -266,18 +251,10 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     // a real run has no injected spurious wakeup: that mark is the simulator's
     const situations = COVERAGE_ORDER.filter((m) => coverage.reached.has(m) && m !== 'spurious-wakeup');
     const missed = spec.arranged !== undefined && !coverage.reached.has(spec.arranged);
-    const problem =
-      outcome.violation !== null
-        ? `${outcome.violation.property}: ${outcome.violation.detail}`
-        : outcome.error !== null
-          ? `error: ${outcome.error.message}`
-          : missed
-            ? `arranged: the run never reached ${spec.arranged}`
-            : null;
     return {
       spec,
       ok: outcome.ok && !missed,
-      problem,
+      problem: problemOf(outcome, missed ? (spec.arranged ?? null) : null),
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
       residentAtEnd: probe.resident,
@@ -305,6 +282,37 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }
+}
+
+/** The engine made ready for a run: the SiLU table, the armed faults, the assembly, and
+ *  the budgets' device memory reserved (or what failed, as a line). */
+function prepareEngine(ctx: OracleContext, spec: OracleRunSpec, engine: NativePtr, steps: number): Assembly | string {
+  const { lib, model } = ctx;
+  const lut = lib.setLut(engine, model.siluLut);
+  if (lut.code !== 0) return `set LUT: ${lut.message}`;
+  for (const site of NATIVE_FAULT_SITES) {
+    for (const after of spec.faults[faultKey(site)]) {
+      const armed = lib.faultArm(engine, site, 0, after);
+      if (armed.code !== 0) return `fault arm: ${armed.message}`;
+    }
+  }
+  const built = assembleRun(ctx, spec, lib.reclaims(engine), steps);
+  if (typeof built === 'string') return built;
+  // the device memory the budgets allow is made ready before the run, as an engine
+  // sizes its expert buffers at start-up: no upload waits for the driver's allocator
+  for (const [dev, budget] of built.cfg.budgetBytes.entries()) {
+    if (budget === 'auto' || budget === 0 || spec.reserve === false) continue;
+    const reserved = lib.tensorReserve(engine, dev, budget);
+    if (reserved.code !== 0) return `reserve: ${reserved.message}`;
+  }
+  return built;
+}
+
+/** What went wrong in a run, in a line: a violation, an error, a missed arranged situation. */
+function problemOf(outcome: Awaited<ReturnType<typeof runReal>>, missed: CoverageMark | null): string | null {
+  if (outcome.violation !== null) return `${outcome.violation.property}: ${outcome.violation.detail}`;
+  if (outcome.error !== null) return `error: ${outcome.error.message}`;
+  return missed !== null ? `arranged: the run never reached ${missed}` : null;
 }
 
 /** The one assembly, fed with the model's tensor sizes and the library's allocator rule. */

@@ -162,6 +162,21 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   /** re-reads the backend's own count of dev's tensor bytes (after an upload or a free) */
+  /** Frees a device tensor, and checks that a backend that says it reclaims gave its
+   *  memory back: one that does not cannot reclaim, and every swap on it leaks (the
+   *  fill-once variant's rule, seen from the device's own count). */
+  private freeTensor(dev: number, t: RealTensor): void {
+    this.ledger.free(t.shadow, dev);
+    if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
+    const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
+    if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
+    const before = this.held[dev] ?? 0;
+    this.refreshHeld(dev);
+    if (st.code === 0 && this.ledger.reclaims && (this.held[dev] ?? 0) >= before) {
+      throw new Violation('VARIANT-FILL-ONCE', `device ${dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`);
+    }
+  }
+
   private refreshHeld(dev: number): void {
     const r = this.lib.deviceBytes(this.engine, dev);
     if (r.status.code !== 0) this.stats.failures.push(`device bytes dev${dev}: ${r.status.message}`);
@@ -226,20 +241,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
           this.refreshHeld(op.dev);
           return sealOrNull(t);
         }),
-      free: (op) => {
-        const t = open<RealTensor>(op.tensor);
-        L.free(t.shadow, op.dev);
-        if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
-        const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
-        if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
-        const before = this.held[op.dev] ?? 0;
-        this.refreshHeld(op.dev);
-        // a backend that says it reclaims and gives nothing back cannot reclaim: every
-        // swap on it leaks (the fill-once variant's rule, seen from the device's count)
-        if (st.code === 0 && L.reclaims && (this.held[op.dev] ?? 0) >= before) {
-          throw new Violation('VARIANT-FILL-ONCE', `device ${op.dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`);
-        }
-      },
+      free: (op) => this.freeTensor(op.dev, open<RealTensor>(op.tensor)),
       writeInput: (op) => {
         const a = open<Activation>(op.input);
         L.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
@@ -248,16 +250,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       issueGroup: (op) => this.timed('ffi', () => this.issueGroup(op.dev, op.rowOffset, op.rows)),
       takeGroup: (op) => this.takeGroup(op.dev),
       uploadDense: (op) => this.timed('ffi', () => sealOrNull(this.uploadDense(op.dev, op.index))),
-      denseGemv: (op) => {
-        const t = open<RealTensor>(op.tensor);
-        if (!t.shadow.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed trunk matrix #${op.index}`);
-        const who = `dense GEMV on device ${op.dev}`;
-        L.claim(op.inBuf, who);
-        L.claim(op.outBuf, who);
-        this.timed('trunk', () => this.int8Trunk('a dense GEMV').onDevice(op.index, (x, y) => this.lib.denseMatvec(this.engine, op.dev, t.ptr, x, y)));
-        L.release(op.inBuf);
-        L.release(op.outBuf);
-      },
+      denseGemv: (op) => this.denseGemv(op.dev, op.index, open<RealTensor>(op.tensor), op.inBuf, op.outBuf),
       trunkBegin: (op) => this.timed('trunk', () => this.int8Trunk('trunkBegin').beginLayer(op.layer, () => this.inputToken(op.token))),
       attention: (op) => this.timed('trunk', () => this.int8Trunk('attention').attention(op.layer)),
       denseCpu: (op) => this.timed('trunk', () => this.int8Trunk('a CPU trunk GEMV').onCpu(op.index)),
@@ -289,6 +282,17 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
           this.decodeEnded = performance.now();
         }),
     };
+  }
+
+  /** A resident trunk GEMV on its device, holding the dense buffers it names while it runs. */
+  private denseGemv(dev: number, index: number, t: RealTensor, inBuf: string, outBuf: string): void {
+    if (!t.shadow.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${dev} reads freed trunk matrix #${index}`);
+    const who = `dense GEMV on device ${dev}`;
+    this.ledger.claim(inBuf, who);
+    this.ledger.claim(outBuf, who);
+    this.timed('trunk', () => this.int8Trunk('a dense GEMV').onDevice(index, (x, y) => this.lib.denseMatvec(this.engine, dev, t.ptr, x, y)));
+    this.ledger.release(inBuf);
+    this.ledger.release(outBuf);
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
