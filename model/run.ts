@@ -29,6 +29,8 @@ export interface RunOptions {
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
   /** sees the tier and the world before the first step (state digests, probes) */
   readonly onBuilt?: (tier: Tier, world: SimulatedWorld) => void;
+  /** sees the run's checkers before the first step (the state cache digests their memory) */
+  readonly onCheckers?: (checkers: readonly Checker[]) => void;
 }
 
 export interface RunResult extends RunOutcome {
@@ -77,6 +79,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const coverage = new CoverageChecker(ctx);
   const checks = { faultFree: fillCannotFail(s), refinement: opts.checks !== 'no-refinement' };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
+  opts.onCheckers?.(checkers);
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
   const custom = opts.main;

@@ -48,4 +48,7 @@ export const EXPERT_SHAPES: readonly ExpertShape[] = [
   { hidden: 2048, width: 512, format: 4, group: 64 },
   { hidden: 2048, width: 768, format: 4, group: 64 },
   { hidden: 4096, width: 1536, format: 8, group: 0 },
+  // exactly 1 MiB and exactly 3 MiB per weight: the edges of the 1 MiB and 2 MiB rules
+  { hidden: 1024, width: 1024, format: 1, group: 0 },
+  { hidden: 2048, width: 1536, format: 1, group: 0 },
 ];

@@ -18,7 +18,8 @@ import { ChoicesStrategy, RandomStrategy, trimPath, type Strategy } from '../mod
 import type { Scenario } from '../model/scenario/scenario.js';
 import { scenarioArb, scheduleArb, type Suite } from './arbitraries.js';
 import type { CheckRequest, Counterexample, ScenarioRequest, SuiteResult } from './types.js';
-import { checkExhaustive, checkPct, exhaustiveOnScenario, pctOnScenario } from './runner_explore.js';
+import { checkExhaustive, checkPct, pctOnScenario } from './runner_explore.js';
+import { joinSearchParts, searchPart } from './search_parts.js';
 import { newTally, record, summarize } from './tally.js';
 
 export function checkSuite(req: CheckRequest): SuiteResult {
@@ -43,7 +44,7 @@ export function checkScenario(req: ScenarioRequest): SuiteResult {
     case 'pct':
       return pctOnScenario(req);
     case 'exhaustive':
-      return exhaustiveOnScenario(req);
+      return joinSearchParts(req, [searchPart({ request: req, index: 0, count: 1 })]);
     default:
       return checkChoices(req, one, 'scenario');
   }

@@ -8,17 +8,19 @@
  * there: the numbers are per scenario and the scenarios are samples.
  *
  * On one given scenario, each gives its guarantee: PCT runs as many times as the bound
- * needs for the wanted confidence; exhaustive search covers every schedule within the
- * bound. Either way the first violation found is shrunk by the prefix minimizer
- * (model/explore/minimize.ts) and saved like fast-check's finds.
+ * needs for the wanted confidence; exhaustive search (search_parts.ts: DPOR, in parts)
+ * covers every schedule within the bound. Either way the first violation found is shrunk
+ * by the prefix minimizer (model/explore/minimize.ts), or, when asked, replaced by the
+ * shortest counterexample (model/explore/shortest.ts), and saved like fast-check's finds.
  */
 import type { PropertyId } from '../src/check/catalogue.js';
 import fc from 'fast-check';
-import { pctGuarantee, searchGuarantee } from '../model/explore/guarantee.js';
+import { pctGuarantee } from '../model/explore/guarantee.js';
 import { CountingQuietStrategy } from '../model/explore/measure.js';
 import { minimizeChoices } from '../model/explore/minimize.js';
 import { pctCampaign } from '../model/explore/pct_campaign.js';
 import { search, type FoundViolation } from '../model/explore/search.js';
+import { shortestCounterexample } from '../model/explore/shortest.js';
 import { scenarioSubject } from '../model/explore/subject.js';
 import { runScenario } from '../model/run.js';
 import { PctStrategy } from '../model/rt/pct.js';
@@ -52,7 +54,7 @@ export function checkPct(req: CheckRequest): SuiteResult {
     const quiet = new CountingQuietStrategy();
     const q = runScenario(scenario, { strategy: quiet });
     if (!record(tally, q, started, req.property) && q.violation !== null) {
-      failure = shrunk(req.suite, scenario, { property: q.violation.property, choices: [] }, tally, req.seed + i);
+      failure = shrunkCounterexample(req.suite, scenario, { property: q.violation.property, choices: [] }, tally, req.seed + i);
       break;
     }
     for (let j = 0; j < PCT_RUNS_PER_SCENARIO && tally.runs < req.runs; j++) {
@@ -60,7 +62,7 @@ export function checkPct(req: CheckRequest): SuiteResult {
       const r = runScenario(scenario, { strategy });
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);
       if (!record(tally, r, started, req.property) && r.violation !== null) {
-        failure = shrunk(req.suite, scenario, { property: r.violation.property, choices: strategy.path }, tally, req.seed + i);
+        failure = shrunkCounterexample(req.suite, scenario, { property: r.violation.property, choices: strategy.path }, tally, req.seed + i);
         break search;
       }
     }
@@ -90,7 +92,7 @@ export function checkExhaustive(req: CheckRequest): SuiteResult {
       },
     });
     for (const v of res.violations) if (wanted === null && (req.property === undefined || v.property === req.property)) wanted = v;
-    if (wanted !== null) failure = shrunk(req.suite, scenario, wanted, tally, req.seed + i);
+    if (wanted !== null) failure = shrunkCounterexample(req.suite, scenario, wanted, tally, req.seed + i);
   }
   return summarize(req.suite, 'exhaustive', tally, (performance.now() - started) / 1000, failure);
 }
@@ -110,30 +112,12 @@ export function pctOnScenario(req: ScenarioRequest): SuiteResult {
     },
   });
   const v = res.violations.find((f) => req.property === undefined || f.property === req.property) ?? null;
-  const failure = v === null ? null : shrunk('scenario', req.scenario, v, tally, req.seed);
+  const failure = v === null ? null : shrunkCounterexample('scenario', req.scenario, v, tally, req.seed);
   return summarize('scenario', 'pct', tally, res.seconds, failure, pctGuarantee(res));
 }
 
-export function exhaustiveOnScenario(req: ScenarioRequest): SuiteResult {
-  const tally = newTally();
-  const started = performance.now();
-  const res = search(scenarioSubject(req.scenario), {
-    preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
-    reduce: req.reduction !== false,
-    stateCache: req.stateCache === true,
-    countStates: true,
-    maxSchedules: req.runs,
-    maxSeconds: req.seconds,
-    onProgress: () => req.onProgress?.(tally.runs),
-    onSchedule: (r) => record(tally, r, started, req.property),
-  });
-  const v = res.violations.find((f) => req.property === undefined || f.property === req.property) ?? null;
-  const failure = v === null ? null : shrunk('scenario', req.scenario, v, tally, req.seed);
-  return summarize('scenario', 'exhaustive', tally, res.seconds, failure, searchGuarantee(res));
-}
-
 /** The first wanted violation, shrunk by the prefix minimizer and re-run for its detail. */
-function shrunk(
+export function shrunkCounterexample(
   suite: Suite | 'scenario',
   scenario: Scenario,
   found: { readonly property: PropertyId; readonly choices: readonly number[] },
@@ -155,4 +139,32 @@ function shrunk(
     shrinks: m.shrinks,
     secondsToFind: tally.firstFailSeconds,
   };
+}
+
+/**
+ * The counterexample of the fewest steps for `property` (model/explore/shortest.ts: a
+ * uniform-cost search of every schedule, no reduction), and a note for the guarantee:
+ * the length is the shortest only when that search finished within the budget.
+ */
+export function shortestFailure(req: Omit<ScenarioRequest, 'onProgress'>, property: PropertyId, tally: Tally): { failure: Counterexample | null; note: string } {
+  const s = shortestCounterexample(scenarioSubject(req.scenario), { property, ...(req.seconds !== undefined ? { maxSeconds: req.seconds } : {}) });
+  if (s.found === null) return { failure: null, note: `shortest: no ${property} counterexample found again (${s.runs} runs)` };
+  const replay = runScenario(req.scenario, { strategy: new ChoicesStrategy(s.found.choices) });
+  const failure: Counterexample = {
+    property,
+    detail: replay.violation?.detail ?? s.found.detail,
+    suite: 'scenario',
+    scenario: req.scenario,
+    choices: s.found.choices,
+    steps: replay.steps,
+    seed: req.seed,
+    path: '',
+    runsToFind: tally.firstFailAtRun,
+    shrinks: 0,
+    secondsToFind: tally.firstFailSeconds,
+  };
+  const note = s.complete
+    ? `shortest counterexample: ${s.found.steps} steps, no schedule reaches ${property} in fewer (${s.expanded} states expanded, ${s.seconds.toFixed(1)} s)`
+    : `shortest search INCOMPLETE (budget): ${s.found.steps} steps is the shortest found, not proven shortest`;
+  return { failure, note };
 }

@@ -36,6 +36,8 @@ export interface CheckRequest {
 /** Explore one given scenario instead of a suite's generated ones. */
 export interface ScenarioRequest extends Omit<CheckRequest, 'suite'> {
   readonly scenario: Scenario;
+  /** exhaustive: report the counterexample of the fewest steps (not the minimizer's) */
+  readonly shortest?: boolean;
 }
 
 export interface Counterexample {

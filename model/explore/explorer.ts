@@ -31,12 +31,15 @@
  * Invariants: replaying a recorded node must find the same kind and number of options
  * (the run is deterministic); anything else is reported as nondeterminism, never ignored.
  */
-import type { SimThread } from '../rt/thread.js';
+import { ThreadState, type SimThread } from '../rt/thread.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ChoiceNode, sleepIndexOf, type SleepEntry } from './choice_node.js';
 import { dependent, MX_ONLY, stepFootprint, type Footprint } from './footprint.js';
-import type { StateProbe } from './subject.js';
-import { Hasher, type ThreadCounters } from './state_digest.js';
+import type { StateAccess } from './subject.js';
+import type { ThreadCounters } from './state_digest.js';
+import { Hasher } from './digest_hash.js';
+import { ThreadPositions } from './thread_position.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 
 /** Thrown to end a run whose continuation is covered elsewhere. */
 export class SleepBlocked extends Error {
@@ -70,8 +73,9 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   readonly name = 'exhaustive';
   readonly path: number[] = [];
   readonly threads: (SimThread | undefined)[] = [];
-  readonly stepsOf: number[] = [];
+  readonly positions = new ThreadPositions(DEFAULT_LIMITS.maxThreads);
   readonly waitSince: number[] = [];
+  private spawns = 0;
   mxOwner = -1;
   spuriousUsed = 0;
   private depth = 0;
@@ -80,7 +84,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   private live: SleepEntry[] | null;
   private readonly frontier: number;
   private fpOwner: ChoiceNode | null = null;
-  private probe: StateProbe | null = null;
+  private probe: StateAccess | null = null;
   /** nodes this run added */
   added = 0;
   /** steps this run executed (a sleep-blocked or cached run stops early) */
@@ -95,8 +99,36 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     this.live = stack.length === 0 ? [] : null;
   }
 
-  setProbe(p: StateProbe): void {
-    this.probe = p;
+  /** digests are asked for: the run must give access to its state */
+  get needsState(): boolean {
+    return this.cfg.states !== null || this.cfg.cache !== null;
+  }
+
+  attach(access: StateAccess): void {
+    this.probe = access;
+    access.observer = {
+      result: (tid, d) => this.positions.result(tid, d),
+      read: (w, v) => this.positions.read(w, v),
+      spawnFailed: () => this.spawnFailed(),
+    };
+  }
+
+  /** the spawn just executed started nothing: its tid goes to the next spawn */
+  private spawnFailed(): void {
+    this.positions.unspawn(this.spawns--);
+  }
+
+  queueRank(tid: number): number {
+    const t = this.threads[tid];
+    if (t === undefined) return 0;
+    // rank in the cv queue: how many threads on the same cv waited longer
+    let rank = 0;
+    const since = this.waitSince[tid] ?? 0;
+    for (let o = 0; o < this.threads.length; o++) {
+      const u = this.threads[o];
+      if (u !== undefined && u.state === ThreadState.CvWait && u.waitingOn === t.waitingOn && (this.waitSince[o] ?? 0) < since) rank++;
+    }
+    return rank;
   }
 
   pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number {
@@ -152,7 +184,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     if (node.eligible.length === 0) {
       // every option asleep (or over the bound): the continuation is covered elsewhere;
       // the state reached here was still visited
-      if (this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe(this));
+      if (this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe.digest(this));
       this.blockedBy(node.prunedHere);
     }
     this.stack.push(node);
@@ -171,7 +203,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   private consultCache(node: ChoiceNode, ctx: ChoiceContext): void {
     const cache = this.cfg.cache;
     if (cache === null || this.probe === null) return;
-    const d = this.probe(this);
+    const d = this.probe.digest(this);
     // the choice's cost structure depends on who moved last and whether it could go on
     const key = new Hasher().add(d % 0x100000000).add(Math.floor(d / 0x100000000)).add(ctx.current).bool(ctx.currentCanMove).digest();
     const sleepKeys = node.sleep.map((e) => e.key).sort((a, b) => a - b);
@@ -198,7 +230,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   onStep(th: SimThread, holdsMx: boolean, step: number): void {
     const tid = th.tid;
     // the state before this step: probed before the thread is counted as started
-    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe(this));
+    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe.digest(this));
     this.threads[tid] = th;
     const fp = stepFootprint(th.pending, th.reacquire, holdsMx, this.cfg.checks);
     const k = th.pending?.k;
@@ -210,13 +242,15 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     }
     if (this.live !== null && this.cfg.reduce) this.sleepStep(tid * 2, fp);
     if (th.pending !== null && th.pending.k === 'wait') this.waitSince[tid] = step;
-    this.stepsOf[tid] = (this.stepsOf[tid] ?? 0) + 1;
+    this.positions.step(tid, th.reacquire ? null : th.pending, th.reacquire);
+    if (!th.reacquire && k === 'spawn') this.positions.spawned(tid, ++this.spawns);
     this.stepsTaken++;
   }
 
   onSpurious(th: SimThread): void {
     this.threads[th.tid] = th;
     this.spuriousUsed++;
+    this.positions.spurious(th.tid);
     if (this.live !== null && this.cfg.reduce) this.sleepStep(th.tid * 2 + 1, MX_ONLY);
   }
 
@@ -244,7 +278,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
 
   /** called after the run, with the probe still valid: the final state */
   finish(): void {
-    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe(this));
+    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe.digest(this));
   }
 }
 

@@ -91,6 +91,11 @@ const OUTSIDE: Partial<Record<Op['k'], Footprint>> = {
   denseCpu: NOTHING,
 };
 
+/** Footprint of an op run outside mx, by kind (undefined: an op this file does not know). */
+export function outsideFootprint(k: Op['k']): Footprint | undefined {
+  return OUTSIDE[k];
+}
+
 /** The same ops run while holding mx: they also touch everything mx guards. */
 const INSIDE: Partial<Record<Op['k'], Footprint>> = Object.fromEntries(
   Object.entries(OUTSIDE).map(([k, f]) => [k, fp(f.reads, f.writes | MX)]),

@@ -1,20 +1,27 @@
 /**
  * What a search explores: something that runs once, deterministically, under a
- * strategy. The explorer only needs the outcome and, to count distinct states, a way to
- * look at the state mid-run; it never needs to know it is running the tier.
+ * strategy. The explorer only needs the outcome and, for the state cache and the
+ * distinct-state counts, a way to look at the state mid-run; it never needs to know it is
+ * running the tier.
  *
  * Invariant: the same strategy path gives the same run (the runtime is deterministic),
  * which is what lets a stateless search reproduce a state by replaying a prefix.
  */
-import type { Gen } from '../../src/ops.js';
+import type { Gen, Op } from '../../src/ops.js';
 import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
-import { runScenario } from '../run.js';
+import { buildRun, runScenario } from '../run.js';
 import type { Strategy } from '../rt/strategy.js';
 import type { Violation } from '../../src/check/violation.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
-import { stateDigest, type ThreadCounters } from './state_digest.js';
+import { addThreads, type ThreadCounters } from './state_digest.js';
+import { addValue, Hasher, valueDigest } from './digest_hash.js';
+import type { Checker } from '../../src/check/checker.js';
+import { CoverageChecker } from '../../src/check/checkers/coverage.js';
+import { trackReads } from './read_tracker.js';
+import { compiledThreads } from './compile_threads.js';
+import { placesOf } from './frames.js';
 
 export interface SubjectRun {
   readonly violation: Violation | null;
@@ -23,36 +30,155 @@ export interface SubjectRun {
   readonly coverage?: ReadonlySet<string>;
 }
 
-/** Reads the state of the run in progress; valid only during that run. */
-export type StateProbe = (threads: ThreadCounters) => number;
+/** What a thread observes, told to the strategy (thread_position.ts). */
+export interface Observer {
+  /** the world answered thread tid's op; `digest` is the result's */
+  result(tid: number, digest: number): void;
+  /** the running thread read shared state (read_tracker.ts) */
+  read(where: number, value: number): void;
+  /** the spawn being executed did not start its thread (a fault plan) */
+  spawnFailed(): void;
+}
+
+/** The state of the run in progress, for the strategy; valid only during that run. */
+export interface StateAccess {
+  /** digest of the whole state, the threads as the strategy tracks them */
+  digest(threads: ThreadCounters): number;
+  /** set by the strategy to follow what threads observe */
+  observer: Observer | null;
+}
 
 export interface Subject {
   /** checkers run (footprints of unlock and wait then read device bytes) */
   readonly checks: boolean;
-  /** runs once; `probe` receives, before the first step, a way to digest the state */
-  run(strategy: Strategy, probe?: (p: StateProbe) => void): SubjectRun;
+  /** spurious wakeups a run may inject (the scenario's budget); 0 when absent */
+  readonly spuriousWakeups?: number;
+  /** runs once; `attach` receives, before the first step, access to the run's state */
+  run(strategy: Strategy, attach?: (access: StateAccess) => void): SubjectRun;
 }
 
 /** A hand-written main thread instead of the engine's (tests build faulty ones). */
 export type MainThread = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 
+/**
+ * The tier under a strategy. With `attach` (a state-tracking search), the engine's
+ * threads run instrumented (compile_threads.ts) so the digest sees their frames; a
+ * hand-written main cannot be, so its run is digested by thread histories, with reads of
+ * the tier's state tracked (read_tracker.ts). Both are sound; frames merge more.
+ */
 export function scenarioSubject(scenario: Scenario, checks = true, main?: MainThread): Subject {
   return {
     checks,
-    run(strategy, probe) {
-      let st: TierState | null = null;
-      let world: SimulatedWorld | null = null;
-      probe?.((threads) => (st !== null && world !== null ? stateDigest(st, world, threads) : 0));
+    spuriousWakeups: scenario.spuriousWakeups,
+    run(strategy, attach) {
+      if (attach === undefined) {
+        const r = runScenario(scenario, { strategy, checks, ...(main !== undefined ? { main } : {}) });
+        return { violation: r.violation, steps: r.steps, coverage: r.coverage };
+      }
+      const view = new RunView(main === undefined);
+      attach(view.access);
       const r = runScenario(scenario, {
         strategy,
         checks,
-        ...(main !== undefined ? { main } : {}),
-        onBuilt: (tier, w) => {
-          st = tier.st;
-          world = w;
+        onCheckers: (checkers) => view.watchCheckers(checkers),
+        // wrapped to see the tier and world the run uses, and what threads observe
+        main: (tier, w) => {
+          view.watch(tier, w);
+          if (main !== undefined) return main(tier, w);
+          const threads = compiledThreads();
+          return threads.engineMain(threads.tierOver(tier.st), buildRun(scenario, w).plan);
         },
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };
     },
   };
+}
+
+/**
+ * The strategy's view of one tier run. Instrumented threads show their frames; otherwise
+ * every result the world hands out is reported (and remembered as world-owned) and
+ * threads' reads of the tier's state are tracked. The world's digest is cached until an
+ * op runs.
+ */
+class RunView {
+  private st: TierState | null = null;
+  private world: SimulatedWorld | null = null;
+  private worldDigest: number | null = null;
+  private readonly worldOwned = new WeakSet<object>();
+  /** checkers whose memory is fields of an object (the refinement's reference state) */
+  private stateful: readonly Checker[] = [];
+  readonly access: StateAccess;
+
+  constructor(private readonly instrumented: boolean) {
+    this.access = { digest: (threads) => this.digest(threads), observer: null };
+  }
+
+  /**
+   * Checkers that keep memory in fields are digested with the state (coverage marks
+   * excepted: they never decide a verdict). Checkers built as closures keep what
+   * state_digest.ts argues is a function of the state.
+   */
+  watchCheckers(checkers: readonly Checker[]): void {
+    this.stateful = checkers.filter((c) => !(c instanceof CoverageChecker) && Object.getPrototypeOf(c) !== Object.prototype);
+  }
+
+  watch(tier: Tier, world: SimulatedWorld): void {
+    this.st = tier.st;
+    this.world = world;
+    const fails = world.spawnFails.bind(world);
+    world.spawnFails = (name: string): boolean => {
+      const failed = fails(name);
+      if (failed) this.access.observer?.spawnFailed();
+      return failed;
+    };
+    if (!this.instrumented) {
+      const sink = { read: (where: number, value: number) => this.access.observer?.read(where, value), wrote: () => undefined };
+      // the tier's methods and threads reach the state as tier.st; the checkers keep the real one
+      (tier as { st: TierState }).st = trackReads(tier.st, sink, this.worldOwned);
+    }
+    const exec = world.exec.bind(world);
+    world.exec = this.instrumented
+      ? (op: Op): unknown => {
+          // results land in the thread's locals, which its frames show
+          this.worldDigest = null;
+          return exec(op);
+        }
+      : (op: Op, tid?: number): unknown => {
+          const result = exec(op);
+          this.worldDigest = null;
+          if (result !== null && typeof result === 'object') ownAll(result, this.worldOwned);
+          if (tid !== undefined) this.access.observer?.result(tid, valueDigest(result));
+          return result;
+        };
+  }
+
+  private digest(threads: ThreadCounters): number {
+    const st = this.st;
+    if (st === null || this.world === null) return 0;
+    const running = threads.positions.current;
+    // digesting reads the state: that is nobody's observation
+    threads.positions.current = -1;
+    this.worldDigest ??= valueDigest(this.world);
+    const h = new Hasher().num(valueDigest(st)).num(this.worldDigest);
+    for (const c of this.stateful) addFields(h, c, CHECKER_SKIP);
+    addThreads(h, threads, this.instrumented ? placesOf(st, PLACE_SKIP) : null);
+    threads.positions.current = running;
+    return h.digest();
+  }
+}
+
+const PLACE_SKIP = new Set(['cfg']);
+/** a checker's views of the tier and the world (digested on their own) */
+const CHECKER_SKIP = new Set(['st', 'world', 'io', 'ctx']);
+
+function addFields(h: Hasher, o: object, skip: ReadonlySet<string>): void {
+  const rec = o as Record<string, unknown>;
+  for (const k in rec) if (!skip.has(k)) addValue(h, rec[k]);
+}
+
+/** a result and the objects inside it belong to the world (handles: the tier never looks in) */
+function ownAll(v: object, owned: WeakSet<object>, depth = 0): void {
+  if (owned.has(v) || depth > 3) return;
+  owned.add(v);
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') ownAll(x as object, owned, depth + 1);
 }

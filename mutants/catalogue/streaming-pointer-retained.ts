@@ -17,8 +17,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/tier/note.ts',
-      find: '  slot.ram = null;\n  if (ram === null || slot.resident',
-      replace: '  slot.ram = ram;\n  if (ram === null || slot.resident',
+      find: '  slot.ram = null;\n',
+      replace: '  slot.ram = ram;\n',
     },
     {
       file: 'src/tier/uploader.ts',
@@ -36,8 +36,8 @@ export const mutant: Mutant = {
     },
     {
       file: 'src/tier/uploader.ts',
-      find: '    const entry = st.ring[st.qh];\n',
-      replace: '    let entry = st.ring[st.qh];\n',
+      find: '    const entry = ringHead(st);\n',
+      replace: '    let entry = ringHead(st);\n',
     },
   ],
 };

@@ -42,7 +42,8 @@ export function lastLines(text: string, n: number): string {
 }
 
 export function propertiesArgs(s: RunSettings, reportDir: string): string[] {
-  const args = ['src/cli/properties.ts', '--bail', '--quiet', '--seconds', String(s.seconds), '--seed', String(s.seed), '--report', reportDir];
+  // one thread per mutant: the mutation run already keeps every core busy with mutants
+  const args = ['src/cli/properties.ts', '--bail', '--quiet', '--jobs', '1', '--seconds', String(s.seconds), '--seed', String(s.seed), '--report', reportDir];
   // without --runs the CLI stops each suite at its default run count; a mutant budget is
   // time, so the run count is effectively unbounded unless asked
   args.push('--runs', String(s.runs ?? 1_000_000_000));

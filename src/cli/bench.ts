@@ -19,7 +19,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { grownScenarios } from './bench/scaling.js';
-import { exploreRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_bench.js';
+import { exploreRow, jobsRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_bench.js';
 import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
@@ -136,11 +136,26 @@ if (only.includes('exhaustive')) {
   const rows = SMALL_CONFIGS.map((c) => {
     log(`exhaustive: ${c.label} ...`);
     const row = exploreRow(s, c, limit);
-    log(`  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s`);
+    const perState = row.stepsPerState !== null ? `, ${row.stepsPerState.toFixed(1)} steps per state` : '';
+    const rate = row.statesPerSecond !== null ? `, ${Math.round(row.statesPerSecond).toLocaleString('en-US')} states/s` : '';
+    log(`  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s${rate}${perState}`);
     if (row.violations.length > 0) unexpected = true;
     return row;
   });
-  report.exhaustive = { scenario: describeScenario(s), rows, reductionFactor: reductionFactor(rows) };
+  // the jobs speedup on a configuration whose DPOR search completes in seconds
+  const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
+  const jobs = [];
+  for (const n of [1, 2]) {
+    log(`exhaustive: DPOR of ${describeScenario(two)} in ${n} part${n === 1 ? '' : 's'} on ${n} thread${n === 1 ? '' : 's'} ...`);
+    const j = await jobsRow(two, `DPOR, unbounded, ${n} job${n === 1 ? '' : 's'}`, n, limit);
+    log(`  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${j.schedules} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${Math.round(j.schedulesPerSecond)} schedules/s`);
+    if (j.violations.length > 0) unexpected = true;
+    jobs.push(j);
+  }
+  const [one, pair] = jobs;
+  const speedup = one !== undefined && pair !== undefined && one.wallSeconds > 0 ? one.wallSeconds / pair.wallSeconds : null;
+  if (speedup !== null) log(`  2 jobs: ${speedup.toFixed(2)}x the wall-clock speed of 1 job (${pair?.schedulesPerSecond.toFixed(0)} vs ${one?.schedulesPerSecond.toFixed(0)} schedules/s; the parts overlap)`);
+  report.exhaustive = { scenario: describeScenario(s), rows, reductionFactor: reductionFactor(rows), jobsScenario: describeScenario(two), jobs, jobsSpeedup: speedup };
 }
 
 if (only.includes('race')) {

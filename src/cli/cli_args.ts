@@ -6,8 +6,10 @@
  * Invariants: a count is an integer in range (a fraction handed to fast-check never ends,
  * a zero checks nothing), a budget in seconds is positive, a seed is a 32-bit unsigned
  * integer (fast-check folds larger ones onto smaller ones), and an empty value
- * (`--runs=`) is refused rather than read as 0.
+ * (`--runs=`) is refused rather than read as 0. Also the options several commands
+ * share: `--jobs N` (worker threads or processes, default every core) and `--shard i/n`.
  */
+import { cpus } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT } from '../check/exit_codes.js';
 import { InputError } from '../input/input_error.js';
@@ -92,4 +94,49 @@ export function reportUnexpectedErrors(tool: string): void {
   };
   process.on('uncaughtException', handler);
   process.on('unhandledRejection', handler);
+}
+
+/** The most jobs anyone asks for: more threads than this is a typo, not a machine. */
+export const MAX_JOBS = 1024;
+
+/** `--jobs N`: an integer in [1, MAX_JOBS], default every core of this machine. */
+export function jobsOption(tool: string, value: string | undefined): number {
+  return intOption(tool, value, 'jobs', 1, MAX_JOBS, Math.max(1, cpus().length));
+}
+
+/** Part `index` (0-based) of `count` parts of a run. */
+export interface ShardOption {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** `--shard i/n`: integers with 0 <= i < n (i counts from 0, as CI matrices do), or null. */
+export function shardOption(tool: string, value: string | undefined): ShardOption | null {
+  if (value === undefined) return null;
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (m === null || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || count < 1 || count > MAX_JOBS || index >= count) {
+    usageError(tool, `--shard wants i/n with integers 0 <= i < n <= ${MAX_JOBS}, e.g. 0/4; got '${value}'`);
+  }
+  return { index, count };
+}
+
+/**
+ * The arguments that identify a run across its shards: all but --shard, --jobs and where
+ * the report goes (--report, --out), which differ from shard to shard.
+ */
+export function runIdentity(argv: readonly string[]): string {
+  const skip = new Set(['--shard', '--jobs', '--report', '--out']);
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const name = a.split('=')[0] ?? a;
+    if (skip.has(name)) {
+      if (!a.includes('=')) i++;
+      continue;
+    }
+    kept.push(a);
+  }
+  return kept.join(' ');
 }

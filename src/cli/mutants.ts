@@ -5,7 +5,7 @@
  * property fails with a counterexample.
  *
  *   npm run mutants -- [--catalogue-only | --operators-only] [--mutant ID ...]
- *                      [--seconds S] [--jobs N] [--seed N] [--strategy NAME] [--runs N]
+ *                      [--seconds S] [--jobs N] [--shard i/n] [--seed N] [--strategy NAME] [--runs N]
  *                      [--suite NAME] [--matrix-seconds S] [--include-equivalent]
  *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
  *                      [--no-baseline | --baseline-seconds S]
@@ -22,6 +22,11 @@
  * mutants/equivalent.md says which and why). SIGINT or SIGTERM kills the running
  * children, removes the scratch copies, writes the report of what finished (marked
  * interrupted) and exits 130 or 143.
+ *
+ * --jobs N (default: every core) runs N mutants at once, each in its own child process
+ * on its own scratch copy (a mutant patches the sources, which no two threads could
+ * share). --shard i/n runs every n-th mutant of the selected list from the i-th (from 0)
+ * and also writes OUT/shard.json; `npm run report -- merge DIR...` joins the shards.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -33,7 +38,7 @@ import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { killAllChildren } from '../../mutants/lib/child.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
-import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
+import { buildMutantsReport, writeMutantsReport, type MutantsReport } from '../../mutants/lib/report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
 import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
@@ -43,7 +48,8 @@ import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
-import { countOption, parseOrFail, reportUnexpectedErrors, secondsOption, seedOption, usageError } from './cli_args.js';
+import { countOption, jobsOption, parseOrFail, reportUnexpectedErrors, runIdentity, secondsOption, seedOption, shardOption, usageError } from './cli_args.js';
+import { writeShardFile } from '../report/shard_file.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
 reportUnexpectedErrors('mutants');
@@ -71,6 +77,7 @@ const { values } = parseOrFail('mutants', {
     mutant: { type: 'string', multiple: true },
     seconds: { type: 'string' },
     jobs: { type: 'string' },
+    shard: { type: 'string' },
     seed: { type: 'string' },
     strategy: { type: 'string' },
     runs: { type: 'string' },
@@ -103,7 +110,8 @@ const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
 const seed = seedOption('mutants', values.seed, 20261129);
 const runs = values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : undefined;
 const matrixSeconds = secondsOption('mutants', values['matrix-seconds'], 'matrix-seconds', 2, 'no sampling pass, an empty kill matrix');
-const jobs = countOption('mutants', values.jobs, 'jobs', cpus().length);
+const jobs = jobsOption('mutants', values.jobs);
+const shard = shardOption('mutants', values.shard);
 const baselineSeconds = secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(seconds, 3));
 // --at reaches git only as the commit it names
 let commit: string | null = null;
@@ -180,8 +188,10 @@ const settings: RunSettings = {
   keep: values.keep === true,
 };
 const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
-const toRun = entries.filter((e) => runEquivalent || e.equivalent === undefined);
-const skipped = entries.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
+// a shard takes every n-th mutant of the whole list (equivalent ones included, as results)
+const mine = shard === null ? entries : entries.filter((_, i) => i % shard.count === shard.index);
+const toRun = mine.filter((e) => runEquivalent || e.equivalent === undefined);
+const skipped = mine.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
 
 if (values['no-baseline'] !== true && toRun.length > 0) {
   process.stderr.write('baseline: the unmutated sources, a short run ...\n');
@@ -211,7 +221,7 @@ function line(r: MutantResult): string {
 const args = process.argv.slice(2);
 const date = new Date().toISOString();
 /** Writes the report of the mutants finished so far (all of them when `complete`). */
-function writeReport(results: readonly MutantResult[], complete: boolean, interrupted: string | null): MutantResult[] {
+function writeReport(results: readonly MutantResult[], complete: boolean, interrupted: string | null): MutantsReport {
   // survivors that mutants/equivalent.md shows equivalent by argument are reported as such
   const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
   const report = buildMutantsReport(all, {
@@ -225,7 +235,7 @@ function writeReport(results: readonly MutantResult[], complete: boolean, interr
     wallSeconds: (performance.now() - started) / 1000,
   });
   writeMutantsReport(settings.outDir, report);
-  return all;
+  return report;
 }
 function reportPath(): string {
   return shownPath(join(settings.outDir, 'mutants.md'));
@@ -260,7 +270,13 @@ const results = await runPool(
 clearInterval(ticker);
 writePartial = () => {};
 // the final report lists the mutants in the order they were selected, not as they finished
-const all = writeReport(results, true, null);
+const final = writeReport(results, true, null);
+const all = final.results;
+if (shard !== null) {
+  const { summary: _summary, results: _results, ...meta } = final;
+  const mutants = entries.map((e) => e.mutant.id);
+  writeShardFile(settings.outDir, { tool: 'mutants', index: shard.index, count: shard.count, command: runIdentity(args), mutants, meta, results: all });
+}
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));

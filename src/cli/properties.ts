@@ -4,7 +4,7 @@
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
- *                         [--state-cache]
+ *                         [--state-cache] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
@@ -23,7 +23,15 @@
  * scenario JSON) instead of the suites; that is where the guarantees are: `pct
  * --confidence 0.99` runs as often as PCT's bound needs, `exhaustive --preemptions 2`
  * covers every schedule with at most 2 preemptions. The guarantee is printed and
- * written to the report (suites[].guarantee in properties.json).
+ * written to the report (suites[].guarantee in properties.json). --shortest (exhaustive
+ * on one scenario) reports the counterexample of the fewest steps instead of the
+ * minimizer's.
+ *
+ * --jobs N runs the work on N worker threads: a suite's runs in blocks of fixed seeds
+ * (properties/parallel_runs.ts; default every core), an exhaustive search of one scenario
+ * in parts of its tree (properties/search_parts.ts; default 1, as the parts overlap); the
+ * verdicts are those of one job. --shard i/n runs part i (from 0) of n, for a CI matrix: it also writes
+ * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,10 +46,13 @@ import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
-import { checkScenario, checkSuite, printedTrace, replayCounterexample } from '../../properties/runner.js';
+import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
-import { countOption, intOption, parseOrFail, reportUnexpectedErrors, secondsOption, seedOption, usageError } from './cli_args.js';
+import { countOption, intOption, jobsOption, parseOrFail, reportUnexpectedErrors, runIdentity, secondsOption, seedOption, shardOption, usageError } from './cli_args.js';
+import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard } from '../../properties/parallel_runs.js';
+import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
+import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
 import { prepareOutputDir } from './output_dir.js';
 
 reportUnexpectedErrors('properties');
@@ -70,9 +81,15 @@ const { values } = parseOrFail('properties', {
     'no-reduction': { type: 'boolean' },
     'state-cache': { type: 'boolean' },
     scenario: { type: 'string' },
+    shortest: { type: 'boolean' },
+    jobs: { type: 'string' },
+    shard: { type: 'string' },
   },
   strict: true,
 });
+
+const shard = shardOption('properties', values.shard);
+const jobsGiven = jobsOption('properties', values.jobs);
 
 const strategy = (values.strategy ?? 'choices') as StrategyName;
 if (!STRATEGIES.includes(strategy)) fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
@@ -92,6 +109,10 @@ if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct') fai
 if ((preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) && strategy !== 'exhaustive') {
   fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
 }
+if (values.shortest === true && (strategy !== 'exhaustive' || given === null)) fail('--shortest needs --strategy exhaustive and --scenario FILE');
+if (shard !== null && given !== null && strategy === 'exhaustive' && (values['no-reduction'] === true || preemptions === undefined || Number.isFinite(preemptions))) {
+  fail('--shard splits an unbounded DPOR search of one scenario: give --preemptions inf, without --no-reduction');
+}
 if (values.property !== undefined && !isPropertyId(values.property)) {
   fail(`no property '${values.property}'; known: ${PROPERTIES.map((p) => p.id).join(', ')}`);
 }
@@ -99,6 +120,9 @@ if (given !== null && values.suite !== undefined) fail('--scenario explores one 
 const suites: Suite[] = values.suite !== undefined ? [values.suite as Suite] : [...SUITES];
 for (const s of suites) if (!SUITES.includes(s)) fail(`no suite '${s}'; known: ${SUITES.join(', ')}`);
 const reportDir = values.report ?? 'reports';
+// Split DPOR parts redo much of each other's work (properties/search_parts.ts), so one
+// scenario's search takes one job unless asked; a suite's runs are independent: every core.
+const jobs = values.jobs === undefined && given !== null && strategy === 'exhaustive' ? 1 : jobsGiven;
 prepareOutputDir('properties', 'report', reportDir);
 // mutation runs name their mutant; a counterexample records it (and its file name shows it)
 const mutant = mutantOfEnvironment();
@@ -139,27 +163,40 @@ function loadScenario(file: string): Scenario {
 
 const progress = new Progress();
 const results: SuiteResult[] = [];
+const shardLabels: PropertiesShardLabel[] = [];
 const replays = new Map<SuiteResult, string>();
 let failed = false;
 let failedEarly = false;
 const labels: (Suite | 'scenario')[] = given !== null ? ['scenario'] : suites;
 for (const [i, label] of labels.entries()) {
   if (failedEarly) break;
-  const started = Date.now();
+  const labelSeconds = seconds !== undefined ? seconds / labels.length : undefined;
   const common = {
     seed: seed + i,
     runs,
-    seconds: seconds !== undefined ? seconds / labels.length : undefined,
-    property: values.property,
+    ...(labelSeconds !== undefined ? { seconds: labelSeconds } : {}),
+    ...(values.property !== undefined ? { property: values.property as PropertyId } : {}),
     strategy,
     depth,
     confidence,
     preemptions,
     reduction: values['no-reduction'] !== true,
     stateCache: values['state-cache'] === true,
-    onProgress: (n: number) => progress.update(`[${i + 1}/${labels.length}] ${label}: ${n} runs, ${((Date.now() - started) / 1000).toFixed(1)} s`),
   };
-  const result = given !== null ? checkScenario({ ...common, scenario: given }) : checkSuite({ ...common, suite: label as Suite });
+  progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${jobs} job${jobs === 1 ? '' : 's'} ...`);
+  let result: SuiteResult;
+  if (given !== null && strategy === 'exhaustive') {
+    const request = { ...common, scenario: given, shortest: values.shortest === true };
+    const parts = await exhaustiveParts(request, jobs, shard);
+    result = joinSearchParts(request, parts);
+    shardLabels.push({ label: 'scenario', request, parts });
+  } else {
+    const request = given !== null ? { ...common, scenario: given } : { ...common, suite: label as Suite };
+    const size = unitSize(request, shard !== null ? shard.count : jobs);
+    const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard));
+    result = joinUnits(request, units);
+    shardLabels.push({ label, request, units });
+  }
   results.push(result);
   const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
   progress.done(
@@ -203,6 +240,9 @@ for (const [i, label] of labels.entries()) {
 }
 
 const args = process.argv.slice(2);
+if (shard !== null) {
+  writeShardFile(reportDir, { tool: 'properties', index: shard.index, count: shard.count, command: runIdentity(args), seed, strategy, labels: shardLabels });
+}
 const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
 const report = buildReport(results, { seed, strategy, command, replays });
 writeReport(reportDir, report, results);
@@ -220,7 +260,8 @@ const verdict = !report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE';
 process.stdout.write(
   `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties` +
-    `${verdict === 'INCOMPLETE' ? '; the guarantee was cut short by the budget (raise --seconds or --runs)' : ''}; report in ${reportDir}/properties.md\n`,
+    `${verdict !== 'INCOMPLETE' ? '' : shard !== null ? '; a shard alone promises nothing: join every shard with npm run report -- merge' : '; the guarantee was cut short by the budget (raise --seconds or --runs)'}` +
+    `; report in ${reportDir}/properties.md\n`,
 );
 const violated = new Set<PropertyId>();
 for (const r of results) {

@@ -3,26 +3,28 @@
  *
  *   npm run report [-- build [DIR] [--jobs N]]      DIR/index.html from DIR's JSON (DIR: reports)
  *   npm run report -- counterexample FILE OUT.html  the lane diagram page of one counterexample
+ *   npm run report -- merge DIR... [--out DIR]      joins the shard reports of one run
  *
- * Subcommands, so that more can join (merging shard reports). Exits 0 when the page was
- * written from every input, 1 when it was written but some input could not be read or
- * replayed (each printed, and listed on the page), 2 on bad arguments or an unwritable
- * file.
+ * build and counterexample exit 0 when the page was written from every input, 1 when it
+ * was written but some input could not be read or replayed (each printed, and listed on
+ * the page), 2 on bad arguments or an unwritable file. merge (report_merge.ts) writes the
+ * whole run's report to --out (default: reports) and exits as the whole run would have
+ * (0 held, 1 or 3 violated, 4 incomplete), or 2 for shards that do not join.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
 import { parseOrFail, usageError } from './cli_args.js';
 
-const USAGE = 'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html';
-const SUBCOMMANDS = ['build', 'counterexample'] as const;
+const USAGE = 'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
+const SUBCOMMANDS = ['build', 'counterexample', 'merge'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 function fail(message: string): never {
   return usageError('report', message);
 }
 
-const { values, positionals } = parseOrFail('report', { options: { jobs: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+const { values, positionals } = parseOrFail('report', { options: { jobs: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
 if (values.help === true) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
@@ -54,8 +56,17 @@ function counterexample(args: readonly string[]): number {
   return 0;
 }
 
+async function merge(args: readonly string[]): Promise<number> {
+  if (args.length === 0) fail(`merge wants the shard directories\n${USAGE}`);
+  if (values.jobs !== undefined) fail('--jobs is an option of build');
+  // loaded only here: merging mutants needs mutants/lib, which a scratch copy has not
+  const { mergeShardReports } = await import('./report_merge.js');
+  return mergeShardReports(args.map((a) => resolve(a)), resolve(values.out ?? 'reports'), (line) => process.stdout.write(`${line}\n`));
+}
+
+if (values.out !== undefined && sub !== 'merge') fail('--out is an option of merge');
 try {
-  process.exit(sub === 'build' ? await build(rest) : counterexample(rest));
+  process.exit(sub === 'build' ? await build(rest) : sub === 'merge' ? await merge(rest) : counterexample(rest));
 } catch (e) {
   fail((e as Error).message);
 }

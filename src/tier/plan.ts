@@ -26,7 +26,8 @@ export function* planFill(st: TierState): Gen<ExpertKey[]> {
 function planLocked(st: TierState): ExpertKey[] {
   const order: Slot[] = [];
   for (const row of st.slots) for (const slot of row) order.push(slot);
-  if (st.cfg.heatFile) order.sort((a, b) => b.heat - a.heat || a.layer - b.layer || a.eid - b.eid);
+  // hottest first; the sort is stable, so equal heat keeps layer-major, then expert order
+  if (st.cfg.heatFile) order.sort((a, b) => b.heat - a.heat);
   const planned: ExpertKey[] = [];
   const full = new Array<boolean>(st.cfg.devices).fill(false);
   let devicesFull = 0;

@@ -8,13 +8,15 @@ import type { TierConfig } from './config.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
+/** small allocations: padded by 1/16, in 8 KiB steps, at least one step */
+const SMALL_GRAIN = 8 * KiB;
 
 /** Bytes the device allocator really takes for one allocation of `bytes`. */
 export function allocFootprint(bytes: number): number {
   if (bytes > MiB) return Math.ceil(bytes / (2 * MiB)) * 2 * MiB;
   if (bytes > 512 * KiB) return Math.ceil(bytes / MiB) * MiB;
   const padded = bytes + Math.ceil(bytes / 16);
-  return Math.max(8 * KiB, Math.ceil(padded / (8 * KiB)) * 8 * KiB);
+  return Math.max(SMALL_GRAIN, Math.ceil(padded / SMALL_GRAIN) * SMALL_GRAIN);
 }
 
 /** exp_bytes: three weight and three scale allocations, each rounded. */

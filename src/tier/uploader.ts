@@ -9,7 +9,15 @@
  */
 import { EXPERT_PARTS, perform, type Gen, type TensorHandle } from '../ops.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_CV, WAIT_TAKE } from './sync.js';
-import { slotOf, type TierState } from './state.js';
+import { slotOf, type RingEntry, type TierState } from './state.js';
+
+/** The ring's oldest entry (qn > 0): the ring invariant says it is there. */
+function ringHead(st: TierState): RingEntry {
+  const entry = st.ring[st.qh];
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (an assertion of the ring invariant)
+  if (entry === null || entry === undefined) throw new Error(`ring slot ${st.qh} is empty with qn=${st.qn}`);
+  return entry;
+}
 
 export function* uploaderThread(st: TierState): Gen<void> {
   const cap = st.cfg.ringCapacity;
@@ -17,8 +25,7 @@ export function* uploaderThread(st: TierState): Gen<void> {
   for (;;) {
     while (st.qn === 0 && !st.stop) yield WAIT_CV;
     if (st.qn === 0) break; // stopping and nothing left
-    const entry = st.ring[st.qh];
-    if (entry === null || entry === undefined) throw new Error(`ring slot ${st.qh} is empty with qn=${st.qn}`);
+    const entry = ringHead(st);
     st.ring[st.qh] = null;
     st.qh = (st.qh + 1) % cap;
     st.qn--;

@@ -56,6 +56,7 @@ describe('bench parts', () => {
       seconds: 1,
       stepsPerSecond: 100,
       statesPerSecond: 10,
+      stepsPerState: 10,
       violations: [],
     });
     expect(reductionFactor([row('p', false, 100), row('r', true, 25)])).toBe(4);

@@ -11,11 +11,14 @@ import { Runtime } from '../../model/rt/runtime.js';
 import type { Checker } from '../../src/check/checker.js';
 import type { Strategy } from '../../model/rt/strategy.js';
 import { Violation } from '../../src/check/violation.js';
-import type { Subject } from '../../model/explore/subject.js';
+import type { StateAccess, Subject } from '../../model/explore/subject.js';
+import { addThreads } from '../../model/explore/state_digest.js';
+import { Hasher, valueDigest } from '../../model/explore/digest_hash.js';
+import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
 
 export class CounterWorld {
   counter = 0;
-  exec(op: Op): unknown {
+  exec(op: Op, _tid?: number): unknown {
     if (op.k === 'ramOf') return this.counter;
     if (op.k === 'loadRam') this.counter = op.eid;
     return undefined;
@@ -55,22 +58,100 @@ export function racyIncrement(): Thread {
   };
 }
 
-export function toySubject(main: Thread, expectCounter?: number): Subject {
+/** The increment under mx: read and write in one critical section. */
+export function lockedIncrement(): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    const v = (yield readCounter) as number;
+    yield writeCounter(v + 1);
+    yield UNLOCK;
+  };
+}
+
+/** Waits under mx on cv_take until the counter is at least `v` (Mesa: re-checks after each wakeup). */
+export function waitFor(v: number): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    while (((yield readCounter) as number) < v) yield WAIT_TAKE;
+    yield UNLOCK;
+  };
+}
+
+/** Sets the counter under mx and wakes cv_take: one waiter (`signal`, the scheduler picks) or all. */
+export function setAndWake(v: number, how: 'signal' | 'broadcast'): Thread {
+  return function* (): Gen<void> {
+    yield LOCK;
+    yield writeCounter(v);
+    yield how === 'signal' ? { k: 'signal', cv: 'cv_take' } : BROADCAST_TAKE;
+    yield UNLOCK;
+  };
+}
+
+/**
+ * How a toy run's state is digested for the state cache: `history` is the real thing
+ * (thread_position.ts: each thread's ops and the results it got back); `op-count` names a
+ * thread by how many ops it executed, the unsound program counter the digest used
+ * before (kept here to show that the cache tests catch such a merge).
+ */
+export type ToyDigest = 'history' | 'op-count';
+
+export interface ToyOptions {
+  readonly expectCounter?: number;
+  /** a final counter value that is a violation */
+  readonly forbidCounter?: number;
+  readonly spuriousWakeups?: number;
+  readonly digest?: ToyDigest;
+}
+
+export function toySubject(main: Thread, expectCounter?: number, spuriousWakeups = 0): Subject {
+  return toy(main, { expectCounter, spuriousWakeups });
+}
+
+export function toy(main: Thread, o: ToyOptions): Subject {
+  const spuriousWakeups = o.spuriousWakeups ?? 0;
   return {
     checks: false,
-    run(strategy: Strategy) {
+    spuriousWakeups,
+    run(strategy: Strategy, attach) {
       const world = new CounterWorld();
-      const checkers: Checker[] =
-        expectCounter === undefined
-          ? []
-          : [
-              {
-                atEnd() {
-                  if (world.counter !== expectCounter) throw new Violation('COMP-EXACT-ONCE', `counter ${world.counter}, want ${expectCounter}`);
-                },
-              },
-            ];
-      const rt = new Runtime(world, strategy, checkers, { ...DEFAULT_LIMITS, spuriousWakeups: 0 });
+      const checkers: Checker[] = [
+        {
+          atEnd() {
+            if (o.expectCounter !== undefined && world.counter !== o.expectCounter) {
+              throw new Violation('COMP-EXACT-ONCE', `counter ${world.counter}, want ${o.expectCounter}`);
+            }
+            if (o.forbidCounter !== undefined && world.counter === o.forbidCounter) {
+              throw new Violation('COMP-EXACT-ONCE', `counter ${world.counter}: an update was lost`);
+            }
+          },
+        },
+      ];
+      if (attach !== undefined) {
+        const opsOf: number[] = [];
+        const access: StateAccess = {
+          observer: null,
+          digest(threads) {
+            const h = new Hasher().add(world.counter);
+            if (o.digest === 'op-count') {
+              for (let t = 0; t < threads.threads.length; t++) h.add(t).add(threads.threads[t]?.state ?? -1).add(opsOf[t] ?? 0);
+              return h.add(threads.mxOwner).digest();
+            }
+            addThreads(h, threads, null);
+            return h.digest();
+          },
+        };
+        const exec = world.exec.bind(world);
+        world.exec = (op: Op, tid?: number): unknown => {
+          const result = exec(op);
+          if (tid !== undefined) {
+            opsOf[tid] = (opsOf[tid] ?? 0) + 1;
+            access.observer?.result(tid, valueDigest(result));
+          }
+          return result;
+        };
+        attach(access);
+      }
+      const rt = new Runtime(world, strategy, checkers, { ...DEFAULT_LIMITS, spuriousWakeups });
       const r = rt.run(main);
       return { violation: r.violation, steps: r.steps };
     },

@@ -1,19 +1,32 @@
 /**
- * An oracle for the reduction tests, independent of the explorer: enumerate every
- * interleaving of a toy program by brute force (a choice list per run), record each
- * run's steps (thread and footprint), and name its Mazurkiewicz trace by a canonical
- * linearization (the least thread id first among steps whose dependent predecessors
- * have all been taken). Equivalent runs get the same name.
+ * An oracle for the reduction tests, independent of the explorers: enumerate every
+ * interleaving of a program by brute force (a choice list per run), record each run's
+ * events (thread, spurious or not, footprint), and name its Mazurkiewicz trace by a
+ * canonical linearization (the least event key first among events whose dependent
+ * predecessors have all been taken). Equivalent runs get the same name.
+ *
+ * Two relations: `sleep`, the footprints of footprint.ts that the sleep-set search uses,
+ * and `dpor`, the refinement of dependence.ts (spawn and join touch only the thread
+ * table, mx roles). A signal's choice of waiter is part of its event's name.
  */
-import { dependent, stepFootprint, type Footprint } from '../../model/explore/footprint.js';
+import { dependent as sleepDependent, stepFootprint, type Footprint } from '../../model/explore/footprint.js';
+import { dependent as dporDependent, eventFp, SPURIOUS_FP, type EventFp } from '../../model/explore/dependence.js';
 import type { Subject } from '../../model/explore/subject.js';
-import type { ChoiceContext, Strategy } from '../../model/rt/strategy.js';
+import type { ChoiceContext, DecisionKind, Strategy } from '../../model/rt/strategy.js';
 import type { SimThread } from '../../model/rt/thread.js';
+
+export type Relation = 'sleep' | 'dpor';
 
 interface Step {
   readonly tid: number;
+  /** tid * 2, plus 1 for a spurious wakeup */
+  readonly key: number;
   readonly fp: Footprint;
+  readonly efp: EventFp;
+  choice: number;
 }
+
+const SPURIOUS_SLEEP_FP: Footprint = { reads: 0, writes: 1, global: false };
 
 class Recorder implements Strategy {
   readonly name = 'recorder';
@@ -21,27 +34,42 @@ class Recorder implements Strategy {
   readonly widths: number[] = [];
   readonly steps: Step[] = [];
   private i = 0;
-  constructor(private readonly prefix: readonly number[]) {}
-  pick(n: number, _kind: unknown, _ctx: ChoiceContext): number {
+  constructor(
+    private readonly prefix: readonly number[],
+    private readonly checks = false,
+  ) {}
+  pick(n: number, kind: DecisionKind, _ctx?: ChoiceContext): number {
     const o = this.prefix[this.i] ?? 0;
     this.i++;
     this.widths.push(n);
     this.path.push(o);
+    const last = this.steps[this.steps.length - 1];
+    if (kind === 'wake' && last !== undefined) last.choice = o;
     return o;
   }
   onStep(th: SimThread, holdsMx: boolean): void {
-    this.steps.push({ tid: th.tid, fp: stepFootprint(th.pending, th.reacquire, holdsMx, false) });
+    this.steps.push({
+      tid: th.tid,
+      key: th.tid * 2,
+      fp: stepFootprint(th.pending, th.reacquire, holdsMx, this.checks),
+      efp: eventFp(th.pending, th.reacquire, holdsMx, this.checks),
+      choice: -1,
+    });
+  }
+  onSpurious(th: SimThread): void {
+    this.steps.push({ tid: th.tid, key: th.tid * 2 + 1, fp: SPURIOUS_SLEEP_FP, efp: SPURIOUS_FP, choice: -1 });
   }
 }
 
-export function traceName(steps: readonly Step[]): string {
+export function traceName(steps: readonly Step[], relation: Relation = 'sleep'): string {
   const n = steps.length;
+  const dep = (a: Step, b: Step): boolean => a.tid === b.tid || (relation === 'sleep' ? sleepDependent(a.fp, b.fp) : dporDependent(a.efp, b.efp));
   const preds: number[][] = steps.map(() => []);
   for (let j = 0; j < n; j++) {
     for (let i = 0; i < j; i++) {
       const a = steps[i];
       const b = steps[j];
-      if (a !== undefined && b !== undefined && (a.tid === b.tid || dependent(a.fp, b.fp))) preds[j]?.push(i);
+      if (a !== undefined && b !== undefined && dep(a, b)) preds[j]?.push(i);
     }
   }
   const done = new Array<boolean>(n).fill(false);
@@ -50,23 +78,24 @@ export function traceName(steps: readonly Step[]): string {
     let pick = -1;
     for (let j = 0; j < n; j++) {
       if (done[j] === true || !(preds[j] ?? []).every((i) => done[i] === true)) continue;
-      if (pick < 0 || (steps[j]?.tid ?? 0) < (steps[pick]?.tid ?? 0)) pick = j;
+      if (pick < 0 || (steps[j]?.key ?? 0) < (steps[pick]?.key ?? 0)) pick = j;
     }
     done[pick] = true;
-    out.push(String(steps[pick]?.tid));
+    const s = steps[pick];
+    out.push(`${s?.key ?? '?'}${s !== undefined && s.choice >= 0 ? `/${s.choice}` : ''}`);
   }
   return out.join('.');
 }
 
 /** Every complete interleaving's trace name (brute force over all choice lists). */
-export function allTraceNames(subject: Subject): { runs: number; names: Set<string> } {
+export function allTraceNames(subject: Subject, relation: Relation = 'sleep'): { runs: number; names: Set<string> } {
   const names = new Set<string>();
   let runs = 0;
   const visit = (prefix: number[]): void => {
-    const r = new Recorder(prefix);
+    const r = new Recorder(prefix, subject.checks);
     subject.run(r);
     runs++;
-    names.add(traceName(r.steps));
+    names.add(traceName(r.steps, relation));
     // branch on every choice point past the prefix: options 1.. of each
     for (let d = r.widths.length - 1; d >= prefix.length; d--) {
       for (let o = 1; o < (r.widths[d] ?? 1); o++) visit([...r.path.slice(0, d), o]);

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExhaustiveRow } from './exhaustive_bench.js';
+import type { ExhaustiveRow, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
@@ -26,7 +26,7 @@ export interface BenchReport {
   readonly machine: { cores: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   speed?: { scenario: string; on: Speed; noRefinement?: Speed; off: Speed; checkerCost: number; refinementCost?: number };
   scaling?: ScalingRow[];
-  exhaustive?: { scenario: string; rows: ExhaustiveRow[]; reductionFactor: number | null };
+  exhaustive?: { scenario: string; rows: ExhaustiveRow[]; reductionFactor: number | null; jobsScenario?: string; jobs?: JobsRow[]; jobsSpeedup?: number | null };
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
   upload?: UploadSection;
@@ -80,16 +80,22 @@ export function renderMarkdown(r: BenchReport): string {
     const e = r.exhaustive;
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');
     md.push(
-      '| search | complete | schedules | sleep-blocked | stopped at a known state | distinct states | steps executed | seconds | steps/s | distinct states/s | violations |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| search | complete | schedules | sleep-blocked | stopped at a known state | distinct states | steps executed | steps per state | seconds | steps/s | distinct states/s | violations |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const x of e.rows) {
       md.push(
         `| ${x.label} | ${x.complete ? 'yes' : 'NO'} | ${int(x.schedules)} | ${int(x.sleepBlocked)} | ${int(x.cachedStops)} | ${x.states === null ? '-' : int(x.states)} | ` +
-          `${int(x.stepsExecuted)} | ${sec(x.seconds)} | ${int(x.stepsPerSecond)} | ${x.statesPerSecond === null ? '-' : int(x.statesPerSecond)} | ${x.violations.join(', ') || 'none'} |`,
+          `${int(x.stepsExecuted)} | ${x.stepsPerState === null ? '-' : x.stepsPerState.toFixed(1)} | ${sec(x.seconds)} | ${int(x.stepsPerSecond)} | ${x.statesPerSecond === null ? '-' : int(x.statesPerSecond)} | ${x.violations.join(', ') || 'none'} |`,
       );
     }
     md.push('', e.reductionFactor === null ? 'Reduction factor: not measured (a search did not finish).' : `Reduction factor of sleep sets on the same bound: ${e.reductionFactor.toFixed(2)} x fewer schedules.`, '');
+    if (e.jobs !== undefined && e.jobs.length > 0) {
+      md.push(`DPOR in parts on worker threads (\`--jobs N\`), on ${e.jobsScenario ?? '?'}:`, '', '| search | complete | schedules | distinct states | wall seconds | schedules/s | violations |', '|---|---|---|---|---|---|---|');
+      for (const j of e.jobs) md.push(`| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`);
+      if (e.jobsSpeedup !== undefined && e.jobsSpeedup !== null) md.push('', `Two jobs: ${e.jobsSpeedup.toFixed(2)} x the wall-clock speed of one (the parts replay each other's shared start).`);
+      md.push('');
+    }
   }
   if (r.race !== undefined) {
     const x = r.race;

@@ -2,15 +2,20 @@
  * Exhaustive search of the small configuration (properties/scenarios/small-warmstart.json) in the
  * configurations the benchmark reports: plain DFS and sleep sets within a preemption
  * bound (the reduction factor is schedules(plain) / schedules(reduced) on the same
- * bound), and the whole space, unbounded, with the state cache.
+ * bound), the whole space, unbounded, with the state cache, and optimal DPOR
+ * (model/explore/dpor_search.ts) unbounded, with and without its state cache, in one part
+ * and in two parts on two worker threads (the jobs speedup is schedules/s of two parts
+ * over one). Steps per distinct state is the re-execution cost: steps executed / states.
  *
  * Invariants: every configuration counts distinct states the same way (state_digest.ts),
  * so the state counts agree whenever both searches complete; a limit that stops a search
  * is reported as incomplete, never as a result.
  */
+import { dporSearch } from '../../../model/explore/dpor_search.js';
 import { search, type SearchResult } from '../../../model/explore/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
 import type { Scenario } from '../../../model/scenario/scenario.js';
+import { exhaustiveParts, joinSearchParts } from '../../../properties/search_parts.js';
 
 export interface ExhaustiveRow {
   readonly label: string;
@@ -26,6 +31,7 @@ export interface ExhaustiveRow {
   readonly seconds: number;
   readonly stepsPerSecond: number;
   readonly statesPerSecond: number | null;
+  readonly stepsPerState: number | null;
   readonly violations: string[];
 }
 
@@ -34,6 +40,8 @@ export interface ExhaustiveConfig {
   readonly preemptions: number;
   readonly reduce: boolean;
   readonly stateCache: boolean;
+  /** optimal DPOR instead of sleep sets (reduce must be on) */
+  readonly dpor?: boolean;
 }
 
 export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
@@ -41,17 +49,17 @@ export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
   { label: 'sleep sets, <= 2 preemptions', preemptions: 2, reduce: true, stateCache: false },
   { label: 'plain DFS + state cache, unbounded', preemptions: Infinity, reduce: false, stateCache: true },
   { label: 'sleep sets + state cache, unbounded', preemptions: Infinity, reduce: true, stateCache: true },
+  { label: 'DPOR, unbounded', preemptions: Infinity, reduce: true, stateCache: false, dpor: true },
+  { label: 'DPOR + state cache, unbounded', preemptions: Infinity, reduce: true, stateCache: true, dpor: true },
 ];
 
 export function exploreRow(s: Scenario, c: ExhaustiveConfig, maxSeconds: number): ExhaustiveRow {
-  const r: SearchResult = search(scenarioSubject(s), {
-    preemptions: c.preemptions,
-    reduce: c.reduce,
-    stateCache: c.stateCache,
-    countStates: true,
-    maxSeconds,
-    stopOnViolation: false,
-  });
+  const opts = { preemptions: c.preemptions, reduce: c.reduce, stateCache: c.stateCache, countStates: true, maxSeconds, stopOnViolation: false };
+  const r: SearchResult = c.dpor === true ? dporSearch(scenarioSubject(s), opts) : search(scenarioSubject(s), opts);
+  return row(c, r);
+}
+
+function row(c: ExhaustiveConfig, r: SearchResult): ExhaustiveRow {
   return {
     label: c.label,
     preemptions: Number.isFinite(c.preemptions) ? c.preemptions : null,
@@ -66,6 +74,7 @@ export function exploreRow(s: Scenario, c: ExhaustiveConfig, maxSeconds: number)
     seconds: r.seconds,
     stepsPerSecond: r.seconds > 0 ? r.stepsExecuted / r.seconds : 0,
     statesPerSecond: r.states !== null && r.seconds > 0 ? r.states / r.seconds : null,
+    stepsPerState: r.states !== null && r.states > 0 ? r.stepsExecuted / r.states : null,
     violations: r.violations.map((v) => v.property),
   };
 }
@@ -76,4 +85,25 @@ export function reductionFactor(rows: readonly ExhaustiveRow[]): number | null {
   const reduced = rows.find((r) => r.reduction && !r.stateCache && r.preemptions === plain?.preemptions);
   if (plain === undefined || reduced === undefined || !plain.complete || !reduced.complete || reduced.schedules === 0) return null;
   return plain.schedules / reduced.schedules;
+}
+
+export interface JobsRow {
+  readonly label: string;
+  readonly jobs: number;
+  readonly complete: boolean;
+  readonly schedules: number;
+  readonly states: number | null;
+  readonly wallSeconds: number;
+  readonly schedulesPerSecond: number;
+  readonly violations: string[];
+}
+
+/** DPOR of `s` (unbounded) in `jobs` parts on as many worker threads, timed on the wall clock. */
+export async function jobsRow(s: Scenario, label: string, jobs: number, maxSeconds: number): Promise<JobsRow> {
+  const request = { scenario: s, seed: 1, runs: Infinity, seconds: maxSeconds, strategy: 'exhaustive', preemptions: Infinity } as const;
+  const started = performance.now();
+  const r = joinSearchParts(request, await exhaustiveParts(request, jobs, null));
+  const wallSeconds = (performance.now() - started) / 1000;
+  const schedules = r.guarantee?.schedules ?? 0;
+  return { label, jobs, complete: r.guarantee?.complete === true, schedules, states: r.guarantee?.states ?? null, wallSeconds, schedulesPerSecond: schedules / Math.max(1e-9, wallSeconds), violations: Object.keys(r.violations) };
 }

@@ -1,0 +1,223 @@
+/**
+ * Exhaustive search with optimal dynamic partial-order reduction (Abdulla, Aronis,
+ * Jonsson, Sagonas, POPL 2014 / JACM 2017: source sets and wakeup trees), stateless like
+ * search.ts: every run starts from the beginning and replays the current path.
+ *
+ * After each run, every race of its happens-before (happens_before.ts) is reversed: for
+ * a race e < e', the wakeup sequence notdep(e).e' (the events after e that do not depend
+ * on e, then e') is inserted at e's position unless the sleep set there covers it
+ * (wakeup_tree.ts). A run that ends in a violation also offers every other event enabled
+ * before its last step (a violation ends the run, so it conflicts with whatever could have
+ * gone first). Then the search backtracks to the deepest position with a branch left.
+ * Without a bound this explores exactly one schedule per Mazurkiewicz trace of the
+ * dependence relation (dependence.ts), and never a sleep-blocked run.
+ *
+ * With a preemption bound (Coons, Musuvathi, McKinley, OOPSLA 2013: bounding alone is
+ * unsound with DPOR), each reversal also backtracks the racing thread at the last context
+ * switch before the race (BPOR's conservative point, as loom does), and a sleeping or
+ * explored branch stops covering its siblings as soon as the bound cut anything below it.
+ *
+ * What it reports: schedules (runs to the end or to a violation), stopped runs (asleep,
+ * or over the bound), steps, events executed, tree positions, violations, and whether the
+ * search finished (`complete`: no limit stopped it).
+ */
+import type { Subject, SubjectRun } from './subject.js';
+import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
+import type { DporNode } from './dpor_node.js';
+import type { HappensBefore } from './happens_before.js';
+import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
+import { mergeSummary, StateCache, summaryBits } from './dpor_cache.js';
+import { ShardSplit } from './dpor_shard.js';
+import type { SearchOptions, SearchResult } from './search_types.js';
+import { SearchTally } from './search_tally.js';
+import { DEFAULT_LIMITS } from '../../src/check/limits.js';
+
+export interface DporStats {
+  /** branches offered by the state cache's summaries (full expansions) */
+  expansions: number;
+  /** races reversed (wakeup sequences offered) and how many added a branch */
+  races: number;
+  insertions: number;
+  /** races whose reversal starts with an event not enabled there (must stay 0) */
+  infeasible: number;
+  /** runs stopped with every event asleep (optimal DPOR: 0 without a bound) */
+  sleepBlocked: number;
+  /** runs stopped because every option left was over the preemption bound */
+  boundStopped: number;
+}
+
+export interface DporSearchResult extends SearchResult {
+  readonly dpor: DporStats;
+}
+
+export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchResult {
+  const stack: DporNode[] = [];
+  const bounded = Number.isFinite(opts.preemptions);
+  const states = opts.countStates === true ? new Set<number>() : null;
+  const cache = opts.stateCache === true ? new StateCache(bounded) : null;
+  const cfg: DporRunConfig = {
+    preemptions: opts.preemptions,
+    checks: subject.checks,
+    maxThreads: DEFAULT_LIMITS.maxThreads,
+    spuriousWakeups: subject.spuriousWakeups ?? 0,
+    states,
+    cache,
+  };
+  const tally = new SearchTally(opts, states);
+  const stats = tally.stats;
+  const dpor: DporStats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  const split = new ShardSplit(opts.shard ?? { index: 0, count: 1 });
+  let frontier = -1;
+  for (let run = 0; ; run++) {
+    const before = stack.length;
+    const strategy = new DporStrategy(stack, frontier, cfg);
+    const outcome = runOnce(subject, strategy);
+    stats.nodes += Math.max(0, stack.length - Math.max(before, frontier + 1));
+    stats.stepsExecuted += strategy.eventsRun;
+    stats.maxChoices = Math.max(stats.maxChoices, strategy.path.length);
+    if (stack.length !== strategy.hb.length) throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
+    if (outcome === 'cached') {
+      tally.stopped('cached');
+    } else if (outcome === 'sleep' || outcome === 'bound') {
+      tally.stopped('blocked');
+      if (outcome === 'sleep') dpor.sleepBlocked++;
+      else dpor.boundStopped++;
+    } else {
+      tally.schedule(outcome, strategy.path);
+      if (outcome.violation !== null) offerAlternatives(stack);
+    }
+    reverseRaces(stack, strategy.hb, bounded, dpor, split);
+    dpor.expansions += strategy.expansions;
+    split.consider(stack);
+    frontier = backtrack(stack, cfg.maxThreads, split, bounded);
+    if (frontier < 0 || tally.limitReached(run)) break;
+  }
+  return { ...tally.result(true, cache !== null), dpor };
+}
+
+function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep' | 'bound' | 'cached' {
+  try {
+    const r = strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy);
+    strategy.finish();
+    return r;
+  } catch (e) {
+    if (e instanceof RunStopped) return e.why;
+    throw e;
+  }
+}
+
+/**
+ * Every race e < e' of the run: insert notdep(e).e' at e's position. Under a bound, also
+ * backtrack e''s thread at the last context switch before e.
+ */
+function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, stats: DporStats, split: ShardSplit): void {
+  const events = hb.events;
+  const n = events.length;
+  for (let j = 0; j < n; j++) {
+    const later = events[j];
+    if (later === undefined) continue;
+    for (const i of later.races) {
+      const node = stack[i];
+      const earlier = events[i];
+      if (node === undefined || earlier === undefined) continue;
+      stats.races++;
+      const items: number[] = [];
+      for (let k = i + 1; k < n; k++) {
+        if (k === j) continue;
+        const ev = events[k];
+        if (ev !== undefined && hb.clockAt(k, earlier.tid) < earlier.seq) items.push(k);
+      }
+      items.push(j);
+      const first = events[items[0] ?? -1];
+      if (first === undefined || node.enabledEvent(first.key) === undefined) {
+        stats.infeasible++;
+        continue;
+      }
+      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items), (w) => split.isForeign(w))) stats.insertions++;
+      if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
+    }
+  }
+}
+
+/** BPOR's conservative backtrack point: where the thread running before position i last took over. */
+function backtrackAtLastSwitch(stack: DporNode[], hb: HappensBefore, i: number, tid: number): void {
+  let k = i - 1;
+  while (k > 0 && hb.events[k]?.tid === hb.events[k - 1]?.tid) k--;
+  const node = stack[Math.max(0, k)];
+  if (node === undefined) return;
+  const own = node.enabledEvent(tid * 2);
+  const sleep = node.sleepSet();
+  if (own !== undefined) {
+    insertSingle(node.wut, sleep, { key: own.key, choice: -1, fp: own.fp });
+    return;
+  }
+  for (const e of node.enabled) insertSingle(node.wut, sleep, { key: e.key, choice: -1, fp: e.fp });
+}
+
+/** A violation ends the run: every other event enabled before its last step could go first. */
+function offerAlternatives(stack: DporNode[]): void {
+  const node = stack[stack.length - 1];
+  if (node === undefined) return;
+  const sleep = node.sleepSet();
+  for (const e of node.enabled) {
+    if (e.key !== node.chosen.key) insertSingle(node.wut, sleep, { key: e.key, choice: -1, fp: e.fp });
+  }
+}
+
+/**
+ * Finishes the chosen branch of the deepest position and moves it to its next branch;
+ * positions with none left are dropped. Returns the new frontier, or -1 when done.
+ */
+function backtrack(stack: DporNode[], maxThreads: number, split: ShardSplit, bounded: boolean): number {
+  for (;;) {
+    const top = stack.length - 1;
+    const node = stack[top];
+    if (node === undefined) return -1;
+    const fp = node.enabledEvent(node.chosen.key)?.fp;
+    if (fp === undefined) throw new Error('internal error: chosen branch not enabled');
+    if (node.entry !== null) {
+      node.summary ??= new Int32Array(maxThreads);
+      const tid = node.chosen.key >> 1;
+      node.summary[tid] = (node.summary[tid] ?? 0) | summaryBits(fp);
+    }
+    node.done.push({ key: node.chosen.key, choice: node.chosen.choice, fp, complete: !node.cut });
+    if (node.cut) node.incomplete = true;
+    node.cut = false;
+    node.guide = [];
+    while (node.wut.length > 0) {
+      const w = node.wut.shift();
+      if (w === undefined) break;
+      const e = node.enabledEvent(w.key);
+      if (e === undefined) throw new Error(`internal error: wakeup branch ${w.key} is not enabled at position ${top}`);
+      if (split.isForeign(w)) {
+        // another part explores it: explored, as far as the sleep sets here go
+        node.done.push({ key: w.key, choice: w.choice, fp: e.fp, complete: !bounded });
+        node.sharded = true;
+        continue;
+      }
+      // an exact repeat of an explored branch with nothing below it adds nothing
+      if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice && d.complete)) continue;
+      if (e.preempts && node.budget < 1) {
+        node.incomplete = true;
+        continue;
+      }
+      node.chosen = { key: w.key, choice: w.choice };
+      node.guide = w.children;
+      return top;
+    }
+    stack.pop();
+    const parent = stack[top - 1];
+    if (parent !== undefined && node.incomplete) parent.cut = true;
+    if (parent !== undefined && node.sharded) parent.sharded = true;
+    if (node.entry !== null) {
+      // the position is finished: its entry may prune from now on, its summary counts above
+      const summary = node.summary ?? new Int32Array(maxThreads);
+      node.entry.summary = summary;
+      node.entry.complete = !node.incomplete && !node.sharded;
+      if (parent !== undefined) {
+        parent.summary ??= new Int32Array(maxThreads);
+        mergeSummary(parent.summary, summary, parent.threadCount, parent.chosen.key >> 1);
+      }
+    }
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The frame stacks of instrumented thread code (locals_transform.ts): for each thread,
+ * the generator frames it is suspended in, outermost first, each with its function, the
+ * yield it sits at and the values of its locals there. That is the thread's program
+ * point and local state, which the state digest hashes in place of its history.
+ *
+ * The runtime runs one thread at a time; the exploring strategy names it (`run`) before
+ * its step, and frames opened during the step (a generator's body starting, a `yield*`
+ * entering another) go on that thread's stack; a frame closes when its generator ends.
+ *
+ * Locals are hashed by what they are: primitives by value; objects of the tier's state
+ * by where they sit in it (two locals naming the same slot hash alike, whatever its
+ * contents, which the state digest covers); anything else (the world's handles, lists a
+ * thread built) by content, recursively.
+ *
+ * Invariant: a frame's recorded locals are replaced at each yield, never mutated.
+ */
+import { Hasher, addValue } from './digest_hash.js';
+
+export class Frame {
+  pp = -1;
+  locals: readonly unknown[] = [];
+
+  constructor(
+    readonly fid: number,
+    private readonly stack: Frame[] | null,
+  ) {}
+
+  /** the generator yields at `pp` with these locals (returns the yielded value) */
+  at<T>(pp: number, locals: readonly unknown[], value: T): T {
+    this.pp = pp;
+    this.locals = locals;
+    return value;
+  }
+
+  exit(): void {
+    const s = this.stack;
+    if (s === null) return;
+    const i = s.lastIndexOf(this);
+    if (i >= 0) s.splice(i, 1);
+  }
+}
+
+export class FrameRegistry {
+  /** the stack of the thread whose step runs now (null: no tracking) */
+  current: Frame[] | null = null;
+
+  enter(fid: number): Frame {
+    const f = new Frame(fid, this.current);
+    this.current?.push(f);
+    return f;
+  }
+}
+
+declare global {
+  var __tierlabFrames: FrameRegistry | undefined;
+}
+
+/** The registry instrumented code reports to (one per JavaScript realm). */
+export function frameRegistry(): FrameRegistry {
+  globalThis.__tierlabFrames ??= new FrameRegistry();
+  return globalThis.__tierlabFrames;
+}
+
+/** Folds a thread's frames into h; `places` names the objects of the tier's state. */
+export function addFrames(h: Hasher, frames: readonly Frame[], places: ReadonlyMap<object, number>): void {
+  h.add(frames.length);
+  for (const f of frames) {
+    h.add(f.fid).add(f.pp).add(f.locals.length);
+    for (const v of f.locals) addLocal(h, v, places, 0);
+  }
+}
+
+function addLocal(h: Hasher, v: unknown, places: ReadonlyMap<object, number>, depth: number): void {
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'function') h.add(13).add(v.name.length);
+    else addValue(h, v);
+    return;
+  }
+  const place = places.get(v);
+  if (place !== undefined) {
+    h.add(14).add(place);
+    return;
+  }
+  if (depth > 6) throw new Error('frame digest: a local nests deeper than expected');
+  if (Array.isArray(v)) {
+    h.add(15).add(v.length);
+    for (const x of v) addLocal(h, x, places, depth + 1);
+    return;
+  }
+  if (v instanceof Map) {
+    h.add(16).add(v.size);
+    for (const [k, x] of v) {
+      addLocal(h, k, places, depth + 1);
+      addLocal(h, x, places, depth + 1);
+    }
+    return;
+  }
+  if (v instanceof Set) {
+    h.add(17).add(v.size);
+    for (const x of v) addLocal(h, x, places, depth + 1);
+    return;
+  }
+  h.add(18);
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === 'function') continue;
+    addValue(h, k);
+    addLocal(h, x, places, depth + 1);
+  }
+}
+
+/** Every object of the tier's state, named by its path from the root (first path found). */
+export function placesOf(root: object, skip: ReadonlySet<string>): Map<object, number> {
+  const places = new Map<object, number>();
+  const walk = (o: object, where: number, depth: number): void => {
+    if (places.has(o) || depth > 8) return;
+    places.set(o, where);
+    const rec = o as Record<string, unknown>;
+    for (const k in rec) {
+      if (skip.has(k)) continue;
+      const x = rec[k];
+      if (x !== null && typeof x === 'object') walk(x, Math.imul(where ^ keyHash(k), 0x5bd1e995) ^ (where >>> 13), depth + 1);
+    }
+  };
+  walk(root, 0x1b873593, 0);
+  return places;
+}
+
+function keyHash(k: string): number {
+  let c = 0x811c9dc5;
+  for (let i = 0; i < k.length; i++) c = Math.imul(c ^ k.charCodeAt(i), 0x01000193);
+  return c;
+}

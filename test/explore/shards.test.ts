@@ -1,0 +1,109 @@
+/**
+ * A DPOR search split into parts (dpor_shard.ts) covers what the whole search covers: on
+ * toy programs the parts together explore every Mazurkiewicz trace of the whole, on the
+ * tier they reach the same distinct states and find the same violations, and the parts
+ * on two worker threads give what the parts in one thread give.
+ */
+import { describe, expect, it } from 'vitest';
+import { dporSearch } from '../../model/explore/dpor_search.js';
+import { mergeShards, type ShardResult } from '../../model/explore/shard_merge.js';
+import type { Subject } from '../../model/explore/subject.js';
+import { scenarioSubject } from '../../model/explore/subject.js';
+import type { Strategy } from '../../model/rt/strategy.js';
+import { smallWarmstart } from '../../properties/committed_scenarios.js';
+import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
+import { faultyWarmstart } from './faulty_fill_wait.js';
+import { Recorder, traceName } from './trace_classes.js';
+import { lockedIncrement, racyIncrement, spawner, steps, toySubject, waitFor, setAndWake, writeCounter } from './toy_subject.js';
+
+/** Names the trace of every schedule the search completes (as dpor.test.ts does). */
+function recording(subject: Subject, names: Set<string>): Subject {
+  return {
+    checks: subject.checks,
+    spuriousWakeups: subject.spuriousWakeups,
+    run(strategy: Strategy, probe) {
+      const rec = new Recorder([], subject.checks);
+      const both: Strategy = {
+        name: 'both',
+        path: strategy.path,
+        pick: (n, kind, ctx) => {
+          const o = strategy.pick(n, kind, ctx);
+          rec.pick(n, kind, ctx);
+          rec.path[rec.path.length - 1] = o;
+          const last = rec.steps[rec.steps.length - 1];
+          if (kind === 'wake' && last !== undefined) last.choice = o;
+          return o;
+        },
+        onStep: (th, holds, step) => {
+          strategy.onStep?.(th, holds, step);
+          rec.onStep(th, holds);
+        },
+        onSpurious: (th) => {
+          strategy.onSpurious?.(th);
+          rec.onSpurious(th);
+        },
+      };
+      const r = subject.run(both, probe);
+      names.add(traceName(rec.steps, 'dpor'));
+      return r;
+    },
+  };
+}
+
+const toys: [string, Subject][] = [
+  ['lost updates, three threads', toySubject(spawner([racyIncrement(), racyIncrement(), steps([writeCounter(7)])]))],
+  ['critical sections and plain ops', toySubject(spawner([lockedIncrement(), steps([writeCounter(5), writeCounter(6)]), lockedIncrement()]))],
+  ['two waiters, one signal', toySubject(spawner([waitFor(1), waitFor(1), setAndWake(1, 'signal')]))],
+];
+
+// two experts, one loader: the DPOR search finishes in about a second
+const tiny = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2], loaders: 1 });
+
+describe('a DPOR search in parts', () => {
+  for (const [label, subject] of toys) {
+    it(`the parts together explore every trace of the whole: ${label}`, () => {
+      const whole = new Set<string>();
+      const w = dporSearch(recording(subject, whole), { preemptions: Infinity, reduce: true, stopOnViolation: false });
+      for (const count of [2, 3]) {
+        const union = new Set<string>();
+        const parts: ShardResult[] = [];
+        for (let index = 0; index < count; index++) {
+          // split early (one pending branch per part), so that the toy trees do split
+          const r = dporSearch(recording(subject, union), { preemptions: Infinity, reduce: true, stopOnViolation: false, shard: { index, count, splitAt: 1 } });
+          parts.push({ index, count, result: r });
+        }
+        expect(union).toEqual(whole);
+        const joined = mergeShards(parts);
+        expect(joined.complete).toBe(true);
+        expect(joined.violations.map((v) => v.property)).toEqual(w.violations.map((v) => v.property));
+      }
+    });
+  }
+
+  it('on the tier with the fill_wait race: the same distinct states and violations as the whole search', () => {
+    const opts = { preemptions: Infinity, reduce: true, stopOnViolation: false, countStates: true } as const;
+    const faulty = faultyWarmstart(1);
+    const whole = dporSearch(scenarioSubject(tiny, true, faulty), opts);
+    expect(whole.violations.length).toBeGreaterThan(0);
+    const parts = [1, 0].map((index) => ({ index, count: 2, result: dporSearch(scenarioSubject(tiny, true, faulty), { ...opts, keepStates: true, shard: { index, count: 2 } }) }));
+    const joined = mergeShards(parts);
+    expect(joined.complete).toBe(true);
+    expect(joined.states).toBe(whole.states);
+    expect(new Set(joined.violations.map((v) => v.property))).toEqual(new Set(whole.violations.map((v) => v.property)));
+  });
+
+  it('the parts on two worker threads give the verdicts and states of one thread', async () => {
+    const request = { scenario: tiny, seed: 1, runs: Infinity, strategy: 'exhaustive', preemptions: Infinity } as const;
+    const one = joinSearchParts(request, await exhaustiveParts(request, 1, null));
+    const two = joinSearchParts(request, await exhaustiveParts(request, 2, null));
+    expect(one.guarantee?.complete).toBe(true);
+    expect(two.guarantee?.complete).toBe(true);
+    expect(two.guarantee?.states).toBe(one.guarantee?.states);
+    expect(two.failure).toEqual(one.failure);
+    expect(two.violations).toEqual(one.violations);
+    // one part alone promises nothing
+    const alone = joinSearchParts(request, await exhaustiveParts(request, 1, { index: 0, count: 2 }));
+    expect(alone.guarantee?.complete).toBe(false);
+    expect(alone.guarantee?.statement).toMatch(/^exhaustive, part 0 of 2 only: no guarantee until/);
+  });
+});
