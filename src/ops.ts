@@ -105,12 +105,15 @@ export type BackendOp =
   | {
       readonly k: 'denseGemv';
       readonly dev: number;
+      /** the trunk offer it computes */
+      readonly index: number;
       readonly tensor: TensorHandle;
       /** device buffers the GEMV reads and writes (ownership is checked) */
       readonly inBuf: string;
       readonly outBuf: string;
     }
-  | { readonly k: 'uploadDense'; readonly dev: number; readonly bytes: number }
+  /** init places trunk offer `index` on dev: its int8 rows and scales */
+  | { readonly k: 'uploadDense'; readonly dev: number; readonly index: number; readonly weightBytes: number; readonly scaleBytes: number }
   /** the heat file's bytes (null: no file) */
   | { readonly k: 'readHeat' }
   | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }
@@ -143,7 +146,13 @@ export type EngineOp =
       readonly layer: number;
       readonly parts: readonly Contribution[];
     }
-  | { readonly k: 'finishToken'; readonly token: number };
+  | { readonly k: 'finishToken'; readonly token: number }
+  /** the int8 trunk (driver.ts): a layer begins (its input's norms; on layer 0 the
+   *  token's embedding), its attention scores and KV cache, and a trunk GEMV the tier
+   *  did not run on a device, computed on the CPU from the same int8 rows */
+  | { readonly k: 'trunkBegin'; readonly token: number; readonly layer: number }
+  | { readonly k: 'attention'; readonly token: number; readonly layer: number }
+  | { readonly k: 'denseCpu'; readonly index: number };
 
 /**
  * A tier call as its `call` mark records it: which API, with what arguments. Checkers
@@ -155,7 +164,7 @@ export type TierCall =
   | { readonly fn: 'note' | 'note_block' | 'note_planned'; readonly layer: number; readonly eid: number; readonly ram: RamRef | null }
   | { readonly fn: 'issue'; readonly route: RouteInfo }
   | { readonly fn: 'take'; readonly layer: number }
-  | { readonly fn: 'dense_matmul'; readonly dev: number }
+  | { readonly fn: 'dense_matmul'; readonly index: number }
   | { readonly fn: 'release_ram'; readonly layer: number; readonly eid: number };
 export type TierApi = TierCall['fn'];
 
@@ -259,6 +268,9 @@ export interface OpResults {
   cpuExpert: ExpertOutput;
   combine: void;
   finishToken: void;
+  trunkBegin: void;
+  attention: void;
+  denseCpu: void;
   call: void;
   ret: void;
   mark: void;

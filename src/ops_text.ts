@@ -16,7 +16,7 @@ export function describeCall(c: TierCall): string {
     case 'take':
       return `> take L${c.layer}`;
     case 'dense_matmul':
-      return `> dense_matmul dev${c.dev}`;
+      return `> dense_matmul #${c.index}`;
     default:
       return `> ${c.fn}`;
   }

@@ -86,6 +86,9 @@ const OUTSIDE: Partial<Record<Op['k'], Footprint>> = {
   cpuExpert: fp(RAM, 0),
   combine: fp(0, OUT),
   finishToken: NOTHING,
+  trunkBegin: NOTHING,
+  attention: NOTHING,
+  denseCpu: NOTHING,
 };
 
 /** Footprint of an op run outside mx, by kind (undefined: an op this file does not know). */

@@ -103,6 +103,11 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     return open<SimHostArray>(array).what;
   }
 
+  /** the ledger is the simulator's device: no second count */
+  deviceHeldBytes(): number | null {
+    return null;
+  }
+
   get expectedCombines(): number {
     return this.scenario.runs * this.scenario.routes.length * this.scenario.layers;
   }
@@ -154,8 +159,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return seal(L.alloc(op.dev, op.layer, op.eid, op.part, bytes));
       },
       uploadDense: (op) => {
-        if ((L.consumed[op.dev] ?? 0) + deviceFootprint(op.bytes) > (this.capacity[op.dev] ?? 0)) return null;
-        return seal(L.alloc(op.dev, -1, -1, 'dense', deviceFootprint(op.bytes)));
+        // two allocations, as a device holds an int8 matrix: its rows and its scales
+        const bytes = deviceFootprint(op.weightBytes) + (op.scaleBytes > 0 ? deviceFootprint(op.scaleBytes) : 0);
+        if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) return null;
+        return seal(L.alloc(op.dev, -1, op.index, 'dense', bytes));
       },
       free: (op) => L.free(open<SimTensor>(op.tensor), op.dev),
       writeInput: (op) => L.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
@@ -210,6 +217,11 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         this.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
       },
       finishToken: () => undefined,
+      // the trunk's own arithmetic is the real world's; the tier's part of it (the
+      // dense_matmul calls, their GEMVs and buffers) is modelled above
+      trunkBegin: () => undefined,
+      attention: () => undefined,
+      denseCpu: () => undefined,
     };
   }
 

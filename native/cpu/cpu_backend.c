@@ -5,7 +5,7 @@
  *
  * Invariants: init either succeeds completely or releases everything it made;
  * shutdown stops the copy threads and every worker (after its pending job) before
- * freeing buffers; the ledger reports only the group buffers (4 per device), fixed from
+ * freeing buffers; the ledger reports only the group and dense buffers (6 per device), fixed from
  * init on (the tensor heap holds tensors, which the dispatcher counts).
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
@@ -52,6 +52,8 @@ static void cpu_shutdown(tl_backend *b) {
     free(d->y);
     free(d->q);
     free(d->h);
+    free(d->dense_in);
+    free(d->dense_out);
     tl_heap_destroy(&d->heap);
   }
   pthread_mutex_destroy(&b->acct_mu);
@@ -65,10 +67,13 @@ static int init_device(tl_backend *b, cpu_device *d, char *err, size_t cap) {
   d->y = count_alloc(b, block);
   d->q = count_alloc(b, qn);
   d->h = count_alloc(b, (size_t)TL_MAX_WIDTH * sizeof(float));
+  d->dense_in = count_alloc(b, TL_MAX_HIDDEN);
+  d->dense_out = count_alloc(b, (size_t)TL_MAX_DENSE_ROWS * sizeof(float));
   d->lut = b->lut;
   d->b = b;
   d->owner = b->owner;
-  if (d->x == NULL || d->y == NULL || d->q == NULL || d->h == NULL) {
+  if (d->x == NULL || d->y == NULL || d->q == NULL || d->h == NULL || d->dense_in == NULL ||
+      d->dense_out == NULL) {
     return tl_fail(err, cap, TL_E_OOM, "cpu backend: host out of memory for group buffers");
   }
   return cpu_worker_start(b, d, err, cap);
@@ -159,4 +164,6 @@ const tl_backend_ops tl_backend_impl = {
     .host_unregister = NULL,
     .tensor_reserve = cpu_tensor_reserve,
     .copy_bandwidth = cpu_copy_bandwidth,
+    .dense_matvec = cpu_dense_matvec,
+    .device_bytes = cpu_device_bytes,
 };

@@ -8,7 +8,7 @@
  * memory exists before the first upload; asynchronous uploads are copied by a pool of
  * copy threads (cpu_copy.c), and a group's worker waits until its tensors have landed.
  * Invariants: the worker owns x/y/q/h while a job is PENDING; the issuing thread owns
- * them otherwise (phase changes happen under the device mutex, which orders the
+ * them otherwise; the dense GEMV (decode thread, any phase) owns dense_in/dense_out (phase changes happen under the device mutex, which orders the
  * hand-over); allocation accounting has its own mutex because uploads run on the
  * tier's uploader thread; a tensor's `ready` flips once, 0 -> 1, under the copy mutex.
  */
@@ -31,6 +31,12 @@
 #define CPU_COPY_THREADS_DEFAULT 2
 /* Uploads of at most this many bytes are copied by the calling thread. */
 #define CPU_INLINE_COPY_BYTES (64u << 10)
+/* TIERLAB_CPU_COPY_DELAY_US and TIERLAB_CPU_GROUP_DELAY_US (0..1000000, default 0): each
+ * copy, and each group, waits this long before it runs (a slow bus, a slow device), so
+ * the engine really meets tensors still uploading and groups still computing. */
+#define CPU_DELAY_MAX_US 1000000
+long cpu_delay_from_env(const char *name);
+void cpu_sleep_us(long us);
 
 typedef enum cpu_phase { CPU_IDLE = 0, CPU_PENDING, CPU_DONE } cpu_phase;
 
@@ -44,12 +50,16 @@ typedef struct cpu_device {
   int stop;
   int n, hidden;
   uint64_t tag; /* of the group in flight (tl_group_done) */
+  long delay_us; /* TIERLAB_CPU_GROUP_DELAY_US */
   tl_expert_ref rows[TL_MAX_GROUP_ROWS];
   const struct cpu_tensor *uses[3 * TL_MAX_GROUP_ROWS]; /* the group's tensors */
   /* group buffers, sized once for the largest group (see TL_MAX_HIDDEN) */
   float *x, *y; /* TL_MAX_GROUP_ROWS * TL_MAX_HIDDEN */
   int8_t *q;    /* max(TL_MAX_HIDDEN, TL_MAX_WIDTH) */
   float *h;     /* TL_MAX_WIDTH */
+  /* the dense GEMV's own buffers (never the group's: b86e55e) */
+  int8_t *dense_in; /* TL_MAX_HIDDEN */
+  float *dense_out; /* TL_MAX_DENSE_ROWS */
   const float *lut; /* the backend's table */
   struct tl_backend *b;
   tl_heap heap; /* this device's tensor memory: pre-faulted host chunks (cpu_backend.c) */
@@ -63,6 +73,7 @@ typedef struct cpu_copy_pool {
   int stop;
   int inited; /* mutex and conditions exist */
   int nthreads;
+  long delay_us; /* TIERLAB_CPU_COPY_DELAY_US */
   pthread_t threads[CPU_COPY_THREADS_MAX];
 } cpu_copy_pool;
 
@@ -107,6 +118,9 @@ int cpu_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data
 int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
                             size_t cap);
 void cpu_tensor_free(tl_backend *b, tl_tensor *t);
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                     float *y, char *err, size_t cap);
+uint64_t cpu_device_bytes(tl_backend *b, int dev);
 
 /* cpu_copy.c */
 int cpu_copy_start(cpu_copy_pool *pool, char *err, size_t cap);

@@ -4,6 +4,8 @@
  * Why threads: an upload from a RAM copy returns at once (tierlab.h), so the copy runs
  * elsewhere, several at a time, as a GPU's copy engines do; the caller (the tier's
  * uploader) goes on queueing the next tensors meanwhile.
+ * A delay (TIERLAB_CPU_COPY_DELAY_US) makes the bus slow on purpose: the oracle's
+ * slow-copy runs need groups that really meet tensors still on their way.
  * Invariants: jobs start in FIFO order; a job's tensor turns ready (under mu) before
  * tl_upload_done reports it, and the job is not touched after that (the tensor may be
  * freed from then on); stop lets every queued job finish before the threads leave.
@@ -22,6 +24,18 @@ static int threads_from_env(void) {
   return t > CPU_COPY_THREADS_MAX ? CPU_COPY_THREADS_MAX : t;
 }
 
+long cpu_delay_from_env(const char *name) {
+  const char *v = getenv(name);
+  long us = v == NULL ? 0 : atol(v);
+  return us < 0 ? 0 : us > CPU_DELAY_MAX_US ? CPU_DELAY_MAX_US : us;
+}
+
+void cpu_sleep_us(long us) {
+  struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
 static void *copy_main(void *arg) {
   cpu_copy_pool *pool = arg;
   pthread_mutex_lock(&pool->mu);
@@ -32,6 +46,7 @@ static void *copy_main(void *arg) {
     pool->head = job->next;
     if (pool->head == NULL) pool->tail = NULL;
     pthread_mutex_unlock(&pool->mu);
+    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);
     memcpy(job->w, job->src, job->span_bytes);
     tl_tensor *t = job->t;
     pthread_mutex_lock(&pool->mu);
@@ -51,6 +66,7 @@ int cpu_copy_start(cpu_copy_pool *pool, char *err, size_t cap) {
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->ready, NULL);
   pool->inited = 1;
+  pool->delay_us = cpu_delay_from_env("TIERLAB_CPU_COPY_DELAY_US");
   const int want = threads_from_env();
   for (int i = 0; i < want; i++) {
     int rc = pthread_create(&pool->threads[i], NULL, copy_main, pool);

@@ -7,7 +7,8 @@
  * used_bytes is guarded by acct_mu (uploads and frees run on the uploader thread while
  * workers compute); a full device answers TL_E_OOM, like a real allocator; a
  * synchronous upload copies on the caller's thread, an asynchronous one on a copy
- * thread (cpu_copy.c), and both leave the same bytes.
+ * thread (cpu_copy.c), and both leave the same bytes. The dense GEMV reads a tensor
+ * here with the device's own dense buffers.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -76,8 +77,9 @@ int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src,
   ct->src = src->data;
   ct->span_bytes = src->span_bytes;
   t->impl = ct; /* before the job runs: a group issued meanwhile waits for ready */
-  if (src->span_bytes <= CPU_INLINE_COPY_BYTES) {
-    /* waking a copy thread costs more than this copy: done here, reported at once */
+  if (src->span_bytes <= CPU_INLINE_COPY_BYTES && b->copy.delay_us == 0) {
+    /* waking a copy thread costs more than this copy: done here, reported at once (a
+     * slow bus, TIERLAB_CPU_COPY_DELAY_US, sends every copy through the copy threads) */
     memcpy(ct->w, ct->src, ct->span_bytes);
     ct->ready = 1; /* the tensor is not handed out yet: no lock needed */
     tl_upload_done(t, TL_OK, NULL);
@@ -101,4 +103,24 @@ void cpu_tensor_free(tl_backend *b, tl_tensor *t) {
   pthread_mutex_lock(&b->acct_mu);
   b->used_bytes[t->dev] -= t->footprint_bytes;
   pthread_mutex_unlock(&b->acct_mu);
+}
+
+/* The device's dense buffers: the input copied in, every row computed, the output out. */
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                     float *y, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  cpu_device *d = &b->dev[dev];
+  const cpu_tensor *ct = w->impl;
+  memcpy(d->dense_in, qx, (size_t)w->cols);
+  tl_dense_rows(ct->w, ct->s, w->rows, w->cols, d->dense_in, e, d->dense_out);
+  memcpy(y, d->dense_out, (size_t)w->rows * sizeof(float));
+  return TL_OK;
+}
+
+uint64_t cpu_device_bytes(tl_backend *b, int dev) {
+  pthread_mutex_lock(&b->acct_mu);
+  uint64_t used = b->used_bytes[dev];
+  pthread_mutex_unlock(&b->acct_mu);
+  return used;
 }

@@ -38,6 +38,7 @@ static void *worker_main(void *arg) {
     /* buffers belong to the worker while PENDING; tensors still uploading land first,
      * as a GPU's group waits for the copies before it */
     cpu_copy_wait_ready(&d->b->copy, d->uses, 3 * d->n);
+    if (d->delay_us > 0) cpu_sleep_us(d->delay_us); /* a slow device, on purpose */
     run_job(d);
     tl_group_done(d->owner, (int)(d - d->b->dev), tag, TL_OK, NULL);
     pthread_mutex_lock(&d->mu);
@@ -50,6 +51,7 @@ static void *worker_main(void *arg) {
 
 int cpu_worker_start(tl_backend *b, cpu_device *d, char *err, size_t cap) {
   (void)b;
+  d->delay_us = cpu_delay_from_env("TIERLAB_CPU_GROUP_DELAY_US");
   int rc = pthread_create(&d->thread, NULL, worker_main, d);
   if (rc != 0) {
     return tl_fail(err, cap, TL_E_INTERNAL, "cpu backend: pthread_create failed (%s)",

@@ -5,7 +5,7 @@
  * Invariants: init checks every ordinal against cudaGetDeviceCount and either sets up
  * every device or releases all it made; shutdown stops the reapers (reporting a group
  * still in flight), synchronises each device before freeing and ignores errors
- * (nothing to report to); the ledger counts the device buffers made here (8 per
+ * (nothing to report to); the ledger counts the device buffers made here (10 per
  * device), fixed after init (the tensor heap's chunks hold tensors, which the
  * dispatcher counts).
  */
@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cuda_backend.h"
+#include "../src/e4m3.h"
 #include "../src/par_copy.h"
 
 /* cudaMalloc counted in the ledger. */
@@ -34,11 +35,12 @@ static void release_device(cuda_dev *d) {
   if (cudaSetDevice(d->ordinal) != cudaSuccess) return;
   (void)cudaDeviceSynchronize();
   tl_heap_destroy(&d->heap); /* every tensor was freed by the dispatcher */
-  void *dev_ptrs[] = {d->d_x, d->d_y, d->d_h, d->d_lut, d->d_qx, d->d_qh, d->d_e, d->d_rows};
+  void *dev_ptrs[] = {d->d_x,  d->d_y,  d->d_h,    d->d_lut,        d->d_qx,
+                      d->d_qh, d->d_e,  d->d_rows, d->d_dense_in, d->d_dense_out};
   for (size_t i = 0; i < sizeof dev_ptrs / sizeof dev_ptrs[0]; i++) {
     if (dev_ptrs[i] != NULL) (void)cudaFree(dev_ptrs[i]);
   }
-  void *host_ptrs[] = {d->h_x, d->h_y, d->h_rows, d->h_stage};
+  void *host_ptrs[] = {d->h_x, d->h_y, d->h_rows, d->h_stage, d->h_dense_in, d->h_dense_out};
   for (size_t i = 0; i < sizeof host_ptrs / sizeof host_ptrs[0]; i++) {
     if (host_ptrs[i] != NULL) (void)cudaFreeHost(host_ptrs[i]);
   }
@@ -48,6 +50,7 @@ static void release_device(cuda_dev *d) {
   }
   /* NULL would name the legacy default stream: only destroy what was created */
   if (d->group_stream != NULL) (void)cudaStreamDestroy(d->group_stream);
+  if (d->dense_stream != NULL) (void)cudaStreamDestroy(d->dense_stream);
   for (int i = 0; i < CUDA_UPLOAD_STREAMS; i++) {
     if (d->upload_stream[i] != NULL) (void)cudaStreamDestroy(d->upload_stream[i]);
   }
@@ -65,6 +68,7 @@ static int init_queues(cuda_dev *d, char *err, size_t cap) {
   pthread_mutex_init(&d->upload_mu, NULL);
   d->ready = 1;
   CUDA_TRY(d, cudaStreamCreateWithFlags(&d->group_stream, cudaStreamNonBlocking));
+  CUDA_TRY(d, cudaStreamCreateWithFlags(&d->dense_stream, cudaStreamNonBlocking));
   for (int i = 0; i < CUDA_UPLOAD_STREAMS; i++) {
     CUDA_TRY(d, cudaStreamCreateWithFlags(&d->upload_stream[i], cudaStreamNonBlocking));
   }
@@ -89,6 +93,8 @@ static int init_device(tl_backend *b, cuda_dev *d, char *err, size_t cap) {
       {(void **)&d->d_qh, rows * TL_MAX_WIDTH, "cudaMalloc(group qh)"},
       {(void **)&d->d_e, 2 * rows * sizeof(int), "cudaMalloc(group exponents)"},
       {(void **)&d->d_rows, rows * sizeof(tl_cuda_row), "cudaMalloc(group rows)"},
+      {(void **)&d->d_dense_in, TL_MAX_HIDDEN, "cudaMalloc(dense input)"},
+      {(void **)&d->d_dense_out, TL_MAX_DENSE_ROWS * sizeof(float), "cudaMalloc(dense output)"},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
     rc = dev_alloc(b, d, bufs[i].p, bufs[i].bytes, bufs[i].what, err, cap);
@@ -98,7 +104,17 @@ static int init_device(tl_backend *b, cuda_dev *d, char *err, size_t cap) {
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_y, xy));
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_rows, rows * sizeof(tl_cuda_row)));
   CUDA_TRY(d, cudaMallocHost((void **)&d->h_stage, CUDA_STAGE_BYTES));
+  CUDA_TRY(d, cudaMallocHost((void **)&d->h_dense_in, TL_MAX_HIDDEN));
+  CUDA_TRY(d, cudaMallocHost((void **)&d->h_dense_out, TL_MAX_DENSE_ROWS * sizeof(float)));
+  CUDA_TRY(d, tl_cuda_set_e4m3(tl_e4m3_table));
   return cuda_reapers_start(d, err, cap);
+}
+
+/* 0..1000000 microseconds; anything else is 0 */
+static long delay_from_env(const char *name) {
+  const char *v = getenv(name);
+  long us = v != NULL ? atol(v) : 0;
+  return us < 0 || us > 1000000 ? 0 : us;
 }
 
 static int cuda_init(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
@@ -118,6 +134,8 @@ static int cuda_init(tl_backend **out, tl_engine *owner, const int *devices, int
   if (b == NULL) return tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory");
   b->owner = owner;
   b->copy_threads = par_copy_threads_from_env();
+  b->copy_delay_us = delay_from_env("TIERLAB_CUDA_COPY_DELAY_US");
+  b->group_delay_us = delay_from_env("TIERLAB_CUDA_GROUP_DELAY_US");
   for (int i = 0; i < ndevices; i++) {
     cuda_dev *d = &b->dev[i];
     d->ordinal = devices[i];
@@ -244,4 +262,6 @@ const tl_backend_ops tl_backend_impl = {
     .host_unregister = cuda_host_unregister,
     .tensor_reserve = cuda_tensor_reserve,
     .copy_bandwidth = cuda_copy_bandwidth,
+    .dense_matvec = cuda_dense_matvec,
+    .device_bytes = cuda_device_bytes,
 };

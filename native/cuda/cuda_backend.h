@@ -8,7 +8,8 @@
  * sized once at init for the largest group (TL_MAX_GROUP_ROWS rows of TL_MAX_HIDDEN /
  * TL_MAX_WIDTH), so the ledger's baseline never moves and issue never allocates, and
  * two reaper threads (cuda_reaper.c) that wait on events so no caller has to: one
- * reports uploads as they land, one reports finished groups.
+ * reports uploads as they land, one reports finished groups; and the dense GEMV's own
+ * stream and buffers, so it runs beside an open group without touching its buffers.
  * Invariants: every entry point calls cudaSetDevice first (the current device is
  * per host thread, and uploads run on another thread than groups); upload_mu
  * serialises submissions of uploads to one device (they share the staging buffer and
@@ -60,7 +61,7 @@ typedef struct cuda_dev {
   int index;   /* in the engine's device list */
   int ready;   /* upload_mu exists (streams and events: non-NULL once created) */
   struct tl_backend *b;
-  cudaStream_t group_stream, upload_stream[CUDA_UPLOAD_STREAMS];
+  cudaStream_t group_stream, upload_stream[CUDA_UPLOAD_STREAMS], dense_stream;
   int next_stream;
   cudaEvent_t group_done, stage_done[2];
   pthread_mutex_t upload_mu;
@@ -75,12 +76,20 @@ typedef struct cuda_dev {
   float *h_x, *h_y;
   tl_cuda_row *h_rows;
   unsigned char *h_stage;
+  /* the dense GEMV's own buffers and stream, never the group's (b86e55e) */
+  int8_t *d_dense_in, *h_dense_in; /* TL_MAX_HIDDEN */
+  float *d_dense_out, *h_dense_out; /* TL_MAX_DENSE_ROWS */
+  uint64_t tensor_bytes; /* tensor blocks held (atomic): tl_device_bytes */
 } cuda_dev;
 
 struct tl_backend {
   int ndev;
   tl_engine *owner;
   int copy_threads; /* host threads filling the staging buffer (par_copy.h) */
+  /* TIERLAB_CUDA_COPY_DELAY_US, TIERLAB_CUDA_GROUP_DELAY_US: every asynchronous copy, and
+   * every group, waits this long on its stream first (a slow bus, a slow device: the
+   * oracle's runs that must meet copies and groups still in flight) */
+  long copy_delay_us, group_delay_us;
   cuda_dev dev[TL_MAX_DEVICES];
   uint64_t internal_count, internal_bytes; /* device buffers made at init */
 };
@@ -118,6 +127,14 @@ void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 /* Before a group's event is recorded again: waits until the last group was reported. */
 void cuda_reap_group_wait_idle(cuda_dev *d);
 void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
+
+/* cuda_tensor.c: a host function that sleeps *(long *)arg microseconds, in stream order */
+void CUDART_CB cuda_delay_stream(void *arg);
+
+/* cuda_dense.c */
+int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                      float *y, char *err, size_t cap);
+uint64_t cuda_device_bytes(tl_backend *b, int dev);
 
 /* cuda_backend.c */
 int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,

@@ -23,6 +23,7 @@ static tl_cuda_wref wref_of(const tl_tensor *t) {
 static int enqueue(cuda_dev *d, int n, int hidden, int max_width, char *err, size_t cap) {
   const size_t xbytes = (size_t)n * (size_t)hidden * sizeof(float);
   cudaStream_t s = d->group_stream;
+  if (d->b->group_delay_us > 0) CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->group_delay_us));
   CUDA_TRY(d, cudaMemcpyAsync(d->d_rows, d->h_rows, (size_t)n * sizeof(tl_cuda_row),
                               cudaMemcpyHostToDevice, s));
   CUDA_TRY(d, cudaMemcpyAsync(d->d_x, d->h_x, xbytes, cudaMemcpyHostToDevice, s));

@@ -37,6 +37,15 @@ cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int
                                  const float *x, float *y, float *h, int8_t *qx, int8_t *qh,
                                  int *e, const float *lut, cudaStream_t stream);
 
+/* The dense GEMV on `stream`: y[o] = MATH.md's format-1 dot of row o of w with qx (w.cols
+ * int8 on the device) and exponent e, for o < w.rows. */
+cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, int e, float *y,
+                                 cudaStream_t stream);
+
+/* Copies the e4m3 table (256 floats, native/src/e4m3.c) into the current device's
+ * constant memory, where format 8's dots read it. */
+cudaError_t tl_cuda_set_e4m3(const float *table);
+
 #ifdef __cplusplus
 }
 #endif

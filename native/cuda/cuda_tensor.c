@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_backend.h"
 #include "../src/par_copy.h"
@@ -55,6 +56,7 @@ static int alloc_block(cuda_dev *d, cuda_tensor *ct, size_t data_bytes, size_t n
   }
   ct->d_w = p;
   ct->d_s = (float *)((unsigned char *)p + scales_at(data_bytes));
+  __atomic_fetch_add(&d->tensor_bytes, (uint64_t)ct->block_bytes, __ATOMIC_RELAXED);
   return TL_OK;
 }
 
@@ -67,6 +69,7 @@ static void release_block(cuda_dev *d, cuda_tensor *ct) {
   }
   (void)cudaGetLastError();
   ct->d_w = NULL;
+  __atomic_fetch_sub(&d->tensor_bytes, (uint64_t)ct->block_bytes, __ATOMIC_RELAXED);
 }
 
 /* Copies n bytes from host src to device dst through the staging halves, on stream s. */
@@ -138,6 +141,14 @@ int cuda_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t dat
   return TL_OK;
 }
 
+/* A slow bus or device on purpose (TIERLAB_CUDA_*_DELAY_US): the stream waits this long. */
+void CUDART_CB cuda_delay_stream(void *arg) {
+  const long us = *(const long *)arg;
+  struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
 /* upload_mu held: the copy and its event, on the next upload stream. */
 static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host_src *src,
                         char *err, size_t cap) {
@@ -147,6 +158,7 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
   const int pinned = src->pin != NULL;
   cudaStream_t s = d->upload_stream[pinned ? d->next_stream : 0];
   if (pinned) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
+  if (d->b->copy_delay_us > 0) CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->copy_delay_us));
   int rc = enqueue_copy(d, threads, s, ct, NULL, 0, NULL, 0, src, err, cap);
   if (rc == TL_OK) {
     cudaError_t e = cudaEventRecord(ct->landed_event, s);

@@ -6,8 +6,11 @@
  * with explicit round-to-nearest intrinsics (__fmul_rn, __fadd_rn, __int2float_rn),
  * rintf and ldexpf, in the CPU's order (format 4: group sums added one by one in group
  * order by lane 0); built with -fmad=false -ftz=false so nothing fuses or flushes.
- * The amax is a max, which is exact and order-free too.
- * Layout: one block per row for quant; one warp per output element for the dots.
+ * The amax is a max, which is exact and order-free too. Format 8's float sums are not
+ * order-free: every lane runs the whole row in the CPU's order (columns within a block,
+ * blocks in order), with the e4m3 table the CPU reads, copied to constant memory.
+ * Layout: one block per row for quant; one warp per output element for the dots; the
+ * dense GEMV is format 1's dot, one warp per output row.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -17,6 +20,9 @@
 
 #define WARPS_PER_BLOCK 8
 #define QUANT_THREADS 256
+
+/* native/src/e4m3.c's table, copied in by tl_cuda_set_e4m3 */
+__constant__ float e4m3_table[256];
 
 /* 2^k for k in [-126, 127], exact. */
 __device__ __forceinline__ float pow2f(int k) { return __int_as_float((k + 127) << 23); }
@@ -57,6 +63,19 @@ __device__ float warp_dot_deq(const tl_cuda_wref &t, int row, const int8_t *q, i
     for (int j = lane; j < cols; j += 32) acc += nibble(w, j) * (int)q[j];
     acc = warp_sum(acc);
     out = __fmul_rn(__int2float_rn(acc), t.s[row]);
+  } else if (t.fmt == TL_FMT_FP8_BLOCK) { /* the CPU's order, in every lane */
+    const uint8_t *w = (const uint8_t *)t.w + (size_t)row * (size_t)cols;
+    const int nb = (cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK;
+    const float *s = t.s + (size_t)(row / TL_FP8_BLOCK) * (size_t)nb;
+    out = 0.0f;
+    for (int b = 0; b < nb; b++) {
+      const int j1 = (b + 1) * TL_FP8_BLOCK < cols ? (b + 1) * TL_FP8_BLOCK : cols;
+      float acc = 0.0f;
+      for (int j = b * TL_FP8_BLOCK; j < j1; j++) {
+        acc = __fadd_rn(acc, __fmul_rn(e4m3_table[w[j]], __int2float_rn((int)q[j])));
+      }
+      out = __fadd_rn(out, __fmul_rn(acc, s[b]));
+    }
   } else { /* int4 grouped: group sums in order, two roundings each (mul, then add) */
     const uint8_t *w = (const uint8_t *)t.w + (size_t)row * (size_t)(cols / 2);
     const int gs = t.group, ng = cols / gs;
@@ -130,6 +149,26 @@ __global__ void down_kernel(const tl_cuda_row *rows, int hidden, const int8_t *q
   if (o >= hidden) return; /* warp-uniform */
   const float v = warp_dot_deq(rows[r].down, o, qh + (size_t)r * qstride, e_h[r], lane);
   if (lane == 0) y[(size_t)r * (size_t)hidden + (size_t)o] = v;
+}
+
+/* y[o] = dot(w, o, qx) with exponent e, one warp per output row (the dense GEMV). */
+__global__ void dense_kernel(tl_cuda_wref w, const int8_t *qx, int e, float *y) {
+  const int lane = threadIdx.x & 31;
+  const int o = blockIdx.x * WARPS_PER_BLOCK + (threadIdx.x >> 5);
+  if (o >= w.rows) return; /* warp-uniform */
+  const float v = warp_dot_deq(w, o, qx, e, lane);
+  if (lane == 0) y[o] = v;
+}
+
+extern "C" cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, int e, float *y,
+                                            cudaStream_t stream) {
+  const unsigned blocks = (unsigned)((w.rows + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
+  dense_kernel<<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(w, qx, e, y);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t tl_cuda_set_e4m3(const float *table) {
+  return cudaMemcpyToSymbol(e4m3_table, table, sizeof(float) * 256);
 }
 
 extern "C" cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden,

@@ -26,8 +26,10 @@ extern "C" {
 /* Bump on any change of a signature, a struct or a meaning below.
  * 2: RAM copies, staging references, uploads from them with completions, the completion
  *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth,
- *    tl_tensor_reserve. */
-#define TL_ABI_VERSION 2u
+ *    tl_tensor_reserve.
+ * 3: format 8 (fp8 e4m3 with 128x128 block scales); the dense trunk: tl_dense_quantize,
+ *    tl_dense_cpu, tl_dense_matvec; tl_device_bytes. */
+#define TL_ABI_VERSION 3u
 
 #if defined(_WIN32)
 #define TL_API __declspec(dllexport)
@@ -47,7 +49,12 @@ typedef enum tl_status {
 } tl_status;
 
 /* Weight formats, as in the protocol. */
-enum { TL_FMT_I8_ROW = 1, TL_FMT_I4_ROW = 2, TL_FMT_I4_GROUP = 4 };
+enum { TL_FMT_I8_ROW = 1, TL_FMT_I4_ROW = 2, TL_FMT_I4_GROUP = 4, TL_FMT_FP8_BLOCK = 8 };
+/* Format 8: one fp8 e4m3 byte per weight (the OCP "fn" encoding: no infinities, and
+ * S.1111.111 is NaN, which every upload refuses), one float32 scale per block of
+ * TL_FP8_BLOCK x TL_FP8_BLOCK weights (edge blocks may be smaller), row-major over the
+ * block grid: scale[(row / 128) * ceil(cols / 128) + col / 128]. */
+#define TL_FP8_BLOCK 128
 
 /* Limits the dispatcher enforces. */
 #define TL_MAX_DEVICES 8
@@ -233,6 +240,37 @@ TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float 
  * buffer, or memcpy into one first; cpu: memcpy). *gbps: bytes * reps / seconds / 1e9. */
 TL_API int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned,
                              double *gbps, char *err, size_t err_cap);
+
+/* ---- The dense trunk (MATH.md "The int8 trunk") ----------------------------------
+ * Dense matrices (attention projections, router, lm_head) are quantized once to int8
+ * per row with power-of-two row scales (tl_dense_quantize), then computed either on the
+ * host (tl_dense_cpu) or, uploaded as a format-1 tensor, on a device (tl_dense_matvec):
+ * both give the same bits. */
+
+/* A dense GEMV on a device has at most this many output rows (its buffers are sized
+ * once, at engine creation, like the groups'); its cols are at most TL_MAX_HIDDEN. */
+#define TL_MAX_DENSE_ROWS 65536
+
+/* Quantizes w [rows][cols] (finite float32, row-major W[out][in]) row by row with quant's
+ * rule: q (rows * cols int8) and scales (rows floats, each 2^e of its row). */
+TL_API int tl_dense_quantize(const float *w, int rows, int cols, int8_t *q, float *scales,
+                             char *err, size_t err_cap);
+/* y = W x on the host from tl_dense_quantize's q and scales; x finite (cols floats). */
+TL_API int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols,
+                        const float *x, float *y, char *err, size_t err_cap);
+/* y = W x on device dev, W a format-1 tensor there (rows <= TL_MAX_DENSE_ROWS, cols <=
+ * TL_MAX_HIDDEN), bit-identical to tl_dense_cpu. Returns with y written. It uses the
+ * device's own dense input and output buffers, never a group's: it may run while a
+ * group is open on dev (that is the point). One dense GEMV at a time per device; a
+ * tensor cannot be freed while a GEMV reads it (TL_E_STATE). */
+TL_API int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, float *y,
+                           char *err, size_t err_cap);
+
+/* Device memory the backend holds for tensors on dev, as the backend itself counts it
+ * (cpu: footprints; cuda: tensor blocks; vulkan: arena slices, which a free never gives
+ * back). The oracle compares it with the tier's budget. */
+TL_API int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, char *err,
+                           size_t err_cap);
 
 /* ---- CPU math shared by every run (no engine needed) ---------------------------- */
 

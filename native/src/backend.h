@@ -18,7 +18,9 @@
  *   - shutdown runs once, after every other call has returned and every asynchronous
  *     upload was reported done; a group may still be open (issued, never taken):
  *     shutdown waits for it and releases everything;
- *   - a tensor is freed only after its asynchronous upload was reported done.
+ *   - a tensor is freed only after its asynchronous upload was reported done;
+ *   - dense_matvec runs on the decode thread, while a group may be open on the same
+ *     device; its tensor is never freed while it runs.
  * Capacity: when capacity_bytes > 0 the dispatcher charges tensor footprints against it
  * and answers mem_info itself; a backend may enforce it too (same rule, same result).
  */
@@ -44,6 +46,7 @@ struct tl_tensor {
   void *impl;               /* backend state (device pointers, arena offsets) */
   uint32_t magic;           /* TL_TENSOR_MAGIC while live; cleared on free */
   int group_uses;           /* dispatcher only: open groups that reference this tensor */
+  int dense_uses;           /* dispatcher only: dense GEMVs reading it now */
   /* dispatcher only: an upload from a RAM copy, until the backend reports it */
   tl_upload_state upload;
   uint64_t tag;       /* completion tag (0: none) */
@@ -120,6 +123,15 @@ typedef struct tl_backend_ops {
   /* tl_copy_bandwidth's measurement (arguments checked). */
   int (*copy_bandwidth)(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
                         double *gbps, char *err, size_t cap);
+  /* y[r] = MATH.md's format-1 dot of row r of w (a landed format-1 tensor on dev, rows <=
+   * TL_MAX_DENSE_ROWS, cols <= TL_MAX_HIDDEN) with qx (cols int8) and exponent e, for
+   * every row; returns with y written. It must use the device's own dense buffers: a
+   * group may be in flight on dev meanwhile, and its buffers are that group's alone. The
+   * dispatcher runs one at a time per device. NULL: the backend has no dense GEMV. */
+  int (*dense_matvec)(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                      float *y, char *err, size_t cap);
+  /* tl_device_bytes: device memory the backend holds for tensors on dev (its own count). */
+  uint64_t (*device_bytes)(tl_backend *b, int dev);
 } tl_backend_ops;
 
 /* Completion callbacks into the dispatcher (dispatch_async.c), callable from any thread

@@ -42,8 +42,8 @@ static int check_upload(tl_engine *eng, int dev, int fmt, int rows, int cols, in
                    "%s: nscales is %zu but format %d with rows %d, cols %d, group %d needs "
                    "%" PRIu64, UP, nscales, fmt, rows, cols, group, want_scales);
   }
-  long bad = tl_first_nonfinite(scales, nscales);
-  if (bad >= 0) return tl_fail(err, cap, TL_E_ARG, "%s: scales[%ld] is not finite", UP, bad);
+  rc = tl_check_values(UP, "tensor", fmt, data, data_bytes, scales, nscales, err, cap);
+  if (rc != TL_OK) return rc;
   *footprint = add_sat(tl_alloc_footprint(data_bytes),
                        tl_alloc_footprint((uint64_t)nscales * sizeof(float)));
   return TL_OK;
@@ -137,6 +137,9 @@ TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_ca
   } else if (t->group_uses > 0) {
     rc = tl_fail(err, err_cap, TL_E_STATE,
                  "%s: t is used by the open group on device %d; take the group first", FN,
+                 t->dev);
+  } else if (t->dense_uses > 0) {
+    rc = tl_fail(err, err_cap, TL_E_STATE, "%s: a dense GEMV on device %d reads t", FN,
                  t->dev);
   } else {
     tl_ptrset_remove(&eng->tensors, t);

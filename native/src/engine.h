@@ -64,6 +64,10 @@ struct tl_engine {
   int uploads_in_flight;  /* tensor_upload_async started, tl_upload_done not yet called */
   pthread_cond_t up_cv;   /* with mu: an upload in flight was reported done */
 
+  /* the dense GEMV (dense.c): one at a time per device, its quantized input here */
+  int dense_busy[TL_MAX_DEVICES];
+  int8_t dense_q[TL_MAX_DEVICES][TL_MAX_HIDDEN];
+
   tl_ram_pool pool; /* its own lock */
   tl_cq cq;         /* its own lock */
 

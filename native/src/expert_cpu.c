@@ -14,7 +14,7 @@
 
 static const char *const FN = "tl_expert_cpu";
 
-/* Checks one of the three tensors: pointers, shape, finite scales. */
+/* Checks one of the three tensors: pointers, shape, values (finite scales, no fp8 NaN). */
 static int check_part(const char *what, int fmt, int rows, int cols, int group,
                       const void *w, const float *s, char *err, size_t cap) {
   uint64_t bytes, nscales;
@@ -22,11 +22,7 @@ static int check_part(const char *what, int fmt, int rows, int cols, int group,
   if (rc != TL_OK) return rc;
   if (w == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: %s weights are NULL", FN, what);
   if (s == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: %s scales are NULL", FN, what);
-  long bad = tl_first_nonfinite(s, (size_t)nscales);
-  if (bad >= 0) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: %s scale %ld is not finite", FN, what, bad);
-  }
-  return TL_OK;
+  return tl_check_values(FN, what, fmt, w, (size_t)bytes, s, (size_t)nscales, err, cap);
 }
 
 TL_API int tl_expert_cpu(int fmt, int hidden, int width, int group, const void *gate,

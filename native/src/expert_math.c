@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../include/tierlab.h"
+#include "e4m3.h"
 
 /* 2^k for k in [-126, 127], exact. */
 static float pow2f(int k) {
@@ -68,6 +69,23 @@ float tl_dot_deq(const tl_wref *t, int row, const int8_t *q, int e) {
     int32_t acc = 0;
     for (int j = 0; j < cols; j++) acc += (int32_t)nibble(w, j) * (int32_t)q[j];
     out = (float)acc * t->s[row];
+  } else if (t->fmt == TL_FMT_FP8_BLOCK) {
+    /* block by block in order: exact products (4 x 7 significant bits) summed in float
+     * in column order, then the block's scale, then added to the row's sum */
+    const uint8_t *w = (const uint8_t *)t->w + (size_t)row * (size_t)cols;
+    const int nb = (cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK;
+    const float *s = t->s + (size_t)(row / TL_FP8_BLOCK) * (size_t)nb;
+    out = 0.0f;
+    for (int b = 0; b < nb; b++) {
+      const int j1 = (b + 1) * TL_FP8_BLOCK < cols ? (b + 1) * TL_FP8_BLOCK : cols;
+      float acc = 0.0f;
+      for (int j = b * TL_FP8_BLOCK; j < j1; j++) {
+        float prod = tl_e4m3_table[w[j]] * (float)q[j]; /* exact */
+        acc = acc + prod;
+      }
+      float scaled = acc * s[b];
+      out = out + scaled;
+    }
   } else { /* TL_FMT_I4_GROUP: per-group int32 sums, float accumulation in group order */
     const uint8_t *w = (const uint8_t *)t->w + (size_t)row * (size_t)(cols / 2);
     const int g_size = t->group, ng = cols / g_size;

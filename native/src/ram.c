@@ -71,15 +71,15 @@ static int layout(const char *fn, const tl_part *parts, int nparts, uint64_t src
   return TL_OK;
 }
 
-/* The scales of every part, now in the slot, are finite. */
+/* The values of every part, now in the slot: finite scales, no fp8 NaN encoding. */
 static int check_scales(const char *fn, const tl_ram *ram, char *err, size_t cap) {
   for (int i = 0; i < ram->nparts; i++) {
     const tl_ram_part *p = &ram->parts[i];
-    long bad = tl_first_nonfinite((const float *)(ram->slot + p->scales_at), p->nscales);
-    if (bad >= 0) {
-      return tl_fail(err, cap, TL_E_ARG, "%s: part %d: scales[%ld] is not finite", fn, i,
-                     bad);
-    }
+    char what[24];
+    snprintf(what, sizeof what, "part %d:", i);
+    int rc = tl_check_values(fn, what, p->fmt, ram->slot + p->data_at, p->data_bytes,
+                             (const float *)(ram->slot + p->scales_at), p->nscales, err, cap);
+    if (rc != TL_OK) return rc;
   }
   return TL_OK;
 }

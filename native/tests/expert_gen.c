@@ -32,8 +32,12 @@ int tg_expert_make(tg_expert *e, uint64_t *rng, int fmt, int hidden, int width, 
                    .group = fmt == TL_FMT_I4_GROUP ? group : 0};
   for (int p = 0; p < 3; p++) {
     size_t rows = (size_t)tg_rows(e, p), cols = (size_t)tg_cols(e, p);
-    e->wbytes[p] = fmt == TL_FMT_I8_ROW ? rows * cols : rows * cols / 2;
-    e->nscales[p] = fmt == TL_FMT_I4_GROUP ? rows * (cols / (size_t)group) : rows;
+    const size_t blocks = ((rows + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK) *
+                          ((cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK);
+    e->wbytes[p] = fmt == TL_FMT_I8_ROW || fmt == TL_FMT_FP8_BLOCK ? rows * cols : rows * cols / 2;
+    e->nscales[p] = fmt == TL_FMT_I4_GROUP    ? rows * (cols / (size_t)group)
+                    : fmt == TL_FMT_FP8_BLOCK ? blocks
+                                              : rows;
     e->w[p] = malloc(e->wbytes[p]);
     e->s[p] = malloc(e->nscales[p] * sizeof(float));
     if (e->w[p] == NULL || e->s[p] == NULL) {
@@ -42,8 +46,14 @@ int tg_expert_make(tg_expert *e, uint64_t *rng, int fmt, int hidden, int width, 
     }
     unsigned char *w = e->w[p];
     for (size_t i = 0; i < e->wbytes[p]; i++) w[i] = (unsigned char)tg_next(rng);
-    /* int4 values are small, so give them larger scales to keep outputs comparable */
-    float mag = fmt == TL_FMT_I8_ROW ? 0.002f : 0.03f;
+    if (fmt == TL_FMT_FP8_BLOCK) { /* every byte but the NaN encodings 0x7f and 0xff */
+      for (size_t i = 0; i < e->wbytes[p]; i++) {
+        if ((w[i] & 0x7f) == 0x7f) w[i] ^= 1;
+      }
+    }
+    /* int4 values are small, so give them larger scales to keep outputs comparable;
+     * random e4m3 bytes reach 448, so theirs are far smaller */
+    float mag = fmt == TL_FMT_I8_ROW ? 0.002f : fmt == TL_FMT_FP8_BLOCK ? 4e-5f : 0.03f;
     for (size_t i = 0; i < e->nscales[p]; i++) {
       float s = tg_uniform(rng, 0.25f * mag, mag);
       e->s[p][i] = (tg_next(rng) & 1) ? s : -s;

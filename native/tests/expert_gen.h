@@ -2,7 +2,8 @@
  * Random experts for tests and the CUDA self-test: deterministic (seeded), in MATH.md's
  * packing, with the SiLU table the fixture generator would make.
  *
- * Invariants: weights cover the whole int8 / int4 range; scales are finite, signed and
+ * Invariants: weights cover the whole int8 / int4 range (format 8: every finite e4m3
+ * byte); scales are finite, signed and
  * small (so int8 h stays meaningful); everything is owned by the tg_expert and released
  * by tg_expert_free (safe on a zeroed struct).
  */
@@ -24,7 +25,7 @@ typedef struct tg_expert {
 uint64_t tg_next(uint64_t *state); /* splitmix64 */
 float tg_uniform(uint64_t *state, float lo, float hi);
 
-/* 0 on success, -1 when out of memory. group is ignored (0) for formats 1 and 2. */
+/* 0 on success, -1 when out of memory. group is ignored (0) for formats 1, 2 and 8. */
 int tg_expert_make(tg_expert *e, uint64_t *rng, int fmt, int hidden, int width, int group);
 void tg_expert_free(tg_expert *e);
 /* rows / cols of part p (0 gate, 1 up, 2 down). */

@@ -9,7 +9,8 @@
  * in order (copies sleep TIERLAB_FAKE_CUDA_DELAY_US, default 20, to widen races); an
  * event completes when the stream reaches its record; cudaStreamWaitEvent makes a
  * stream wait for the event state captured at the call (as CUDA does); the expert
- * kernels are the CPU math of expert_math.c. TIERLAB_FAKE_CUDA_FAIL_COPY=N makes the
+ * kernels (groups and the dense GEMV) are the CPU math of expert_math.c, and a host
+ * function runs in stream order. TIERLAB_FAKE_CUDA_FAIL_COPY=N makes the
  * N-th asynchronous copy submitted fail (its stream and later events then report the
  * error);
  * TIERLAB_FAKE_CUDA_MEMORY caps each device's memory (bytes).
@@ -36,7 +37,7 @@ typedef struct fake_event {
   cudaError_t error;            /* of the stream when the last record was reached */
 } fake_event;
 
-typedef enum { OP_COPY, OP_RECORD, OP_WAIT, OP_KERNEL } op_kind;
+typedef enum { OP_COPY, OP_RECORD, OP_WAIT, OP_KERNEL, OP_DENSE, OP_HOST } op_kind;
 
 typedef struct fake_op {
   op_kind kind;
@@ -50,6 +51,13 @@ typedef struct fake_op {
   int nrows, hidden;
   const float *x, *lut;
   float *y;
+  /* OP_DENSE */
+  tl_cuda_wref w;
+  const int8_t *qx;
+  int e;
+  /* OP_HOST */
+  cudaHostFn_t fn;
+  void *arg;
   struct fake_op *next;
 } fake_op;
 
@@ -289,6 +297,14 @@ static void run_op(struct CUstream_st *s, const fake_op *op) {
     case OP_KERNEL:
       if (s->error == cudaSuccess) run_kernel(op);
       break;
+    case OP_DENSE:
+      if (s->error == cudaSuccess) {
+        tl_dense_rows(op->w.w, op->w.s, op->w.rows, op->w.cols, op->qx, op->e, op->y);
+      }
+      break;
+    case OP_HOST:
+      op->fn(op->arg);
+      break;
   }
 }
 
@@ -444,4 +460,19 @@ cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int
   (void)e;
   return enqueue(stream, (fake_op){.kind = OP_KERNEL, .rows = rows, .nrows = n,
                                    .hidden = hidden, .x = x, .y = y, .lut = lut});
+}
+
+cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, int e, float *y,
+                                 cudaStream_t stream) {
+  return enqueue(stream, (fake_op){.kind = OP_DENSE, .w = w, .qx = qx, .e = e, .y = y});
+}
+
+/* the fake kernels are expert_math.c, which reads the table itself */
+cudaError_t tl_cuda_set_e4m3(const float *table) {
+  (void)table;
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+  return enqueue(stream, (fake_op){.kind = OP_HOST, .fn = fn, .arg = userData});
 }

@@ -42,5 +42,6 @@ void suite_destroy(void);
 void suite_threads(void);
 void suite_ram(void);
 void suite_async(void);
+void suite_dense(void);
 
 #endif

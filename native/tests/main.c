@@ -16,5 +16,6 @@ int main(void) {
   suite_threads();
   suite_ram();
   suite_async();
+  suite_dense();
   return th_summary() == 0 ? 0 : 1;
 }

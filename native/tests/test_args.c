@@ -49,7 +49,7 @@ static void upload_args(void) {
   CHECK_CODE(tl_tensor_upload(eng, -1, 1, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_upload(eng, 2, 1, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_upload(eng, 0, 3, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_tensor_upload(eng, 0, 8, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_tensor_upload(eng, 0, 16, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_upload(eng, 0, 1, 0, H, 0, w, 0, s, 0, &t, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, 0, 0, w, 0, s, F, &t, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_upload(eng, 0, 1, TL_MAX_DIM + 1, 1, 0, w, 1, s, 1, &t, err, ERR_CAP),

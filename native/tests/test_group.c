@@ -1,5 +1,5 @@
 /*
- * Groups on the CPU backend: 2 devices with 32 rows each, formats 1, 2 and 4, both
+ * Groups on the CPU backend: 2 devices with 32 rows each, formats 1, 2, 4 and 8, both
  * groups in flight at once; every output row is bit-identical (memcmp) to tl_expert_cpu
  * on the same input. Rows of one group may have different widths and formats.
  */
@@ -89,7 +89,7 @@ static void run_format(int fmt) {
   for (int d = 0; d < NDEV; d++) free_set(eng, &sets[d]);
   uint64_t c, b;
   fx_ledger(eng, &c, &b);
-  CHECK(c == 4 * NDEV); /* only the group buffers are left */
+  CHECK(c == 6 * NDEV); /* only the group and dense buffers are left */
   CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK);
   free(x);
   free(y);
@@ -99,9 +99,11 @@ static void run_format(int fmt) {
 static void group_fmt1(void) { run_format(TL_FMT_I8_ROW); }
 static void group_fmt2(void) { run_format(TL_FMT_I4_ROW); }
 static void group_fmt4(void) { run_format(TL_FMT_I4_GROUP); }
+static void group_fmt8(void) { run_format(TL_FMT_FP8_BLOCK); }
 
 void suite_group(void) {
   th_run("group: 2 devices x 32 rows, int8 per row, bit-equal to tl_expert_cpu", group_fmt1);
   th_run("group: 2 devices x 32 rows, int4 per row, bit-equal to tl_expert_cpu", group_fmt2);
   th_run("group: 2 devices x 32 rows, int4 grouped, bit-equal to tl_expert_cpu", group_fmt4);
+  th_run("group: 2 devices x 32 rows, fp8 block scales, bit-equal to tl_expert_cpu", group_fmt8);
 }

@@ -22,7 +22,7 @@ static void ledger_counts(void) {
   if (eng == NULL || tg_expert_make(&e, &rng, TL_FMT_I4_GROUP, 64, 128, 32) != 0) return;
   uint64_t c0, b0, c, b;
   fx_ledger(eng, &c0, &b0);
-  CHECK(c0 == 8); /* group buffers: 4 per simulated device, fixed from creation */
+  CHECK(c0 == 12); /* group and dense buffers: 6 per simulated device, fixed from creation */
   tl_tensor *t[4][3];
   for (int i = 0; i < 4; i++) fx_upload(eng, i % 2, &e, t[i]);
   fx_ledger(eng, &c, &b);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/e4m3.h"
 #include "../src/expert_math.h"
 #include "expert_gen.h"
 #include "harness.h"
@@ -39,10 +40,28 @@ static int ref_weight(const tg_expert *x, int p, int row, int j) {
   return (nib ^ 8) - 8; /* two's complement of 4 bits */
 }
 
+/* e4m3 byte b decoded by its fields, in double (exact): another way than the table. */
+static double ref_e4m3(unsigned b) {
+  const int sign = (b >> 7) & 1, ex = (int)((b >> 3) & 15), man = (int)(b & 7);
+  if (ex == 15 && man == 7) return NAN;
+  double v = ex == 0 ? ldexp((double)man / 8.0, -6) : ldexp(1.0 + (double)man / 8.0, ex - 7);
+  return sign ? -v : v;
+}
+
 static float ref_dot(const tg_expert *x, int p, int row, const int8_t *q, int e) {
   const int cols = tg_cols(x, p);
   float out = 0.0f;
-  if (x->fmt != TL_FMT_I4_GROUP) {
+  if (x->fmt == TL_FMT_FP8_BLOCK) { /* blocks in order, columns in order inside each */
+    const uint8_t *w = (const uint8_t *)x->w[p] + (size_t)row * (size_t)cols;
+    const int nb = (cols + 127) / 128;
+    for (int b = 0; b < nb; b++) {
+      float acc = 0.0f;
+      for (int j = 128 * b; j < cols && j < 128 * b + 128; j++) {
+        acc = acc + (float)(ref_e4m3(w[j]) * (double)q[j]); /* exact in double and float */
+      }
+      out = out + acc * x->s[p][(size_t)(row / 128) * (size_t)nb + (size_t)b];
+    }
+  } else if (x->fmt != TL_FMT_I4_GROUP) {
     int32_t acc = 0;
     for (int j = 0; j < cols; j++) acc += ref_weight(x, p, row, j) * q[j];
     out = (float)acc * x->s[p][row];
@@ -120,10 +139,10 @@ static void expert_matches_reference(void) {
   float lut[TL_SILU_LUT_SIZE];
   tg_lut(lut);
   uint64_t rng = 42;
-  const int fmts[3] = {TL_FMT_I8_ROW, TL_FMT_I4_ROW, TL_FMT_I4_GROUP};
+  const int fmts[4] = {TL_FMT_I8_ROW, TL_FMT_I4_ROW, TL_FMT_I4_GROUP, TL_FMT_FP8_BLOCK};
   const int H = 64, F = 96;
   float x[64], y[64], want[64];
-  for (int fi = 0; fi < 3; fi++) {
+  for (int fi = 0; fi < 4; fi++) {
     for (int trial = 0; trial < 8; trial++) {
       tg_expert ex;
       if (tg_expert_make(&ex, &rng, fmts[fi], H, F, 16) != 0) {
@@ -149,6 +168,79 @@ static void expert_matches_reference(void) {
       tg_expert_free(&ex);
     }
   }
+}
+
+/* Every e4m3 byte: the table against the decode by fields; NaN exactly at 0x7f, 0xff. */
+static void e4m3_table(void) {
+  int bad = 0;
+  for (unsigned b = 0; b < 256; b++) {
+    const double want = ref_e4m3(b);
+    const float got = tl_e4m3_table[b];
+    if (isnan(want) ? !isnan(got) : (double)got != want || !signbit(got) != !signbit(want)) bad++;
+  }
+  CHECK(bad == 0);
+  CHECK(tl_e4m3_table[0x7e] == 448.0f && tl_e4m3_table[0x01] == 0x1p-9f);
+  CHECK(tl_e4m3_table[0x08] == 0x1p-6f && tl_e4m3_table[0xb8] == -1.0f);
+  const uint8_t w[4] = {0x00, 0x7e, 0xff, 0x7f};
+  CHECK(tl_first_fp8_nan(w, 2) == -1 && tl_first_fp8_nan(w, 4) == 2);
+}
+
+/* Format 8 across several 128 x 128 blocks, edge blocks partial in both directions. */
+static void fp8_blocks(void) {
+  char err[ERR_CAP];
+  float lut[TL_SILU_LUT_SIZE];
+  tg_lut(lut);
+  uint64_t rng = 8;
+  enum { BH = 200, BF = 300 };
+  static float x[BH], y[BH], want[BH];
+  for (int trial = 0; trial < 4; trial++) {
+    tg_expert ex;
+    if (tg_expert_make(&ex, &rng, TL_FMT_FP8_BLOCK, BH, BF, 0) != 0) {
+      CHECK(!"out of memory");
+      return;
+    }
+    CHECK(ex.nscales[0] == 3 * 2 && ex.nscales[2] == 2 * 3);
+    tg_fill(&rng, x, BH, -2.0f, 2.0f);
+    CHECK_CODE(tg_expert_cpu(&ex, lut, x, y, err, sizeof err), TL_OK);
+    ref_expert(&ex, lut, x, want);
+    CHECK(memcmp(y, want, sizeof y) == 0);
+    tg_expert_free(&ex);
+  }
+}
+
+/* The int8 trunk: quantization by rows with power-of-two scales, and the host GEMV,
+ * against frexp and double arithmetic. */
+static void dense_trunk(void) {
+  char err[ERR_CAP];
+  enum { R = 37, C = 53 };
+  static float w[R * C], s[R], x[C], y[R];
+  static int8_t q[R * C], rq[C];
+  uint64_t rng = 5;
+  tg_fill(&rng, w, R * C, -0.3f, 0.3f);
+  for (int j = 0; j < C; j++) w[3 * C + j] = 0.0f; /* a zero row: scale 1, all zero */
+  w[5 * C] = 127.0f;                               /* amax 127: scale 1 */
+  tg_fill(&rng, x, C, -4.0f, 4.0f);
+  CHECK_CODE(tl_dense_quantize(w, R, C, q, s, err, sizeof err), TL_OK);
+  int bad = 0;
+  for (int r = 0; r < R; r++) {
+    int e = ref_quant(w + (size_t)r * C, C, rq);
+    if (s[r] != ldexpf(1.0f, e) || memcmp(q + (size_t)r * C, rq, C) != 0) bad++;
+  }
+  CHECK(bad == 0 && s[3] == 1.0f && s[5] == 1.0f);
+  CHECK_CODE(tl_dense_cpu(q, s, R, C, x, y, err, sizeof err), TL_OK);
+  const int ex = ref_quant(x, C, rq);
+  bad = 0;
+  for (int r = 0; r < R; r++) {
+    double acc = 0;
+    for (int j = 0; j < C; j++) acc += (double)q[(size_t)r * C + j] * rq[j];
+    if ((double)y[r] != acc * (double)s[r] * ldexp(1.0, ex)) bad++; /* exact both ways */
+  }
+  CHECK(bad == 0);
+  w[7] = NAN;
+  CHECK_CODE(tl_dense_quantize(w, R, C, q, s, err, sizeof err), TL_E_ARG);
+  CHECK(strstr(err, "w[7] is not finite") != NULL);
+  CHECK_CODE(tl_dense_cpu(q, s, R, TL_MAX_HIDDEN + 1, x, y, err, sizeof err), TL_E_ARG);
+  CHECK_CODE(tl_dense_cpu(NULL, s, R, C, x, y, err, sizeof err), TL_E_ARG);
 }
 
 static void trunk_functions(void) {
@@ -204,8 +296,11 @@ static void attention_steps(void) {
 void suite_math(void) {
   th_run("math: quant exponent, half-even rounding, clamp, zero threshold", quant_rules);
   th_run("math: int4 nibble decoding", nibble_decoding);
-  th_run("math: expert bit-identical to an independent derivation (fmt 1, 2, 4)",
+  th_run("math: expert bit-identical to an independent derivation (fmt 1, 2, 4, 8)",
          expert_matches_reference);
+  th_run("math: the e4m3 table decodes every byte", e4m3_table);
+  th_run("math: fp8 over several 128 x 128 blocks, partial edges", fp8_blocks);
+  th_run("math: int8 trunk quantization and host GEMV", dense_trunk);
   th_run("math: matvec, rmsnorm, axpy, argmax", trunk_functions);
   th_run("math: attention", attention_steps);
 }

@@ -26,6 +26,7 @@ static void vk_shutdown(tl_backend *b) {
   vk_lanes_stop(b); /* reports a group still in flight; no upload is (the dispatcher) */
   if (b->dev) {
     vk_group_destroy(b); /* waits for a group still in flight */
+    vk_dense_destroy(b);
     vkDeviceWaitIdle(b->dev);
     vk_lanes_destroy(b);
     vk_upload_destroy(b);
@@ -64,6 +65,7 @@ static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int n
   if (!rc) rc = vk_upload_init(b, err, cap);
   if (!rc) rc = vk_pipeline_create(b, err, cap);
   if (!rc) rc = vk_group_init(b, err, cap);
+  if (!rc) rc = vk_dense_init(b, err, cap);
   if (!rc) rc = vk_lanes_init(b, err, cap);
   if (rc) {
     vk_shutdown(b);
@@ -122,4 +124,6 @@ const tl_backend_ops tl_backend_impl = {
     .host_unregister = vk_host_unregister,
     .tensor_reserve = vk_tensor_reserve,
     .copy_bandwidth = vk_copy_bandwidth,
+    .dense_matvec = vk_dense_matvec,
+    .device_bytes = vk_device_bytes,
 };

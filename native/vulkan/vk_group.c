@@ -3,8 +3,9 @@
  *
  * Role: run up to TL_MAX_GROUP_ROWS experts (MATH.md "expert") on the device.
  * Issue copies the input (and the SiLU table when it changed) into the group's own
- * host-visible io buffer, records one command buffer and submits it with the group's
- * fence, then returns; take waits on the fence and copies the outputs out.
+ * host-visible io buffer (format 8's e4m3 table follows the SiLU table, written once at
+ * init), records one command buffer and submits it with the group's fence, then
+ * returns; take waits on the fence and copies the outputs out.
  * The command buffer, one stage after the other with a barrier between stages:
  *   quant x (per row)  ->  gate/up -> h (per row)  ->  quant h (per row)  ->  down -> y
  * Invariants:
@@ -22,6 +23,7 @@
  */
 #include <string.h>
 
+#include "../src/e4m3.h"
 #include "vk_internal.h"
 
 static void bind_range(VkDescriptorBufferInfo *info, VkBuffer buf, VkDeviceSize off,
@@ -41,7 +43,8 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
   g->row_f = vk_align((VkDeviceSize)TL_MAX_WIDTH * 4, a);
   g->off_y = R * g->row_h;
   g->off_lut = 2 * R * g->row_h;
-  VkDeviceSize io_size = g->off_lut + VK_LUT_ENTRIES * sizeof(float);
+  const VkDeviceSize lut_bytes = (VK_LUT_ENTRIES + TL_E4M3_ENTRIES) * sizeof(float);
+  VkDeviceSize io_size = g->off_lut + lut_bytes;
   g->off_h = R * g->row_h;
   g->off_qh = g->off_h + R * g->row_f;
   g->off_ex = g->off_qh + R * g->row_f;
@@ -54,6 +57,9 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
   int rc = vk_buf_create(b, io_size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0, hv, &g->io, err, cap);
   if (rc) return rc;
+  /* format 8's decode table, read by gate/up and down right after the SiLU table */
+  memcpy((uint8_t *)g->io.map + g->off_lut + VK_LUT_ENTRIES * sizeof(float), tl_e4m3_table,
+         TL_E4M3_ENTRIES * sizeof(float));
   rc = vk_buf_create(b, scratch_size,
                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
@@ -72,7 +78,7 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
     bind_range(&info[r][4], g->scratch.buf, g->off_qh + rr * g->row_f, g->row_f); /* qh */
     bind_range(&info[r][5], g->scratch.buf, g->off_eh + rr * a, a);               /* eh */
     bind_range(&info[r][6], g->io.buf, g->off_y + rr * g->row_h, g->row_h);       /* y */
-    bind_range(&info[r][7], g->io.buf, g->off_lut, VK_LUT_ENTRIES * sizeof(float)); /* lut */
+    bind_range(&info[r][7], g->io.buf, g->off_lut, lut_bytes); /* lut, then e4m3 */
     for (uint32_t k = 0; k < 8; k++)
       w[nw++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                        .dstSet = g->rows[r],

@@ -9,6 +9,7 @@
  *   vk_upload.c    tensor upload (staged or mapped) and free
  *   vk_pipeline.c  shader modules, layouts, pipelines, descriptor pools
  *   vk_group.c     expert group issue / take
+ *   vk_dense.c     the dense GEMV, with its own buffers, command buffer and fence
  *   vk_backend.c   the tl_backend_impl vtable, init, shutdown, mem_info, ledger
  *   vk_validation.c the debug-utils messenger and its message counter
  *   vk_lanes.c     upload lanes in flight, and the threads that report uploads and groups
@@ -127,6 +128,17 @@ typedef struct vk_group {
   unsigned lut_gen; /* LUT generation copied into io */
 } vk_group;
 
+/* The dense GEMV's own io (input codes as int32 at 0, outputs at off_y), descriptor set
+ * (a set-0 set over that io, never over the group's buffers), command buffer and fence. */
+typedef struct vk_dense {
+  vk_buf io;
+  VkDeviceSize off_y;
+  VkDescriptorSet set;
+  VkCommandPool cmd_pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+} vk_dense;
+
 struct tl_backend {
   tl_engine *owner;
   VkInstance inst;
@@ -168,15 +180,16 @@ struct tl_backend {
   uint64_t group_tag;
 
   /* pipelines */
-  VkShaderModule mod_quant, mod_gateup, mod_down;
+  VkShaderModule mod_quant, mod_gateup, mod_down, mod_dense;
   VkDescriptorSetLayout row_layout, tensor_layout;
   VkPipelineLayout layout;
-  VkPipeline quant_x, quant_h, gateup, down;
+  VkPipeline quant_x, quant_h, gateup, down, dense_pipe;
   VkDescriptorPool row_pool;
   vk_pool *pools;
   int npools;
 
   vk_group group;
+  vk_dense dense;
 
   float lut[VK_LUT_ENTRIES];
   unsigned lut_gen; /* 0: no table yet */
@@ -256,6 +269,12 @@ int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err
                   size_t cap);
 void vk_group_destroy(tl_backend *b);
 
+/* vk_dense.c */
+int vk_dense_init(tl_backend *b, char *err, size_t cap); /* after vk_pipeline_create */
+int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
+                    float *y, char *err, size_t cap);
+uint64_t vk_device_bytes(tl_backend *b, int dev);
+void vk_dense_destroy(tl_backend *b);
 /* vk_lanes.c */
 int vk_lanes_init(tl_backend *b, char *err, size_t cap); /* lanes and both threads */
 void vk_lanes_stop(tl_backend *b); /* reports what is pending, joins the threads */
@@ -274,7 +293,8 @@ int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinn
                       double *gbps, char *err, size_t cap);
 
 /* vk_shaders.c: SPIR-V compiled from the .comp shaders at build time */
-extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[];
-extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size;
+extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[], vk_spv_dense[];
+extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size,
+    vk_spv_dense_size;
 
 #endif

@@ -5,7 +5,8 @@
  *   set 0 (row_layout): one group row: 0 x, 1 qx, 2 ex, 3 h, 4 qh, 5 eh, 6 y, 7 lut;
  *   set 1, set 2 (tensor_layout): one tensor: 0 weights as uint[], 1 scales as float[].
  * Pipelines: quant_x and quant_h (one module, specialization constant 0 picks the
- * source), gateup (gate in set 1, up in set 2), down (down in set 1).
+ * source), gateup (gate in set 1, up in set 2), down (down in set 1), dense (the
+ * dense GEMV: its tensor in set 1, its own io through a set-0 set of its own).
  * Invariants: tensor descriptor sets come from pools of VK_TENSOR_POOL_SETS sets that
  * are added on demand; each pool's `used` count is kept exactly, so an allocation
  * never relies on VK_ERROR_OUT_OF_POOL_MEMORY; everything is destroyed at shutdown.
@@ -93,16 +94,19 @@ int vk_pipeline_create(tl_backend *b, char *err, size_t cap) {
   if ((rc = module(b, vk_spv_quant, vk_spv_quant_size, &b->mod_quant, err, cap))) return rc;
   if ((rc = module(b, vk_spv_gateup, vk_spv_gateup_size, &b->mod_gateup, err, cap))) return rc;
   if ((rc = module(b, vk_spv_down, vk_spv_down_size, &b->mod_down, err, cap))) return rc;
+  if ((rc = module(b, vk_spv_dense, vk_spv_dense_size, &b->mod_dense, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_quant, 0, &b->quant_x, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_quant, 1, &b->quant_h, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_gateup, -1, &b->gateup, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_down, -1, &b->down, err, cap))) return rc;
+  if ((rc = pipeline(b, b->mod_dense, -1, &b->dense_pipe, err, cap))) return rc;
 
-  /* the group's per-row sets: allocated once, freed with the pool */
+  /* the group's per-row sets and the dense GEMV's set: allocated once, freed with the
+   * pool */
   VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             .descriptorCount = 8 * TL_MAX_GROUP_ROWS};
+                             .descriptorCount = 8 * (TL_MAX_GROUP_ROWS + 1)};
   VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                    .maxSets = TL_MAX_GROUP_ROWS,
+                                    .maxSets = TL_MAX_GROUP_ROWS + 1,
                                     .poolSizeCount = 1,
                                     .pPoolSizes = &ps};
   if ((r = vkCreateDescriptorPool(b->dev, &pci, NULL, &b->row_pool)) != VK_SUCCESS) {
@@ -117,6 +121,9 @@ int vk_pipeline_create(tl_backend *b, char *err, size_t cap) {
                                     .pSetLayouts = rl};
   if ((r = vkAllocateDescriptorSets(b->dev, &ai, b->group.rows)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: row descriptor sets: %s", vk_result_str(r));
+  ai.descriptorSetCount = 1;
+  if ((r = vkAllocateDescriptorSets(b->dev, &ai, &b->dense.set)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: dense descriptor set: %s", vk_result_str(r));
   return TL_OK;
 }
 
@@ -184,12 +191,12 @@ void vk_tensor_set_release(tl_backend *b, vk_tensor *t) {
 }
 
 void vk_pipeline_destroy(tl_backend *b) {
-  VkPipeline *pl[] = {&b->quant_x, &b->quant_h, &b->gateup, &b->down};
+  VkPipeline *pl[] = {&b->quant_x, &b->quant_h, &b->gateup, &b->down, &b->dense_pipe};
   for (size_t i = 0; i < sizeof pl / sizeof *pl; i++) {
     if (*pl[i]) vkDestroyPipeline(b->dev, *pl[i], NULL);
     *pl[i] = VK_NULL_HANDLE;
   }
-  VkShaderModule *m[] = {&b->mod_quant, &b->mod_gateup, &b->mod_down};
+  VkShaderModule *m[] = {&b->mod_quant, &b->mod_gateup, &b->mod_down, &b->mod_dense};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     if (*m[i]) vkDestroyShaderModule(b->dev, *m[i], NULL);
     *m[i] = VK_NULL_HANDLE;
@@ -202,6 +209,7 @@ void vk_pipeline_destroy(tl_backend *b) {
   if (b->row_pool) vkDestroyDescriptorPool(b->dev, b->row_pool, NULL);
   b->row_pool = VK_NULL_HANDLE;
   memset(b->group.rows, 0, sizeof b->group.rows);
+  b->dense.set = VK_NULL_HANDLE;
   if (b->layout) vkDestroyPipelineLayout(b->dev, b->layout, NULL);
   if (b->row_layout) vkDestroyDescriptorSetLayout(b->dev, b->row_layout, NULL);
   if (b->tensor_layout) vkDestroyDescriptorSetLayout(b->dev, b->tensor_layout, NULL);

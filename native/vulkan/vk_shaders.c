@@ -21,6 +21,11 @@ const uint32_t vk_spv_down[] =
 #include "down.spv.inc"
     ;
 
+const uint32_t vk_spv_dense[] =
+#include "dense.spv.inc"
+    ;
+
 const size_t vk_spv_quant_size = sizeof vk_spv_quant;
 const size_t vk_spv_gateup_size = sizeof vk_spv_gateup;
 const size_t vk_spv_down_size = sizeof vk_spv_down;
+const size_t vk_spv_dense_size = sizeof vk_spv_dense;

@@ -2,8 +2,10 @@
 # Packs what the GPU machine needs into .carry/gpu (git-ignored), on this machine:
 #  - Node itself (the GPU machine has none), xz-compressed;
 #  - koffi and its prebuilt linux-x64 build;
-#  - the oracle, the benchmark and the fixture generator bundled into single files
-#    (esbuild);
+#  - the oracle, the benchmark, the native-defects kill table and the fixture generator
+#    bundled into single files (esbuild);
+#  - every native defect's CUDA and Vulkan library, and the unpatched control, built in
+#    scratch copies (npm run native-defects -- --build-into), since nothing is built there;
 #  - the native libraries (CPU, CUDA for sm_90 with a static runtime, Vulkan), the CUDA
 #    self-test, the same self-test against the Vulkan library, the C upload benches
 #    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
@@ -27,10 +29,12 @@ done
 cp -r node_modules/koffi "$out/node_modules/"
 cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
 banner="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"
-for entry in src/cli/oracle.ts src/cli/bench.ts fixtures/generate.ts; do
+for entry in src/cli/oracle.ts src/cli/bench.ts src/cli/native_defects.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
 done
+
+npx tsx src/cli/native_defects.ts --backend cuda,vulkan --build-into "$out/defects"
 
 [ -f "$out/node.xz" ] || xz -T2 -6 -c "$(command -v node)" > "$out/node.xz"
 

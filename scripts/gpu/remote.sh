@@ -4,8 +4,10 @@
 #   GPU facts; raw host-to-device bandwidth (pinned, pageable); the CUDA self-test
 #   (bit-exact groups over direct and staged uploads, completions); the C upload bench
 #   (staged uploads from page-locked RAM copies against the raw pinned copy, same run);
-#   the CUDA oracle on one GPU and on every GPU; the Vulkan self-test, C bench and oracle,
-#   staged and mapped; then `bench --only upload` (the tier's warmstart fill against the
+#   the CUDA oracle on one GPU and on every GPU, and on the fp8 fixture (fp8 experts,
+#   streaming through RAM LRUs, the int8 trunk resident); the Vulkan self-test, C bench
+#   and oracle (both fixtures), staged and mapped; the native-defects kill table on CUDA
+#   and on Vulkan (each defect's prebuilt library through the oracle); then `bench --only upload` (the tier's warmstart fill against the
 #   raw copy of the same library, per-op overheads, CPU-only and resident decodes) on
 #   CUDA and on Vulkan staged and mapped with 1 GiB of experts, and on CUDA with 16 GiB.
 # Without a GPU (no nvidia-smi) it runs what it can on the CPU backend (and Vulkan when a
@@ -54,6 +56,8 @@ if [ $gpu = 1 ]; then
   run cuda-selftest "$lib/cuda_selftest" "$ngpu" || status=1
   run c-bench-cuda "$lib/bench_upload_cuda" --mib 1024 || status=1
   run oracle-cuda-1gpu $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu" || status=1
+  run oracle-cuda-fp8 $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" \
+    --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cuda-fp8" || status=1
   if [ "$ngpu" -gt 1 ]; then
     run oracle-cuda-all $node "$c/oracle.mjs" --backend cuda --devices "$all" --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-${ngpu}gpu" || status=1
   fi
@@ -64,6 +68,8 @@ else
   run c-bench-cpu-1thread env TIERLAB_CPU_COPY_THREADS=1 "$lib/bench_upload_cpu" --mib 256 || status=1
   run c-bench-cpu "$lib/bench_upload_cpu" --mib 256 || status=1
   run oracle-cpu $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" --report "$work/reports/cpu" || status=1
+  run oracle-cpu-fp8 $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" \
+    --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cpu-fp8" || status=1
   vulkan=$(ls /usr/share/vulkan/icd.d/*.json > /dev/null 2>&1 && echo 1 || echo 0)
   big_gib=0
   gib=0.25
@@ -75,7 +81,20 @@ if [ "$vulkan" = 1 ]; then
     TIERLAB_VK_UPLOAD=$mode run "c-bench-vulkan-$mode" "$lib/bench_upload_vulkan" --mib $([ $gpu = 1 ] && echo 1024 || echo 128) || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --report "$work/reports/vulkan-$mode" || status=1
+    TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-fp8-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
+      --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/vulkan-fp8-$mode" || status=1
   done
+fi
+
+# the native defects, each prebuilt library through the oracle after its unpatched control
+# (the defects' own upload modes; Vulkan under synchronization validation where the layer
+# is installed: lavapipe's machines, not the GPU's, so there a defect must show in the
+# tokens, the hidden states or a real-run property)
+defect_backends=$([ $gpu = 1 ] && echo cuda || echo "")
+[ "$vulkan" = 1 ] && defect_backends=${defect_backends:+$defect_backends,}vulkan
+if [ -n "$defect_backends" ]; then
+  run native-defects $node "$c/native_defects.mjs" --prebuilt "$c/defects" --oracle "$c/oracle.mjs" \
+    --backend "$defect_backends" $([ $gpu = 1 ] && echo --no-validation) --report "$work/reports/native-defects" || status=1
 fi
 
 # the tier's warmstart fill against the raw copy of the same library, decode ratios

@@ -16,10 +16,14 @@ export interface CheckedWorld {
   readonly leakedAtShutdown: { readonly tensors: number; readonly staging: number } | null;
   /** device bytes a tensor the world handed out really takes */
   deviceBytes(tensor: TensorHandle): number;
-  /** what a handle the world handed out holds (layer -1: the dense trunk) */
+  /** what a handle the world handed out holds (layer -1: a trunk matrix, eid its offer index) */
   tensorOwner(tensor: TensorHandle): { readonly dev: number; readonly layer: number; readonly eid: number; readonly part: string };
   stagingOwner(staging: StagingCopy): { readonly layer: number; readonly eid: number };
   hostArrayKind(array: HostArray): string;
+  /** device memory the backend itself says it holds for tensors on dev (a native
+   *  engine's own count: a fill-once arena keeps what it frees); null where the world
+   *  has no count but the ledger (the simulator) */
+  deviceHeldBytes(dev: number): number | null;
 }
 
 export interface CheckContext {

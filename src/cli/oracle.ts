@@ -78,7 +78,7 @@ if (destroyed.code !== 0) fail(`the ${backend} engine on devices [${devices.join
 
 const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
-const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice);
+const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, { experts: model.shape.experts, int8Trunk: model.shape.trunkFormat === 1 });
 const chosen = rest.filter((s) => values.only === undefined || s.name.includes(values.only));
 if (chosen.length === 0) fail(`--only '${values.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
 const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
@@ -125,6 +125,8 @@ try {
     progress.done(
       `${row.pass ? 'ok  ' : 'FAIL'} ${spec.name.padEnd(34)} ${matched}/${tokens} tokens, hidden ${identical ? 'bit-identical' : 'DIFFERENT'}, ` +
         `resident ${r.residentAtEnd}, hit ${pct(r.hits, r.hits + r.misses)}, uploads ${r.uploads}, swaps ${r.swaps}, ${r.tokPerSec.toFixed(0)} tok/s` +
+        (r.trunkOnDevice + r.trunkOnCpu > 0 ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)` : '') +
+        (r.lru !== null ? `, RAM LRU ${pct(r.lru.hits, r.lru.hits + r.lru.misses)}` : '') +
         (r.problem !== null ? `\n     ${r.problem}` : ''),
     );
   }

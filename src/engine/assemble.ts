@@ -13,7 +13,7 @@ import { progressChecker, type FillConditions } from '../check/checkers/progress
 import { RefinementChecker } from '../check/refinement/refinement.js';
 import type { CheckContext } from '../check/checked_world.js';
 import type { Checker } from '../check/checker.js';
-import type { ExpertFormat, TierConfig } from '../tier/config.js';
+import type { ExpertFormat, TierConfig, TrunkOffer } from '../tier/config.js';
 import { Tier } from '../tier/tier.js';
 import { tierConfigFor } from '../tier/variants.js';
 import type { DriverPlan } from './driver.js';
@@ -46,6 +46,13 @@ export interface AssemblyInput {
   readonly heatFile: boolean;
   /** decode steps the driver runs */
   readonly tokens: number;
+  /** the model's trunk matrices offered to the placer (the oracle's int8 trunk); without
+   *  it, a scenario's denseBytes becomes one matrix of that size per device */
+  readonly trunk?: readonly TrunkOffer[];
+  /** the engine computes its trunk through the tier (the int8 trunk) */
+  readonly trunkThroughTier?: boolean;
+  /** bytes added to every device's budget (room made for the trunk) */
+  readonly budgetExtraBytes?: number;
 }
 
 export interface Assembly {
@@ -67,7 +74,7 @@ export function assemble(a: AssemblyInput): Assembly {
       ramCapacity: a.ramCapacity,
       weightBytes: a.weightBytes,
       scaleBytes: a.scaleBytes,
-      budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * a.expertFootprint)),
+      budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * a.expertFootprint + (a.budgetExtraBytes ?? 0))),
       reserveBytes: a.reserveExperts * a.expertFootprint,
       ringCapacity: s.ringCapacity,
       wantSwaps: s.wantSwaps,
@@ -76,7 +83,7 @@ export function assemble(a: AssemblyInput): Assembly {
       swapPeriod: s.swapPeriod,
       decayPeriod: s.decayPeriod,
       startTick: s.startTick,
-      denseBytes: s.denseBytes,
+      trunk: a.trunk ?? denseOffers(s.denseBytes, a.devices),
     },
   );
   const plan: DriverPlan = {
@@ -91,8 +98,15 @@ export function assemble(a: AssemblyInput): Assembly {
     streaming: s.streaming,
     initTwice: s.initTwice,
     runs: s.runs,
+    trunkThroughTier: a.trunkThroughTier ?? false,
   };
   return { cfg, tier: new Tier(cfg), plan };
+}
+
+/** A scenario's dense trunk: one matrix of `bytes` per device (none for 0). */
+function denseOffers(bytes: number, devices: number): TrunkOffer[] {
+  if (bytes === 0) return [];
+  return Array.from({ length: devices }, (_, d) => ({ name: `dense${d}`, layer: -1, weightBytes: bytes, scaleBytes: 0 }));
 }
 
 /**

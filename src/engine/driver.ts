@@ -19,6 +19,7 @@
  */
 import { perform, type Contribution, type ExpertKey, type Gen, type RamRef, type RouteInfo } from '../ops.js';
 import type { Tier } from '../tier/tier.js';
+import { lmHeadIndex, trunkIndex, type TrunkPart } from './trunk_offers.js';
 
 export interface DriverPlan {
   /** 'plan': plan_fill + loader threads + fill_wait; 'block': note_block in natural order */
@@ -36,6 +37,9 @@ export interface DriverPlan {
   readonly streaming: boolean;
   readonly initTwice: boolean;
   readonly runs: 1 | 2;
+  /** the int8 trunk: every trunk matrix through the tier (its device, or the CPU), with
+   *  attention computed inside the layer's group window (native/MATH.md) */
+  readonly trunkThroughTier: boolean;
 }
 
 /**
@@ -105,6 +109,7 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number): Gen<void> {
   }
   for (let token = firstToken; token < firstToken + plan.tokens; token++) {
     for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
+    if (plan.trunkThroughTier) yield* denseStep(tier, lmHeadIndex(plan.layers));
     yield { k: 'finishToken', token };
     if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
   }
@@ -167,9 +172,30 @@ function* ramForCpu(layer: number, eid: number, streaming: boolean): Gen<RamRef 
   return yield* perform({ k: 'loadRam', layer, eid, why: 'cpu' });
 }
 
+/** One trunk GEMV: on the device where the tier holds the matrix, else on the CPU. */
+function* denseStep(tier: Tier, index: number): Gen<void> {
+  if (!(yield* tier.denseMatmul(index))) yield { k: 'denseCpu', index };
+}
+
+/** The int8 trunk's attention, inside the layer's group window: its four projections
+ *  through the tier, the scores and the KV cache in between on the CPU. */
+function* attentionThroughTier(tier: Tier, token: number, layer: number): Gen<void> {
+  const step = (part: TrunkPart) => denseStep(tier, trunkIndex(layer, part));
+  yield* step('wq');
+  yield* step('wk');
+  yield* step('wv');
+  yield { k: 'attention', token, layer };
+  yield* step('wo');
+}
+
 /** One layer of one token; `at` is the token within this run, `token` the engine's step. */
 function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, layer: number, token: number): Gen<void> {
   yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: false });
+  if (plan.trunkThroughTier) {
+    // the norms of the layer's input, then the router, before the route is known
+    yield { k: 'trunkBegin', token, layer };
+    yield* denseStep(tier, trunkIndex(layer, 'router'));
+  }
   const route = yield* perform({ k: 'route', token, layer });
   for (const eid of route.eids) {
     if (plan.streaming) {
@@ -185,8 +211,9 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, 
   // a shutdown thread of its own starts as soon as the group is open, to race with the
   // dense GEMVs and the CPU experts; the caller's own exit path comes just before take
   yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: true }, 'own');
+  if (plan.trunkThroughTier) yield* attentionThroughTier(tier, token, layer);
   if (plan.denseWhileGroupOpen) {
-    for (let dev = 0; dev < tier.st.cfg.devices; dev++) yield* tier.denseMatmul(dev);
+    for (let index = 0; index < tier.st.cfg.trunk.length; index++) yield* tier.denseMatmul(index);
   }
   const parts = new Array<Contribution | null>(route.eids.length).fill(null);
   yield* computeOnCpu(route, parts, (k) => mask[k] !== true, plan.streaming);

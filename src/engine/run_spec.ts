@@ -17,7 +17,8 @@ export interface RunSpec {
   readonly streaming: boolean;
   readonly swapPeriod: number;
   readonly decayPeriod: number;
-  /** dense trunk bytes placed on each device before the experts (0: none) */
+  /** a dense trunk matrix of this many bytes offered per device, placed before the
+   *  experts (0: none) */
   readonly denseBytes: number;
   readonly warmstart: Warmstart;
   readonly loaders: number;

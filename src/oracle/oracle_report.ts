@@ -64,6 +64,14 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       problem: x.problem,
       notes: x.notes,
       nativeLedgerAtShutdown: x.nativeLedgerAtShutdown,
+      trunkResident: x.trunkResident,
+      trunkOffered: x.trunkOffered,
+      trunkGemvsOnDevice: x.trunkOnDevice,
+      trunkGemvsOnCpu: x.trunkOnCpu,
+      lruHits: x.lru?.hits ?? null,
+      lruMisses: x.lru?.misses ?? null,
+      arranged: x.spec.arranged ?? null,
+      situations: x.situations,
     };
   });
   // the upload path is the Vulkan backend's choice of environment (staged by default)
@@ -84,13 +92,24 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       (upload !== null ? ` - uploads ${upload}` : '') +
       (validation === null ? '' : validation === 'off' ? ' - Vulkan validation: off' : ` - Vulkan validation (${validation}): ${validationMessages ?? 0} messages`),
     '',
-    '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | upload GB/s | tok/s | notes |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | trunk resident (GEMVs on device) | RAM LRU hits | upload GB/s | tok/s | arranged situation | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (x) =>
-        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
     ),
     '',
   ];
   writeFileSync(join(dir, `oracle-${r.backend}.md`), md.join('\n'));
+}
+
+function trunkCell(x: { trunkResident: number; trunkOffered: number; trunkGemvsOnDevice: number; trunkGemvsOnCpu: number }): string {
+  if (x.trunkGemvsOnDevice + x.trunkGemvsOnCpu === 0) return '-';
+  const all = x.trunkGemvsOnDevice + x.trunkGemvsOnCpu;
+  return `${x.trunkResident}/${x.trunkOffered} (${((100 * x.trunkGemvsOnDevice) / all).toFixed(0)} %)`;
+}
+
+function lruCell(hits: number | null, misses: number | null): string {
+  if (hits === null || misses === null) return '-';
+  return `${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)} % of ${hits + misses}`;
 }

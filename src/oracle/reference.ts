@@ -5,12 +5,16 @@
 // they are not).
 // Invariants: one step per token, KV caches grow by one position per step; routes are
 // the top-k router logits (ties: lower id) with softmax weights in route order; the
-// moe sum runs in route order; SiLU values come from the container's table.
+// moe sum runs in route order; SiLU values come from the container's table. The int8
+// trunk (trunkFormat 1) quantizes every trunk matrix once and runs attention and MoE in
+// parallel from the same residual, attention's output added first.
 
-import type { LoadedModel, ModelShape } from "../fixture/model_types.js";
+import type { LayerWeights, LoadedModel, ModelShape } from "../fixture/model_types.js";
+import { TRUNK_INT8 } from "../fixture/model_types.js";
 import type { UnpackedExpert } from "./reference_expert.js";
 import { expertForward, unpackExpert } from "./reference_expert.js";
 import { argmaxWithMargin, matvec, rmsnorm, softmax, topK } from "./reference_math.js";
+import { int8Matvec, quantizeRows, type Int8Rows } from "./reference_trunk.js";
 
 /** Where one layer sent the token. */
 export interface LayerRoute {
@@ -39,6 +43,8 @@ export class ReferenceModel {
   private readonly experts: UnpackedExpert[][];
   private readonly kCache: Float64Array[][];
   private readonly vCache: Float64Array[][];
+  /** the int8 trunk's rows, by the float32 matrix they were quantized from */
+  private readonly int8 = new Map<Float32Array, Int8Rows>();
   private pos = 0;
 
   constructor(model: LoadedModel) {
@@ -47,6 +53,51 @@ export class ReferenceModel {
     this.experts = model.layers.map((layer) => layer.experts.map(unpackExpert));
     this.kCache = model.layers.map(() => []);
     this.vCache = model.layers.map(() => []);
+    if (model.shape.trunkFormat === TRUNK_INT8) {
+      const { hidden: H, experts: E, vocab: V } = model.shape;
+      for (const l of model.layers) {
+        for (const w of [l.wq, l.wk, l.wv, l.wo]) this.int8.set(w, quantizeRows(w, H));
+        this.int8.set(l.router, quantizeRows(l.router, E));
+      }
+      this.int8.set(model.lmHead, quantizeRows(model.lmHead, V));
+    }
+  }
+
+  /** A trunk matrix times x: float64, or the int8 rows of the int8 trunk. */
+  private mv(w: Float32Array, x: Float64Array, rows: number): Float64Array {
+    const q = this.int8.get(w);
+    return q === undefined ? matvec(w, x, rows) : int8Matvec(q, x);
+  }
+
+  /** attention of layer l at this position: q, k, v from a, the cache, the output projection */
+  private attend(layer: LayerWeights, l: number, a: Float64Array): Float64Array {
+    const { hidden: H, heads } = this.shape;
+    const q = this.mv(layer.wq, a, H);
+    const kc = this.kCache[l] ?? [];
+    const vc = this.vCache[l] ?? [];
+    kc.push(this.mv(layer.wk, a, H));
+    vc.push(this.mv(layer.wv, a, H));
+    return this.mv(layer.wo, attention(q, kc, vc, heads, H / heads), H);
+  }
+
+  /** the routed experts of one layer on m, summed in route order with their weights */
+  private moe(l: number, m: Float64Array): { moe: Float64Array; route: LayerRoute } {
+    const { hidden: H, experts: E, topk: K } = this.shape;
+    const layer = this.model.layers[l];
+    if (layer === undefined) throw new Error(`ReferenceModel: no layer ${l}`);
+    const logits = this.mv(layer.router, m, E);
+    const ids = topK(logits, K);
+    const w = softmax(Float64Array.from(ids, (id) => logits[id] ?? 0));
+    const moe = new Float64Array(H);
+    const experts = this.experts[l] ?? [];
+    ids.forEach((id, k) => {
+      const ex = experts[id];
+      if (ex === undefined) throw new Error(`ReferenceModel: layer ${l} has no expert ${id}`);
+      const y = expertForward(ex, this.model.siluLut, m);
+      const wk = w[k] ?? 0;
+      for (let i = 0; i < H; i++) moe[i] = (moe[i] ?? 0) + wk * (y[i] ?? 0);
+    });
+    return { moe, route: { experts: ids, weights: w } };
   }
 
   /** Tokens consumed so far. */
@@ -55,44 +106,34 @@ export class ReferenceModel {
   }
 
   step(token: number): StepResult {
-    const { hidden: H, heads, vocab: V, experts: E, topk: K } = this.shape;
+    const { hidden: H, vocab: V } = this.shape;
     if (!Number.isInteger(token) || token < 0 || token >= V) {
       throw new RangeError(`ReferenceModel.step: token ${token} is not an id in [0, ${V})`);
     }
     if (this.pos >= MAX_REFERENCE_POSITIONS) {
       throw new RangeError(`ReferenceModel.step: more than ${MAX_REFERENCE_POSITIONS} positions; start a new model`);
     }
-    const HD = H / heads;
+    const parallel = this.shape.trunkFormat === TRUNK_INT8;
     const x = Float64Array.from(this.model.embed.subarray(token * H, (token + 1) * H));
     const routes: LayerRoute[] = [];
     this.model.layers.forEach((layer, l) => {
-      const a = rmsnorm(x, layer.attnNorm);
-      const q = matvec(layer.wq, a, H);
-      const kc = this.kCache[l] ?? [];
-      const vc = this.vCache[l] ?? [];
-      kc.push(matvec(layer.wk, a, H));
-      vc.push(matvec(layer.wv, a, H));
-      const o = attention(q, kc, vc, heads, HD);
-      addInto(x, matvec(layer.wo, o, H));
-
-      const m = rmsnorm(x, layer.ffnNorm);
-      const logits = matvec(layer.router, m, E);
-      const ids = topK(logits, K);
-      const w = softmax(Float64Array.from(ids, (id) => logits[id] ?? 0));
-      const moe = new Float64Array(H);
-      const experts = this.experts[l] ?? [];
-      ids.forEach((id, k) => {
-        const ex = experts[id];
-        if (ex === undefined) throw new Error(`ReferenceModel: layer ${l} has no expert ${id}`);
-        const y = expertForward(ex, this.model.siluLut, m);
-        const wk = w[k] ?? 0;
-        for (let i = 0; i < H; i++) moe[i] = (moe[i] ?? 0) + wk * (y[i] ?? 0);
-      });
-      addInto(x, moe);
-      routes.push({ experts: ids, weights: w });
+      if (parallel) {
+        // attention and MoE from the same residual; attention's output added first
+        const a = rmsnorm(x, layer.attnNorm);
+        const m = rmsnorm(x, layer.ffnNorm);
+        const { moe, route } = this.moe(l, m);
+        addInto(x, this.attend(layer, l, a));
+        addInto(x, moe);
+        routes.push(route);
+      } else {
+        addInto(x, this.attend(layer, l, rmsnorm(x, layer.attnNorm)));
+        const { moe, route } = this.moe(l, rmsnorm(x, layer.ffnNorm));
+        addInto(x, moe);
+        routes.push(route);
+      }
     });
     const f = rmsnorm(x, this.model.outNorm);
-    const logits = matvec(this.model.lmHead, f, V);
+    const logits = this.mv(this.model.lmHead, f, V);
     const pos = this.pos;
     this.pos++;
     return { pos, logits, hidden: x, routes };

@@ -14,7 +14,7 @@
  * than the child's captured output).
  */
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { PROPERTIES, propertyInfo } from '../check/catalogue.js';
@@ -55,8 +55,11 @@ export function propertyStatements(): Record<string, string> {
   return Object.fromEntries(PROPERTIES.map((p) => [p.id, p.statement]));
 }
 
-// run as a script (inside a mutant's scratch copy): replay and write the view as JSON
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// run as a script (inside a mutant's scratch copy): replay and write the view as JSON;
+// only as this file itself, not as a bundle that includes it (scripts/gpu/pack.sh's
+// oracle.mjs, whose import.meta.url is the entry point's too)
+const self = fileURLToPath(import.meta.url);
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === self && basename(self).startsWith('counterexample_replay.')) {
   const [file, out, shownAs, replay] = process.argv.slice(2);
   if (file === undefined || out === undefined) {
     process.stderr.write('usage: tsx src/report/counterexample_replay.ts CX.json OUT.json [SHOWN-AS] [REPLAY-COMMAND]\n');

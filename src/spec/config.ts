@@ -29,8 +29,16 @@ export interface SpecConfig {
   readonly swapPeriod: number;
   readonly decayPeriod: number;
   readonly startTick: number;
-  /** dense trunk bytes per device, placed before the experts */
-  readonly denseBytes: number;
+  /** the dense trunk matrices offered, placed before the experts */
+  readonly trunk: readonly SpecTrunkOffer[];
+}
+
+/** A trunk matrix as the protocol offers it: a name, a layer, its weight and scale bytes. */
+export interface SpecTrunkOffer {
+  readonly name: string;
+  readonly layer: number;
+  readonly weightBytes: number;
+  readonly scaleBytes: number;
 }
 
 /** Rows one device's group holds. */
@@ -61,4 +69,31 @@ export function expBytes(c: SpecConfig): number {
   let sum = 0;
   for (let i = 0; i < 3; i++) sum += granular(c.weightBytes[i] ?? 0) + granular(c.scaleBytes[i] ?? 0);
   return sum;
+}
+
+/** A trunk matrix's charge: its weight allocation, and its scale allocation if it has one. */
+export function trunkBytes(o: SpecTrunkOffer): number {
+  return granular(o.weightBytes) + (o.scaleBytes > 0 ? granular(o.scaleBytes) : 0);
+}
+
+/**
+ * "Placed by value per byte before the experts": each matrix is read once per token, so
+ * its value per charged byte is its payload over its charge. The offers in the order
+ * they are placed: best value first, ties in offer order.
+ */
+export function trunkRanking(c: SpecConfig): number[] {
+  return c.trunk
+    .map((o, index) => ({ index, value: (o.weightBytes + o.scaleBytes) / Math.max(1, trunkBytes(o)) }))
+    .sort((a, b) => b.value - a.value || a.index - b.index)
+    .map((r) => r.index);
+}
+
+/** The device with the most room left that can hold `need` (ties: the lower), or -1. */
+export function roomiest(budget: readonly number[], used: readonly number[], need: number): number {
+  let dev = -1;
+  budget.forEach((b, d) => {
+    const room = b - (used[d] ?? 0);
+    if (room >= need && (dev < 0 || room > (budget[dev] ?? 0) - (used[dev] ?? 0))) dev = d;
+  });
+  return dev;
 }

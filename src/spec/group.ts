@@ -10,8 +10,9 @@
  *  - take, in two phases: claims the published groups (and whether a shutdown drained
  *    them), collects each outside the lock (a failed collection loses that device's
  *    outputs), then closes the window and broadcasts. It succeeds iff nothing was lost.
- *  - a resident dense GEMV runs only inside an open window, never once stopping, counted
- *    while it reads its tensor outside the lock.
+ *  - a trunk GEMV runs on the device of its resident matrix (inside a group's window or
+ *    not), never once stopping, counted while it reads its tensor outside the lock;
+ *    otherwise the engine computes it on the CPU.
  */
 import { GROUP_ROWS } from './config.js';
 import type { SpecIo, Step } from './io.js';
@@ -120,23 +121,23 @@ export class TakeCall implements SpecCall {
 export class DenseCall implements SpecCall {
   readonly family = 'SPEC-MASK' as const;
   private pc: 'enter' | 'gemv' | 'ret' = 'enter';
-  private used = false;
-  constructor(private readonly dev: number) {}
+  private dev: number | null = null;
+  constructor(private readonly index: number) {}
 
   step(s: SpecState, io: SpecIo): Step {
     if (this.pc === 'enter') {
-      this.used = s.active && s.issueOpen && !s.stop && s.dense[this.dev] === true;
-      if (this.used) s.denseInflight++;
-      this.pc = this.used ? 'gemv' : 'ret';
+      this.dev = s.active && !s.stop ? (s.dense[this.index] ?? null) : null;
+      if (this.dev !== null) s.denseInflight++;
+      this.pc = this.dev !== null ? 'gemv' : 'ret';
       return UNLOCK;
     }
     if (this.pc === 'gemv') {
-      io.op({ k: 'denseGemv', dev: this.dev }, 'SPEC-MASK');
+      io.op({ k: 'denseGemv', dev: this.dev ?? -1, index: this.index }, 'SPEC-MASK');
       s.denseInflight--;
       if (s.stop) io.op({ k: 'broadcast', cv: 'cv_take' }, 'SPEC-WAKEUP');
       this.pc = 'ret';
       return UNLOCK;
     }
-    return { returned: { fn: 'bool', value: this.used } };
+    return { returned: { fn: 'bool', value: this.dev !== null } };
   }
 }

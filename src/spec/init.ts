@@ -3,10 +3,10 @@
  * configurations; then the stages, each of which may fail and is then undone with every
  * stage before it, so a failed init leaves nothing allocated: the host arrays (slot
  * table, then ring), the sync objects, the budgets (a figure, or free memory minus the
- * reserve), the heat file (halved on load), the dense trunk placed before the experts,
- * the uploader thread. A second init while active changes nothing and says so.
+ * reserve), the heat file (halved on load), the dense trunk placed before the experts
+ * by value per byte (config.ts, trunkPlacement), the uploader thread. A second init while active changes nothing and says so.
  */
-import { granular, refusal } from './config.js';
+import { refusal, roomiest, trunkBytes, trunkRanking } from './config.js';
 import type { SpecIo, Step } from './io.js';
 import { readHeatFile } from './heat_file.js';
 import { zeroCounters, type SpecState } from './state.js';
@@ -46,28 +46,34 @@ function init(s: SpecState, io: SpecIo): 'active' | 'off' | 'already' {
     const heat = readHeatFile(io.readHeat('SPEC-HEAT-FILE'), c.layers, c.experts);
     if (heat !== null) s.slots.forEach((row, l) => row.forEach((x, e) => (x.heat = Math.floor((heat[l]?.[e] ?? 0) / 2))));
   }
-  if (c.denseBytes > 0) {
-    const charge = granular(c.denseBytes);
-    for (let dev = 0; dev < c.devices; dev++) {
-      if ((s.used[dev] ?? 0) + charge > (s.budget[dev] ?? 0)) continue;
-      if (!io.op({ k: 'uploadDense', dev }, 'SPEC-INIT')) continue;
-      s.dense[dev] = true;
-      s.used[dev] = (s.used[dev] ?? 0) + charge;
-    }
-  }
+  placeTrunk(s, io);
   if (!io.op({ k: 'spawn', name: 'uploader' }, 'SPEC-INIT')) {
-    for (let dev = 0; dev < c.devices; dev++) {
-      if (s.dense[dev] !== true) continue;
-      io.op({ k: 'free', dev, key: null, part: 'dense' }, 'SPEC-INIT');
-      s.dense[dev] = false;
-      s.used[dev] = 0;
-    }
+    s.dense.forEach((dev, index) => {
+      const offer = c.trunk[index];
+      if (dev === null || offer === undefined) return;
+      io.op({ k: 'free', dev, key: null, part: 'dense', index }, 'SPEC-INIT');
+      s.dense[index] = null;
+      s.used[dev] = (s.used[dev] ?? 0) - trunkBytes(offer);
+    });
     freeArrays(io);
     s.slots = [];
     return 'off';
   }
   s.active = true;
   return 'active';
+}
+
+/** The trunk before the experts, one matrix at a time onto the roomiest device that holds
+ * it; one that fits nowhere, or whose upload fails, stays on the CPU (charged nothing). */
+function placeTrunk(s: SpecState, io: SpecIo): void {
+  for (const index of trunkRanking(s.cfg)) {
+    const offer = s.cfg.trunk[index];
+    if (offer === undefined) continue;
+    const dev = roomiest(s.budget, s.used, trunkBytes(offer));
+    if (dev < 0 || !io.op({ k: 'uploadDense', dev, index }, 'SPEC-INIT')) continue;
+    s.dense[index] = dev;
+    s.used[dev] = (s.used[dev] ?? 0) + trunkBytes(offer);
+  }
 }
 
 function freeArrays(io: SpecIo): void {
@@ -85,7 +91,7 @@ function freshTables(s: SpecState): void {
   s.used = new Array<number>(c.devices).fill(0);
   s.ring = [];
   s.groups = Array.from({ length: c.devices }, () => []);
-  s.dense = new Array<boolean>(c.devices).fill(false);
+  s.dense = new Array<number | null>(c.trunk.length).fill(null);
   s.inflight = 0;
   s.stop = false;
   s.issueOpen = false;

@@ -14,12 +14,15 @@ export const PARTS: readonly Part[] = ['gate', 'up', 'down'];
 export type SpecOp =
   | { readonly k: 'hostAlloc' | 'hostFree'; readonly what: 'slots' | 'ring' }
   | { readonly k: 'syncInit' | 'readHeat' | 'join' | 'backendShutdown' }
-  | { readonly k: 'memInfo' | 'uploadDense' | 'denseGemv'; readonly dev: number }
+  | { readonly k: 'memInfo'; readonly dev: number }
+  /** trunk offer `index` uploaded to, or computed on, dev */
+  | { readonly k: 'uploadDense' | 'denseGemv'; readonly dev: number; readonly index: number }
   | { readonly k: 'spawn'; readonly name: 'uploader' }
   | { readonly k: 'stage' | 'unstage'; readonly key: SpecKey }
   | { readonly k: 'upload'; readonly dev: number; readonly key: SpecKey; readonly part: Part }
-  /** a device tensor: an expert's part, or the dense trunk (key null) */
-  | { readonly k: 'free'; readonly dev: number; readonly key: SpecKey | null; readonly part: Part | 'dense' }
+  /** a device tensor: an expert's part, or trunk offer `index` (key null) */
+  | { readonly k: 'free'; readonly dev: number; readonly key: SpecKey; readonly part: Part }
+  | { readonly k: 'free'; readonly dev: number; readonly key: null; readonly part: 'dense'; readonly index: number }
   | { readonly k: 'writeInput'; readonly dev: number; readonly rowOffset: number; readonly rows: number }
   | { readonly k: 'issueGroup' | 'takeGroup'; readonly dev: number; readonly eids: readonly number[] }
   | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }

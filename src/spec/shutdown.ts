@@ -11,12 +11,12 @@
  *  5. under the lock: wait while a dense GEMV reads a dense tensor; close the group
  *     window and broadcast; take every resident tensor, dense tensor, staging copy and
  *     host array out of the tables (every charge given back): the tier is off;
- *  6. outside: free them, slot by slot (gate, up, down), then the dense tensors by
- *     device, the staging copies, the host arrays; shut the backend down.
+ *  6. outside: free them, slot by slot (gate, up, down), then the trunk's tensors in
+ *     offer order, the staging copies, the host arrays; shut the backend down.
  */
 import { writeHeatFile } from './heat_file.js';
 import { PARTS, type SpecIo, type SpecOp, type Step } from './io.js';
-import { granular } from './config.js';
+import { trunkBytes } from './config.js';
 import { home, type SpecState } from './state.js';
 import { UNLOCK, WAIT_TAKE, type SpecCall } from './call.js';
 
@@ -95,11 +95,12 @@ export class ShutdownCall implements SpecCall {
         if (x.resident || x.queued || x.planned) s.used[dev] = (s.used[dev] ?? 0) - s.exp;
       }),
     );
-    s.dense.forEach((held, dev) => {
-      if (!held) return;
-      ops.push({ k: 'free', dev, key: null, part: 'dense' });
-      s.dense[dev] = false;
-      s.used[dev] = (s.used[dev] ?? 0) - granular(s.cfg.denseBytes);
+    s.dense.forEach((dev, index) => {
+      const offer = s.cfg.trunk[index];
+      if (dev === null || offer === undefined) return;
+      ops.push({ k: 'free', dev, key: null, part: 'dense', index });
+      s.dense[index] = null;
+      s.used[dev] = (s.used[dev] ?? 0) - trunkBytes(offer);
     });
     for (const e of s.ring) ops.push({ k: 'unstage', key: { layer: e.layer, eid: e.eid } });
     ops.push({ k: 'hostFree', what: 'slots' }, { k: 'hostFree', what: 'ring' });

@@ -57,7 +57,8 @@ export interface SpecState {
   waiters: number;
   denseInflight: number;
   tick: number;
-  dense: boolean[];
+  /** per trunk offer: the device it is resident on, or null (computed on the CPU) */
+  dense: (number | null)[];
   counters: SpecCounters;
 }
 

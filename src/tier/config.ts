@@ -37,8 +37,18 @@ export interface TierConfig {
   readonly decayPeriod: number;
   /** the LFRU tick init starts from (0 in the engine; a scenario may start near a period) */
   readonly startTick: number;
-  /** dense trunk matrices placed before the experts, bytes per device (0: none) */
-  readonly denseBytes: number;
+  /** dense trunk matrices offered to the placer, placed before the experts (none: []) */
+  readonly trunk: readonly TrunkOffer[];
+}
+
+/** A dense trunk matrix offered to the tier's placer: by name, layer and bytes. */
+export interface TrunkOffer {
+  readonly name: string;
+  /** the layer it belongs to (-1: none, e.g. lm_head) */
+  readonly layer: number;
+  /** payload of its int8 rows and of its scales (0: no scale allocation), before rounding */
+  readonly weightBytes: number;
+  readonly scaleBytes: number;
 }
 
 /** Expert weight formats, as the C ABI numbers them (TL_FMT_*). */

@@ -9,7 +9,8 @@
  * (the RAM bytes may not live past the caller's call), pushes, counts the entry in
  * flight and wakes the uploader.
  *
- * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + dense[d].
+ * Invariant kept: used[d] = exp_bytes x (resident + queued + planned on d) + the trunk
+ * matrices resident on d.
  */
 import { perform, type ExpertKey, type Gen, type RamRef } from '../ops.js';
 import { SIGNAL_CV } from './sync.js';

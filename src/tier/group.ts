@@ -118,26 +118,28 @@ export function* take(st: TierState, layer: number): Gen<TakeResult> {
 }
 
 /**
- * A resident dense GEMV while a group is in flight: it uses the dense path's own device
- * buffers, never the group's input/output (the b86e55e defect). It runs only inside an
- * open group's window and is counted while it reads its tensor outside the lock, because
- * shutdown releases the dense tensors only once no group is open and no GEMV reads one;
- * outside that window the engine computes the matrix on the CPU. (Reading the handle
- * without that rule let a concurrent shutdown free it under the GEMV: found by the
- * properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
+ * One GEMV of trunk matrix `index`: on its device when it is resident (true), else the
+ * engine computes it on the CPU (false). It may run while a group is in flight on the
+ * same device (the engine computes attention inside the group's window): it uses the
+ * dense path's own device buffers, never the group's input/output (the b86e55e defect).
+ * It is counted while it reads its tensor outside the lock, and shutdown releases the
+ * trunk only once no GEMV reads it; once stopping, every GEMV goes to the CPU. (Reading
+ * the handle without the count let a concurrent shutdown free it under the GEMV: found
+ * by the properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
  */
-export function* denseMatmul(st: TierState, dev: number): Gen<boolean> {
+export function* denseMatmul(st: TierState, index: number): Gen<boolean> {
   yield LOCK;
-  const tensor = st.active && st.issueOpen && !st.stop ? (st.dense[dev] ?? null) : null;
-  if (tensor !== null) st.denseInflight++;
+  const resident = st.active && !st.stop ? (st.dense[index] ?? null) : null;
+  if (resident !== null) st.denseInflight++;
   yield UNLOCK;
-  if (tensor !== null) {
+  if (resident !== null) {
+    const dev = resident.dev;
     // Stryker disable next-line StringLiteral: buffer labels; any name apart from the group's is the same program (the ledger's claim catches a shared one)
-    yield { k: 'denseGemv', dev, tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
+    yield { k: 'denseGemv', dev, index, tensor: resident.tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
     yield LOCK;
     st.denseInflight--;
     if (st.stop) yield BROADCAST_TAKE;
     yield UNLOCK;
   }
-  return tensor !== null;
+  return resident !== null;
 }

@@ -1,7 +1,8 @@
 /**
  * init (PROTOCOL.md): check the configuration, then in stages allocate the host arrays,
  * initialize the sync objects, set the budgets, load the heat file, place the dense
- * trunk and start the uploader.
+ * trunk (by value per byte, on the roomiest device: trunk_place.ts) and start the
+ * uploader.
  *
  * Results, never exceptions: an impossible configuration, or a stage that fails, leaves
  * the tier off with a reason (the engine runs on the CPU) and nothing allocated: each
@@ -11,8 +12,8 @@
 import { perform, type Gen, type HostArray, type InitResult } from '../ops.js';
 import { MAX_GROUP_ROWS, RING_ENTRY_BYTES, SLOT_BYTES } from './config.js';
 import { decodeHeat } from './heat_file.js';
-import { allocFootprint } from './sizes.js';
 import { resetTables, type TierState } from './state.js';
+import { roomiestDevice, trunkCharge, trunkOrder } from './trunk_place.js';
 import { uploaderThread } from './uploader.js';
 
 /** The configurations the tier refuses, with the reason (null: acceptable). */
@@ -80,25 +81,28 @@ function* loadHeat(st: TierState): Gen<void> {
   for (const row of st.slots) for (const slot of row) slot.heat = (heat[slot.layer]?.[slot.eid] ?? 0) >>> 1;
 }
 
-/** Dense trunk matrices are read every token: placed before the experts. */
+/** The trunk is read every token: placed before the experts (trunk_place.ts). */
 function* placeDense(st: TierState): Gen<void> {
-  if (st.cfg.denseBytes === 0) return;
-  const charge = allocFootprint(st.cfg.denseBytes);
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
-    if ((st.used[dev] ?? 0) + charge > (st.budget[dev] ?? 0)) continue;
-    const tensor = yield* perform({ k: 'uploadDense', dev, bytes: st.cfg.denseBytes });
+  for (const index of trunkOrder(st.cfg.trunk)) {
+    const offer = st.cfg.trunk[index];
+    if (offer === undefined) continue;
+    const charge = trunkCharge(offer);
+    const dev = roomiestDevice(st.budget, st.used, charge);
+    if (dev < 0) continue; // fits nowhere: computed on the CPU
+    const tensor = yield* perform({ k: 'uploadDense', dev, index, weightBytes: offer.weightBytes, scaleBytes: offer.scaleBytes });
     if (tensor === null) continue;
-    st.dense[dev] = tensor;
+    st.dense[index] = { dev, tensor };
     st.used[dev] = (st.used[dev] ?? 0) + charge;
   }
 }
 
 function* releaseDense(st: TierState): Gen<void> {
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
-    const tensor = st.dense[dev];
-    if (tensor === null || tensor === undefined) continue;
-    yield { k: 'free', dev, tensor };
-    st.dense[dev] = null;
-    st.used[dev] = 0;
+  for (let index = 0; index < st.dense.length; index++) {
+    const d = st.dense[index];
+    const offer = st.cfg.trunk[index];
+    if (d === null || d === undefined || offer === undefined) continue;
+    yield { k: 'free', dev: d.dev, tensor: d.tensor };
+    st.dense[index] = null;
+    st.used[d.dev] = (st.used[d.dev] ?? 0) - trunkCharge(offer);
   }
 }

@@ -16,7 +16,7 @@
  */
 import type { Gen, GroupRow, HostArray, StagingCopy, TensorHandle } from '../ops.js';
 import { encodeHeat } from './heat_file.js';
-import { allocFootprint } from './sizes.js';
+import { trunkCharge } from './trunk_place.js';
 import { BROADCAST_TAKE, LOCK, SIGNAL_CV, UNLOCK, WAIT_TAKE } from './sync.js';
 import type { TierState } from './state.js';
 
@@ -77,14 +77,13 @@ function releaseAllLocked(st: TierState): Release {
       if (slot.resident || slot.queued || slot.planned) st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
     }
   }
-  for (let dev = 0; dev < st.cfg.devices; dev++) {
-    const tensor = st.dense[dev];
-    if (tensor !== null && tensor !== undefined) {
-      tensors.push({ dev, tensor });
-      st.dense[dev] = null;
-      st.used[dev] = (st.used[dev] ?? 0) - allocFootprint(st.cfg.denseBytes);
-    }
-  }
+  st.dense.forEach((d, index) => {
+    const offer = st.cfg.trunk[index];
+    if (d === null || offer === undefined) return;
+    tensors.push({ dev: d.dev, tensor: d.tensor });
+    st.dense[index] = null;
+    st.used[d.dev] = (st.used[d.dev] ?? 0) - trunkCharge(offer);
+  });
   // the uploader drains the ring before it leaves; anything left is released anyway
   const staging: StagingCopy[] = [];
   for (const entry of st.ring) if (entry !== null) staging.push(entry.staging);

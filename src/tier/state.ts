@@ -33,6 +33,12 @@ export interface RingEntry {
   readonly victim: ExpertKey | null;
 }
 
+/** A trunk matrix resident on a device. */
+export interface DenseResident {
+  readonly dev: number;
+  readonly tensor: TensorHandle;
+}
+
 export interface Counters {
   uploads: number;
   uploadFailures: number;
@@ -75,8 +81,8 @@ export interface TierState {
   /** resident dense GEMVs reading a dense tensor outside the lock */
   denseInflight: number;
   tick: number;
-  /** dense trunk residents, per device */
-  dense: (TensorHandle | null)[];
+  /** per trunk offer: its device tensor once placed (null: on the CPU) */
+  dense: (DenseResident | null)[];
   readonly counters: Counters;
 }
 
@@ -133,7 +139,7 @@ export function resetTables(st: TierState): void {
 // Stryker disable next-line ObjectLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.groups = Array.from({ length: cfg.devices }, () => []);
 // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
-  st.dense = new Array<TensorHandle | null>(cfg.devices).fill(null);
+  st.dense = new Array<DenseResident | null>(cfg.trunk.length).fill(null);
   st.qh = 0;
   st.qt = 0;
   st.qn = 0;

@@ -57,8 +57,8 @@ export class Tier {
   take(layer: number): Gen<TakeResult> {
     return framed({ fn: 'take', layer }, take(this.st, layer));
   }
-  denseMatmul(dev: number): Gen<boolean> {
-    return framed({ fn: 'dense_matmul', dev }, denseMatmul(this.st, dev));
+  denseMatmul(index: number): Gen<boolean> {
+    return framed({ fn: 'dense_matmul', index }, denseMatmul(this.st, index));
   }
   shutdown(): Gen<'done' | 'already'> {
     return framed({ fn: 'shutdown' }, shutdown(this.st));

@@ -34,6 +34,6 @@ export function tierConfigFor(backend: BackendTraits, o: TierOptions): TierConfi
     swapPeriod: o.swapPeriod,
     decayPeriod: o.decayPeriod,
     startTick: o.startTick,
-    denseBytes: o.denseBytes,
+    trunk: o.trunk,
   };
 }

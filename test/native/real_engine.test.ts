@@ -50,7 +50,7 @@ describe('the engine form of a container', () => {
 describe('RAM copies in native memory', () => {
   it('loads once, lends while alive, frees exactly once, and a stale read is MEM-RAM', () =>
     withEngine((eng) => {
-      const ram = new RealRamTable(lib, eng, model, true);
+      const ram = new RealRamTable(lib, eng, model, { kind: 'resident' });
       const all = model.shape.layers * model.shape.experts;
       expect(ram.live).toBe(all);
       expect(lib.ramStats(eng).copies).toBe(all);

@@ -10,9 +10,11 @@ import { tempDir, withFiles, withManifest, writeSmallModel } from "./small_model
 
 let src = "";
 let weights: Buffer = Buffer.alloc(0);
+let fp8 = "";
 beforeAll(() => {
   src = writeSmallModel(4).dir;
   weights = readFileSync(join(src, "weights.bin"));
+  fp8 = writeSmallModel(8, 3, 1).dir;
 });
 
 function sha(b: Uint8Array): string {
@@ -55,7 +57,25 @@ const cases: Case[] = [
   { what: "a missing top-level key", make: () => withManifest(src, (m) => { delete m["prompt"]; }), file: "manifest.json", match: /missing key "prompt"/ },
   { what: "an unknown key", make: () => withManifest(src, (m) => { m["extra"] = 1; }), file: "manifest.json", match: /unknown key "extra"/ },
   { what: "a missing shape key", make: () => withManifest(src, (m) => { delete m["shape"].heads; }), file: "manifest.json", match: /shape: missing key "heads"/ },
-  { what: "an unknown expert format", make: () => withManifest(src, (m) => { m["shape"].expertFormat = 3; }), file: "manifest.json", match: /expertFormat: 3 is not 1, 2 or 4/ },
+  { what: "an unknown expert format", make: () => withManifest(src, (m) => { m["shape"].expertFormat = 3; }), file: "manifest.json", match: /expertFormat: 3 is not 1, 2, 4 or 8/ },
+  { what: "an unknown trunk format", make: () => withManifest(src, (m) => { m["shape"].trunkFormat = 2; }), file: "manifest.json", match: /trunkFormat: 2 is not 0 \(float32\) or 1 \(int8 rows\)/ },
+  {
+    what: "a missing fp8 scale block",
+    make: () => withManifest(fp8, (m) => { tensor(m, "L0.E1.down_s").shape = [1]; tensor(m, "L0.E1.down_s").bytes = 4; }),
+    file: "manifest.json",
+    match: /tensor "L0\.E1\.down_s"\.shape: is \[1\], the model shape needs \[1, 1\]/,
+  },
+  {
+    what: "an fp8 NaN encoding (with a matching sha256)",
+    make: () => {
+      const bytes = Buffer.from(readFileSync(join(fp8, "weights.bin")));
+      const m = JSON.parse(readFileSync(join(fp8, "manifest.json"), "utf8")) as Record<string, any>;
+      bytes[tensor(m, "L1.E2.up").offset + 5] = 0xff;
+      return withManifest(withFiles(fp8, { weights: bytes }), (mm) => { mm["reference"].weightsSha256 = sha(bytes); });
+    },
+    file: "weights.bin",
+    match: /tensor "L1\.E2\.up" byte 5 is the fp8 NaN encoding 0xff \(format 8 weights must be finite\)/,
+  },
   { what: "heads not dividing hidden", make: () => withManifest(src, (m) => { m["shape"].heads = 3; }), file: "manifest.json", match: /heads = 3 does not divide hidden = 16/ },
   { what: "groupSize not dividing hidden", make: () => withManifest(src, (m) => { m["shape"].groupSize = 5; }), file: "manifest.json", match: /groupSize = 5 does not divide hidden = 16/ },
   { what: "groupSize not dividing expertWidth", make: () => withManifest(src, (m) => { m["shape"].groupSize = 16; }), file: "manifest.json", match: /groupSize = 16 does not divide expertWidth = 8/ },

@@ -12,9 +12,9 @@ function bytesOf(v: Float32Array | Int8Array | Uint8Array): number[] {
 }
 
 describe("container round trip", () => {
-  for (const fmt of [1, 2, 4] as ExpertFormat[]) {
+  for (const fmt of [1, 2, 4, 8] as ExpertFormat[]) {
     it(`format ${fmt}: every tensor comes back identical`, () => {
-      const { dir, written, tensors } = writeSmallModel(fmt);
+      const { dir, written, tensors } = writeSmallModel(fmt, 3, fmt === 8 ? 1 : 0);
       const m = loadModel(dir);
       expect(m.manifest).toEqual(written.manifest);
       expect(m.shape.expertFormat).toBe(fmt);

@@ -73,7 +73,7 @@ describe("generate CLI", () => {
       ["--seed 1", /--out DIR is required/],
       ["--out x --seed -1", /--seed -1 is not a non-negative integer/],
       ["--out x --colour red", /unknown flag --colour/],
-      ["--out x --format 3", /--format 3 is not 1 .* 2 .* or 4/],
+      ["--out x --format 3", /--format 3 is not 1 .* 2 .* 4 .* or 8/],
       ["--out x --topk 9", /topk = 9 exceeds experts = 8/],
       ["--out x --min-margin 2", /--min-margin 2 is not a number in \[0, 1\)/],
       ["--out", /--out needs a value/],

@@ -38,6 +38,16 @@ describe('oracle on the CPU backend', () => {
     for (const run of json.runs) expect(run.tokensMatched).toBe(64);
   });
 
+  it('the fp8 fixture (fp8 experts, the int8 trunk): streaming through RAM LRUs and the trunk rows, token-exact', () => {
+    const report = join(tmp, 'r-fp8');
+    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--fixture', 'fixtures/tiny-moe-fp8', '--report', report]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as { runs: { name: string; tokensMatched: number; hiddenBitIdentical: boolean }[] };
+    const names = json.runs.map((run) => run.name);
+    for (const row of ['half, streaming, swaps, RAM LRU 1', 'trunk only (no expert resident)', 'trunk and experts', 'trunk, streaming, RAM LRU 2']) expect(names).toContain(row);
+    for (const run of json.runs) expect([run.name, run.tokensMatched, run.hiddenBitIdentical]).toEqual([run.name, 32, true]);
+  });
+
   it('the int8 and wide fixtures are token-exact too', () => {
     for (const fixture of ['fixtures/tiny-moe-i8', 'fixtures/wide-moe']) {
       const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--fixture', fixture, '--report', join(tmp, 'r2'), '--only', 'warmstart']);

@@ -1,6 +1,7 @@
 /**
  * The Vulkan backend on lavapipe (CI): the oracle under the Khronos validation layer,
- * once with the core checks and once with synchronization validation. Any validation
+ * once with the core checks and once with synchronization validation, and the fp8
+ * fixture's matrix (streaming, the trunk) under synchronization validation. Any validation
  * message (error, warning, VUID, leaked object at shutdown) fails the run. Skipped, with
  * one line saying what to install, where the Vulkan packages are missing.
  */
@@ -24,8 +25,9 @@ beforeAll(() => {
   if (!NO_VULKAN) execFileSync('make', ['-s', '-C', 'native', 'vulkan'], { stdio: 'inherit' });
 });
 
-function oracle(env: Record<string, string>, report: string) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', '--backend', 'vulkan', '--tokens', '64', '--report', report], {
+function oracle(env: Record<string, string>, report: string, fixture = 'fixtures/tiny-moe', tokens = 64) {
+  const args = ['--backend', 'vulkan', '--tokens', String(tokens), '--fixture', fixture, '--report', report];
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 600_000,
@@ -46,4 +48,14 @@ describe.skipIf(NO_VULKAN)('Vulkan oracle on lavapipe under the validation layer
       }
     });
   }
+
+  it('the fp8 fixture (streaming through RAM LRUs, the int8 trunk resident) under synchronization validation', () => {
+    const r = oracle(SYNC, join(tmp, 'fp8'), 'fixtures/tiny-moe-fp8', 32);
+    expect(r.code, r.out).toBe(0);
+    expect(r.json.validationMessages).toBe(0);
+    for (const run of r.json.runs) {
+      expect(run.tokensMatched).toBe(32);
+      expect(run.hiddenBitIdentical).toBe(true);
+    }
+  });
 });

@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import type { ExpertFormat, ModelShape } from "../../src/fixture/model_types.js";
+import type { ExpertFormat, ModelShape, TrunkFormat } from "../../src/fixture/model_types.js";
 import type { WrittenModel } from "../../src/fixture/fixture_writer.js";
 import { writeModel } from "../../src/fixture/fixture_writer.js";
 import { synthesizePrompt, synthesizeTensors } from "../../fixtures/synthesize.js";
 
-export function smallShape(expertFormat: ExpertFormat = 4): ModelShape {
+export function smallShape(expertFormat: ExpertFormat = 4, trunkFormat: TrunkFormat = 0): ModelShape {
   return {
     layers: 2,
     hidden: 16,
@@ -22,6 +22,7 @@ export function smallShape(expertFormat: ExpertFormat = 4): ModelShape {
     vocab: 32,
     groupSize: 8,
     expertFormat,
+    trunkFormat,
   };
 }
 
@@ -42,8 +43,8 @@ export interface SmallModel {
   readonly tensors: Map<string, Float32Array | Int8Array | Uint8Array>;
 }
 
-export function writeSmallModel(expertFormat: ExpertFormat = 4, seed = 3): SmallModel {
-  const shape = smallShape(expertFormat);
+export function writeSmallModel(expertFormat: ExpertFormat = 4, seed = 3, trunkFormat: TrunkFormat = 0): SmallModel {
+  const shape = smallShape(expertFormat, trunkFormat);
   const tensors = synthesizeTensors(shape, seed);
   const dir = tempDir("small");
   const written = writeModel(dir, {

@@ -123,7 +123,7 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
       const route = world.exec({ k: 'route', token: 0, layer: 0 }) as { input: never };
       yield { k: 'writeInput', dev: 0, rowOffset: 0, rows: 1, input: route.input };
       yield { k: 'issueGroup', dev: 0, rowOffset: 0, rows: [{ layer: 0, eid: 0, tensors }] };
-      yield { k: 'denseGemv', dev: 0, tensor: tensors[0] as TensorHandle, inBuf: 'group_in0', outBuf: 'dense_out0' };
+      yield { k: 'denseGemv', dev: 0, index: 0, tensor: tensors[0] as TensorHandle, inBuf: 'group_in0', outBuf: 'dense_out0' };
     },
   },
   'POST-FILL-WAIT': {

@@ -77,7 +77,7 @@ export function config(over: Partial<SpecConfig> = {}): SpecConfig {
     swapPeriod: 16,
     decayPeriod: 1024,
     startTick: 0,
-    denseBytes: 0,
+    trunk: [],
     ...over,
   };
 }

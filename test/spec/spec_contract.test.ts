@@ -107,7 +107,7 @@ describe('init', () => {
       ['spawn', ['hostAlloc slots', 'hostAlloc ring', 'syncInit', 'uploadDense dev0', 'spawn', 'free dense dev0', 'hostFree slots', 'hostFree ring']],
     ];
     for (const [failing, ops] of cases) {
-      const s = newSpecState(config({ denseBytes: 1024 }));
+      const s = newSpecState(config({ trunk: [{ name: 'dense0', layer: -1, weightBytes: 1024, scaleBytes: 0 }] }));
       const io = new ScriptIo((op) => (op.k === 'hostAlloc' ? `hostAlloc ${op.what}` : op.k) === failing);
       expect(new InitCall().step(s, io)).toEqual({ returned: { fn: 'init', state: 'off' } });
       expect(io.ops).toEqual(ops);

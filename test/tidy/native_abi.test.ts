@@ -16,7 +16,6 @@ const BINDING = 'src/engine/native/binding.ts';
 /** Header functions the binding leaves alone on purpose. */
 const UNBOUND: Record<string, string> = {
   tl_device_count: 'the tier is told its devices; the count is used by the C tests',
-  tl_tensor_upload: 'the tier uploads from staged RAM copies (tl_tensor_upload_staged)',
   tl_ram_load_mem: 'RAM copies are read from the fixture file (tl_ram_load_file)',
   tl_expert_cpu: 'the CPU reference computes from RAM copies (tl_expert_cpu_ram)',
 };

@@ -22,6 +22,13 @@ layout(push_constant) uniform Push {
 int elem_i8(uint word, int k) { return int(word << uint(24 - 8 * (k & 3))) >> 24; }
 // Element k of a packed int4 tensor: element 2i is the low nibble of byte i.
 int elem_i4(uint word, int k) { return int(word << uint(28 - 4 * (k & 7))) >> 28; }
+// Byte k of a format-8 tensor (an e4m3 code), from its 32-bit word.
+uint elem_u8(uint word, int k) { return (word >> uint(8 * (k & 3))) & 0xffu; }
+
+// The value of e4m3 code b: native/src/e4m3.c's table, which the backend copies into
+// the LUT buffer after the SiLU table. Each shader that reads format 8 defines it over
+// that buffer; the others never call it.
+float e4m3(uint b);
 
 // rint (round half to even), then clamp to [lo, hi]; NaN goes to lo. Written exactly
 // like rint_clamp in native/src/expert_math.c so both sides agree on every input.
@@ -36,6 +43,8 @@ int rint_clamp(float v, float lo, float hi) {
 // MATH.md's dequantized dot of tensor row `row` (words W, scales S) with the int8
 // activations Q (stored as int), scaled by 2^e. Formats 1 and 2: one int32 sum, one
 // float multiply. Format 4: groups of gs in order, sum = sum + float(acc_g) * s.
+// Format 8: 128 x 128 blocks; per block the exact products e4m3 * q summed in column
+// order, times the block's scale, added to the row's sum block by block.
 #define DEFINE_DOT(NAME, W, S, Q)                                                   \
   int NAME##_acc(int fmt, int base, int j0, int j1) {                                \
     int acc = 0;                                                                     \
@@ -55,7 +64,22 @@ int rint_clamp(float v, float lo, float hi) {
   float NAME(int fmt, int row, int cols, int gs, int e) {                            \
     int base = row * cols;                                                           \
     precise float sum;                                                               \
-    if (fmt != 4) {                                                                  \
+    if (fmt == 8) {                                                                  \
+      int nb = (cols + 127) / 128;                                                   \
+      int srow = (row / 128) * nb;                                                   \
+      sum = 0.0;                                                                     \
+      for (int b = 0; b < nb; b++) {                                                 \
+        precise float acc = 0.0;                                                     \
+        int j1 = min(cols, b * 128 + 128);                                           \
+        for (int j = b * 128; j < j1; j++) {                                         \
+          int k = base + j;                                                          \
+          precise float p = e4m3(elem_u8(W[k >> 2], k)) * float(Q[j]);               \
+          acc = acc + p;                                                             \
+        }                                                                            \
+        precise float part = acc * S[srow + b];                                      \
+        sum = sum + part;                                                            \
+      }                                                                              \
+    } else if (fmt != 4) {                                                           \
       sum = float(NAME##_acc(fmt, base, 0, cols)) * S[row];                          \
     } else {                                                                         \
       int ng = cols / gs;                                                            \

@@ -6,8 +6,11 @@
 layout(set = 0, binding = 4, std430) readonly buffer QH { int qh[]; };
 layout(set = 0, binding = 5, std430) readonly buffer EH { int eh[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer Y { float y[]; };
+layout(set = 0, binding = 7, std430) readonly buffer LUT { float lut[]; };
 layout(set = 1, binding = 0, std430) readonly buffer WD { uint wd[]; };
 layout(set = 1, binding = 1, std430) readonly buffer SD { float sd[]; };
+
+float e4m3(uint b) { return lut[1024 + int(b)]; }
 
 DEFINE_DOT(dot_down, wd, sd, qh)
 

@@ -14,6 +14,8 @@ layout(set = 1, binding = 1, std430) readonly buffer SG { float sg[]; };
 layout(set = 2, binding = 0, std430) readonly buffer WU { uint wu[]; };
 layout(set = 2, binding = 1, std430) readonly buffer SU { float su[]; };
 
+float e4m3(uint b) { return lut[1024 + int(b)]; }
+
 DEFINE_DOT(dot_gate, wg, sg, qx)
 DEFINE_DOT(dot_up, wu, su, qx)
 

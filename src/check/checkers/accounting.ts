@@ -18,7 +18,8 @@ export function accountingChecker(ctx: CheckContext): Checker {
   // failed thread start): allowed, once per failed init, and counted here
   const keptByRollback = new Array<number>(devices).fill(0);
   const inInit = new Set<number>();
-  const denseCharge = deviceFootprint(st.cfg.denseBytes);
+  // what each trunk matrix really takes on its device (the allocator's rule, not the tier's)
+  const denseCharge = st.cfg.trunk.map((o) => deviceFootprint(o.weightBytes) + (o.scaleBytes > 0 ? deviceFootprint(o.scaleBytes) : 0));
   return {
     onMark(_rt, th, op) {
       if (op.k === 'call' && op.call.fn === 'init') inInit.add(th.tid);
@@ -74,12 +75,16 @@ export function accountingChecker(ctx: CheckContext): Checker {
       if (st.qn !== entries || st.qn < 0 || st.qn > st.cfg.ringCapacity || st.qn > st.inflight) {
         throw new Violation('ACC-INFLIGHT', `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`);
       }
+      const trunk = new Array<number>(devices).fill(0);
+      st.dense.forEach((r, i) => {
+        if (r !== null) trunk[r.dev] = (trunk[r.dev] ?? 0) + (denseCharge[i] ?? 0);
+      });
       for (let d = 0; d < devices; d++) {
         const used = st.used[d] ?? 0;
         const budget = st.budget[d] ?? 0;
-        const want = (charged[d] ?? 0) * st.expBytes + (st.dense[d] !== null && st.dense[d] !== undefined ? denseCharge : 0);
+        const want = (charged[d] ?? 0) * st.expBytes + (trunk[d] ?? 0);
         if (used !== want) {
-          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned need ${want}`);
+          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned and the trunk on it need ${want}`);
         }
         if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
         granted[d] = Math.max(granted[d] ?? 0, budget);
@@ -89,6 +94,12 @@ export function accountingChecker(ctx: CheckContext): Checker {
             'DEV-BUDGET',
             `device ${d}: ${consumed} bytes consumed, budget ${granted[d]}${world.ledger.reclaims ? '' : ' (fill-once arena)'}`,
           );
+        }
+        // a native engine's own count catches what the shadow cannot see: a backend that
+        // says it reclaims freed memory and does not
+        const held = world.deviceHeldBytes(d);
+        if (held !== null && held - (keptByRollback[d] ?? 0) > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
+          throw new Violation('DEV-BUDGET', `device ${d}: the backend holds ${held} bytes of tensors, budget ${granted[d]}`);
         }
       }
     },

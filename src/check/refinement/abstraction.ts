@@ -47,8 +47,10 @@ function devices(s: SpecState, t: TierState): Difference | null {
   for (let d = 0; d < s.cfg.devices; d++) {
     if ((s.budget[d] ?? 0) !== (t.budget[d] ?? 0)) return diff(`budget[${d}]`, s.budget[d], t.budget[d]);
     if ((s.used[d] ?? 0) !== (t.used[d] ?? 0)) return diff(`used[${d}]`, s.used[d], t.used[d]);
-    const dense = t.dense[d] !== null && t.dense[d] !== undefined;
-    if ((s.dense[d] === true) !== dense) return diff(`dense[${d}]`, s.dense[d] === true, dense);
+  }
+  for (let i = 0; i < s.dense.length; i++) {
+    const tier = t.dense[i]?.dev ?? null;
+    if ((s.dense[i] ?? null) !== tier) return diff(`dense[${i}]`, s.dense[i] ?? 'cpu', tier ?? 'cpu');
   }
   return null;
 }

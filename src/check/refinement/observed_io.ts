@@ -94,7 +94,9 @@ export class ObservedIo implements SpecIo {
       case 'free': {
         if (op.k !== 'free') return 'op';
         const o = w.tensorOwner(op.tensor);
-        if (!key(want.key, o.layer, o.eid) || o.part !== want.part) return 'op';
+        // a trunk tensor's shadow carries its offer index where an expert's has its id
+        const same = want.key === null ? o.layer < 0 && o.eid === want.index : key(want.key, o.layer, o.eid);
+        if (!same || o.part !== want.part) return 'op';
         return op.dev === want.dev && o.dev === want.dev ? null : 'dev';
       }
       case 'writeInput':
@@ -109,9 +111,11 @@ export class ObservedIo implements SpecIo {
         return null;
       }
       case 'memInfo':
+        return 'dev' in op && op.dev === want.dev ? null : 'dev';
       case 'uploadDense':
       case 'denseGemv':
-        return 'dev' in op && op.dev === want.dev ? null : 'dev';
+        if ((op.k !== 'uploadDense' && op.k !== 'denseGemv') || op.index !== want.index) return 'op';
+        return op.dev === want.dev ? null : 'dev';
       case 'writeHeat':
         return op.k === 'writeHeat' && sameBytes(op.bytes, want.bytes) ? null : 'op';
       case 'signal':
@@ -127,9 +131,9 @@ function isNotify(k: string): boolean {
   return k === 'signal' || k === 'broadcast';
 }
 
-/** The op names this expert (null: the dense trunk, layer < 0). */
-function key(a: { layer: number; eid: number } | null, layer: number, eid: number): boolean {
-  return a === null ? layer < 0 : a.layer === layer && a.eid === eid;
+/** The op names this expert. */
+function key(a: { layer: number; eid: number }, layer: number, eid: number): boolean {
+  return a.layer === layer && a.eid === eid;
 }
 
 function succeeded(o: Observed): boolean {
@@ -162,7 +166,7 @@ export function describeSpec(o: SpecOp): string {
     case 'upload':
       return `upload L${o.key.layer}E${o.key.eid}.${o.part} to device ${o.dev}`;
     case 'free':
-      return o.key === null ? `free the dense tensor of device ${o.dev}` : `free L${o.key.layer}E${o.key.eid}.${o.part} on device ${o.dev}`;
+      return o.key === null ? `free trunk matrix #${o.index} on device ${o.dev}` : `free L${o.key.layer}E${o.key.eid}.${o.part} on device ${o.dev}`;
     case 'issueGroup':
     case 'takeGroup':
       return `${o.k} on device ${o.dev} [${o.eids.join(' ')}]`;
@@ -175,9 +179,10 @@ export function describeSpec(o: SpecOp): string {
     case 'hostFree':
       return `${o.k} ${o.what}`;
     case 'memInfo':
+      return `${o.k} on device ${o.dev}`;
     case 'uploadDense':
     case 'denseGemv':
-      return `${o.k} on device ${o.dev}`;
+      return `${o.k} of trunk matrix #${o.index} on device ${o.dev}`;
     default:
       return o.k;
   }
@@ -198,9 +203,10 @@ export function describeOp(op: Op): string {
     case 'broadcast':
     case 'wait':
       return `${op.k} ${op.cv}`;
-    case 'memInfo':
     case 'uploadDense':
     case 'denseGemv':
+      return `${op.k} of trunk matrix #${op.index} on device ${op.dev}`;
+    case 'memInfo':
     case 'writeInput':
       return `${op.k} on device ${op.dev}`;
     default:

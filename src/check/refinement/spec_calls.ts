@@ -32,7 +32,7 @@ export function specConfigOf(c: TierConfig): SpecConfig {
     swapPeriod: c.swapPeriod,
     decayPeriod: c.decayPeriod,
     startTick: c.startTick,
-    denseBytes: c.denseBytes,
+    trunk: c.trunk,
   };
 }
 
@@ -57,7 +57,7 @@ export function specCallOf(c: TierCall): SpecCall {
     case 'take':
       return new TakeCall();
     case 'dense_matmul':
-      return new DenseCall(c.dev);
+      return new DenseCall(c.index);
     case 'shutdown':
       return new ShutdownCall();
     case 'release_ram':

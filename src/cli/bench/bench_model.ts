@@ -69,6 +69,7 @@ export function benchShape(o: BenchModelOptions): ModelShape {
     vocab: 320,
     groupSize: 64,
     expertFormat: FMT_I4_GROUP,
+    trunkFormat: 0,
   };
   const problem = checkShape(shape);
   if (problem !== null) throw new Error(`bench model: ${problem}`);

@@ -108,7 +108,7 @@ async function perOpOverhead(lib: NativeEngineLib, device: number): Promise<Uplo
   const eng = created.engine;
   try {
     if (lib.setLut(eng, model.siluLut).code !== 0) throw new Error('set LUT failed');
-    const world = new RealWorld(lib, eng, model, { devices: 1, streaming: false, heatPath: null, prompt: model.prompt, steps: 1 });
+    const world = new RealWorld(lib, eng, model, { devices: 1, ram: { kind: 'resident' }, heatPath: null, prompt: model.prompt, steps: 1 });
     const ram = exec<RamRef>(world, { k: 'ramOf', layer: 0, eid: 0 });
     const staging = exec<StagingCopy>(world, { k: 'stage', ram, layer: 0, eid: 0 });
     // the first round warms the JIT up; the best of the others is reported (other jobs

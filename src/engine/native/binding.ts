@@ -3,7 +3,7 @@
  * file in tierlab that imports koffi.
  *
  * Loading checks that the library exists, that it is a tierlab engine and that its ABI
- * version is the one this binding was written for (2); each failure is one clear
+ * version is the one this binding was written for (3); each failure is one clear
  * NativeError. Every prototype spells the function and its parameters as the header
  * does. Every call that can fail returns its status and the message the library wrote
  * into our error buffer; nothing here throws for a failed device operation (those are
@@ -16,7 +16,7 @@ import koffi, { type LibraryHandle } from 'koffi';
 import type { TensorPlacement } from '../../fixture/model_types.js';
 import { libraryFileProblem } from './library_file.js';
 
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 const ERR_CAP = 512;
 /** sizeof(tl_completion) and its field offsets (checked by native/tests/test_async.c) */
 export const COMPLETION_BYTES = 208;
@@ -76,6 +76,8 @@ const PROTOTYPES: Record<string, string> = {
   reclaims: 'int tl_reclaims(tl_engine *eng)',
   footprint: 'uint64_t tl_alloc_footprint(uint64_t bytes)',
   setLut: 'int tl_engine_set_lut(tl_engine *eng, const float *lut, _Out_ uint8_t *err, size_t err_cap)',
+  upload:
+    'int tl_tensor_upload(tl_engine *eng, int dev, int fmt, int rows, int cols, int group, const void *data, size_t data_bytes, const float *scales, size_t nscales, _Out_ tl_tensor **out, _Out_ uint8_t *err, size_t err_cap)',
   free: 'int tl_tensor_free(tl_engine *eng, tl_tensor *t, _Out_ uint8_t *err, size_t err_cap)',
   reserve: 'int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, _Out_ uint8_t *err, size_t err_cap)',
   issue:
@@ -97,6 +99,12 @@ const PROTOTYPES: Record<string, string> = {
   expertCpuRam: 'int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
   copyBandwidth:
     'int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned, _Out_ double *gbps, _Out_ uint8_t *err, size_t err_cap)',
+  denseQuantize:
+    'int tl_dense_quantize(const float *w, int rows, int cols, _Out_ int8_t *q, _Out_ float *scales, _Out_ uint8_t *err, size_t err_cap)',
+  denseCpu:
+    'int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
+  denseMatvec: 'int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
+  deviceBytes: 'int tl_device_bytes(tl_engine *eng, int dev, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
   matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
   rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
   attention:
@@ -196,6 +204,13 @@ export class NativeEngineLib {
     return this.call('setLut', eng, lut);
   }
 
+  /** A synchronous upload from memory (the dense trunk's int8 rows): landed on return. */
+  upload(eng: NativePtr, dev: number, fmt: number, rows: number, cols: number, data: Int8Array, scales: Float32Array): { status: Status; tensor: NativePtr } {
+    const out: unknown[] = [null];
+    const st = this.call('upload', eng, dev, fmt, rows, cols, 0, data, data.byteLength, scales, scales.length, out);
+    return { status: st, tensor: out[0] };
+  }
+
   free(eng: NativePtr, tensor: NativePtr): Status {
     return this.call('free', eng, tensor);
   }
@@ -290,6 +305,25 @@ export class NativeEngineLib {
     const gbps = [0];
     const st = this.call('copyBandwidth', eng, dev, bytes, reps, pinned ? 1 : 0, gbps);
     return { status: st, gbps: gbps[0] ?? 0 };
+  }
+
+  /** w [rows][cols] to int8 rows q with power-of-two row scales (MATH.md's int8 trunk). */
+  denseQuantize(w: Float32Array, rows: number, cols: number, q: Int8Array, scales: Float32Array): Status {
+    return this.call('denseQuantize', w, rows, cols, q, scales);
+  }
+  /** y = W x on the host from the int8 rows. */
+  denseCpu(q: Int8Array, scales: Float32Array, rows: number, cols: number, x: Float32Array, y: Float32Array): Status {
+    return this.call('denseCpu', q, scales, rows, cols, x, y);
+  }
+  /** y = W x on the device, W a format-1 tensor there (the dense path's own buffers). */
+  denseMatvec(eng: NativePtr, dev: number, tensor: NativePtr, x: Float32Array, y: Float32Array): Status {
+    return this.call('denseMatvec', eng, dev, tensor, x, y);
+  }
+  /** Device bytes the backend holds for tensors on dev, as it counts them itself. */
+  deviceBytes(eng: NativePtr, dev: number): { status: Status; bytes: number } {
+    const bytes = [0];
+    const st = this.call('deviceBytes', eng, dev, bytes);
+    return { status: st, bytes: Number(bytes[0]) };
   }
 
   matvec(w: Float32Array, x: Float32Array, rows: number, cols: number, y: Float32Array): void {

@@ -9,11 +9,13 @@
  * Invariants: at most one current copy per expert; `load` lends the current copy while
  * it is alive (the engine read it once, at model open) and reads the file again only
  * when there is none; every copy this table made is freed exactly once, by `release`
- * or `releaseAll`.
+ * or `releaseAll`. In streaming mode the copies are a RAM LRU's (real_ram_lru.ts): `load`
+ * lends one through it and `release` ends that lending, not the copy.
  */
 import type { EngineModel, TensorPlacement } from '../../fixture/model_types.js';
 import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
+import { RamLru } from './real_ram_lru.js';
 
 export interface RealRam {
   readonly layer: number;
@@ -22,8 +24,14 @@ export interface RealRam {
   alive: boolean;
 }
 
+/** How the engine holds its experts in RAM: every one read at model open, or a per-layer
+ *  LRU of `lruPerLayer` (streaming mode). */
+export type RamPolicy = { readonly kind: 'resident' } | { readonly kind: 'lru'; readonly lruPerLayer: number };
+
 export class RealRamTable {
   private readonly table = new Map<number, RealRam>();
+  /** streaming mode's LRU (null: every expert held from model open) */
+  readonly lru: RamLru | null;
   live = 0;
   loads = 0;
 
@@ -31,9 +39,10 @@ export class RealRamTable {
     private readonly lib: NativeEngineLib,
     private readonly engine: NativePtr,
     private readonly model: EngineModel,
-    preload: boolean,
+    policy: RamPolicy,
   ) {
-    if (preload) for (let l = 0; l < model.shape.layers; l++) for (let e = 0; e < model.shape.experts; e++) this.load(l, e);
+    this.lru = policy.kind === 'lru' ? new RamLru(lib, engine, model, policy.lruPerLayer) : null;
+    if (this.lru === null) for (let l = 0; l < model.shape.layers; l++) for (let e = 0; e < model.shape.experts; e++) this.load(l, e);
   }
 
   private parts(layer: number, eid: number): readonly TensorPlacement[] {
@@ -46,8 +55,10 @@ export class RealRamTable {
     return this.table.get(layer * this.model.shape.experts + eid) ?? null;
   }
 
-  /** the engine's RAM copy of an expert: the current one, else read from the file now */
+  /** the engine's RAM copy of an expert: the current one, else read from the file now
+   *  (streaming: a lending of the LRU's copy) */
   load(layer: number, eid: number): RealRam {
+    if (this.lru !== null) return this.lru.read(layer, eid);
     const have = this.current(layer, eid);
     if (have !== null) return have;
     const r = this.lib.ramLoadFile(this.engine, this.model.expertFile, this.parts(layer, eid));
@@ -62,6 +73,7 @@ export class RealRamTable {
   release(ram: RealRam): void {
     if (!ram.alive) return;
     ram.alive = false;
+    if (this.lru !== null) return; // a lending ends; the copy stays in the LRU
     this.live--;
     const key = ram.layer * this.model.shape.experts + ram.eid;
     if (this.table.get(key) === ram) this.table.delete(key);
@@ -72,6 +84,7 @@ export class RealRamTable {
   /** the end of a run: every copy still held goes back */
   releaseAll(): void {
     for (const ram of [...this.table.values()]) this.release(ram);
+    this.lru?.clear();
   }
 
   check(ram: RealRam, layer: number, eid: number, what: string): void {

@@ -13,6 +13,7 @@
  * engine's completion queue in batches (completions.ts). Each op allocates a constant
  * number of small JavaScript objects, whatever the tensor's size.
  */
+import type { FaultPlan } from '../fault_sites.js';
 import type {
   Contribution,
   ExpertOutput,
@@ -36,11 +37,13 @@ import { Violation } from '../../check/violation.js';
 import type { NativeEngineLib, NativePtr } from './binding.js';
 import { CompletionQueue } from './completions.js';
 import { RealTransfers, type RealStaging, type RealTensor } from './real_transfers.js';
-import { RealRamTable, type RealRam } from './real_ram.js';
+import { RealRamTable, type RamPolicy, type RealRam } from './real_ram.js';
 import type { RealWorldApi } from './real_runtime.js';
 import { readHeatBytes, writeHeatBytes } from './heat_file.js';
-import { Trunk, type LayerRoute } from './trunk.js';
+import { Trunk, type DecodeTrunk, type LayerRoute } from './trunk.js';
+import { Int8Trunk } from './int8_trunk.js';
 import { RealStats, type TimeBucket } from './real_stats.js';
+import { TRUNK_INT8 } from '../../fixture/model_types.js';
 
 /** Each op a world answers, with its result type or a promise of it (a native wait). */
 type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] | Promise<OpResults[K]> };
@@ -74,23 +77,35 @@ interface OpenGroup {
 
 export interface RealWorldOptions {
   readonly devices: number;
-  readonly streaming: boolean;
+  /** every expert in RAM from model open, or streaming mode's per-layer LRU */
+  readonly ram: RamPolicy;
   readonly heatPath: string | null;
   /** input tokens: the prompt, then each step's argmax */
   readonly prompt: readonly number[];
   readonly steps: number;
+  /** the host side's fault arm (the native engine arms upload, issue and take): 0-based
+   *  indices of the warmstart RAM loads that fail (a loader that cannot read an expert
+   *  hands the tier null weights) and of the staging copies that cannot be made */
+  readonly hostFaults?: Pick<FaultPlan, 'loadFails' | 'stageFails'>;
 }
 
 export class RealWorld implements RealWorldApi, CheckedWorld {
   readonly ledger: Ledger;
   readonly ram: RealRamTable;
-  readonly trunk: Trunk;
+  readonly trunk: DecodeTrunk;
+  /** the int8 trunk, whose matrices go through the tier (null: the float32 trunk) */
+  private readonly int8: Int8Trunk | null;
+  /** per device: tensor bytes the backend says it holds, as of the last upload or free */
+  private readonly held: number[];
   readonly combined: CombineLedger;
   readonly expectedCombines: number;
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
   /** argmax of every step, and the final hidden state of every step (bit comparisons) */
   readonly argmax: number[] = [];
   readonly hidden: Float32Array[] = [];
+  /** warmstart RAM loads and staging copies so far (the indices hostFaults counts) */
+  private warmstartLoads = 0;
+  private stages = 0;
   readonly stats = new RealStats();
   private readonly transfers: RealTransfers;
   private readonly completions: CompletionQueue;
@@ -113,8 +128,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   ) {
     this.H = model.shape.hidden;
     this.ledger = new Ledger(opts.devices, MAX_GROUP_ROWS, lib.reclaims(engine));
-    this.ram = new RealRamTable(lib, engine, model, !opts.streaming);
-    this.trunk = new Trunk(lib, model, opts.steps + 1);
+    this.ram = new RealRamTable(lib, engine, model, opts.ram);
+    this.int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, opts.steps + 1) : null;
+    this.trunk = this.int8 ?? new Trunk(lib, model, opts.steps + 1);
+    this.held = new Array<number>(opts.devices).fill(0);
     this.block = new Float32Array(opts.devices * MAX_GROUP_ROWS * this.H);
     this.groups = new Array<OpenGroup | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
@@ -138,6 +155,37 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
 
   hostArrayKind(array: HostArray): string {
     return open<SimHostArray>(array).what;
+  }
+
+  deviceHeldBytes(dev: number): number | null {
+    return this.held[dev] ?? 0;
+  }
+
+  /** re-reads the backend's own count of dev's tensor bytes (after an upload or a free) */
+  /** Frees a device tensor, and checks that a backend that says it reclaims gave its
+   *  memory back: one that does not cannot reclaim, and every swap on it leaks (the
+   *  fill-once variant's rule, seen from the device's own count). */
+  private freeTensor(dev: number, t: RealTensor): void {
+    this.ledger.free(t.shadow, dev);
+    if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
+    const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
+    if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
+    const before = this.held[dev] ?? 0;
+    this.refreshHeld(dev);
+    if (st.code === 0 && this.ledger.reclaims && (this.held[dev] ?? 0) >= before) {
+      throw new Violation('VARIANT-FILL-ONCE', `device ${dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`);
+    }
+  }
+
+  private refreshHeld(dev: number): void {
+    const r = this.lib.deviceBytes(this.engine, dev);
+    if (r.status.code !== 0) this.stats.failures.push(`device bytes dev${dev}: ${r.status.message}`);
+    else this.held[dev] = r.bytes;
+  }
+
+  private int8Trunk(what: string): Int8Trunk {
+    if (this.int8 === null) throw new Error(`internal error: ${what} on a model whose trunk is float32`);
+    return this.int8;
   }
 
   get combines(): number {
@@ -182,17 +230,18 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         }
         return { free: r.free, total: r.total };
       },
-      stage: (op) => this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid))),
+      stage: (op) => {
+        if ((this.opts.hostFaults?.stageFails ?? []).includes(this.stages++)) return null;
+        return this.timed('ffi', () => sealOrNull(this.transfers.stage(open<RealRam>(op.ram), op.layer, op.eid)));
+      },
       unstage: (op) => this.timed('ffi', () => this.transfers.unstage(open<RealStaging>(op.staging))),
       upload: (op) =>
-        this.timed('ffi', () => sealOrNull(this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid))),
-      free: (op) => {
-        const t = open<RealTensor>(op.tensor);
-        L.free(t.shadow, op.dev);
-        if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
-        const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
-        if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
-      },
+        this.timed('ffi', () => {
+          const t = this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid);
+          this.refreshHeld(op.dev);
+          return sealOrNull(t);
+        }),
+      free: (op) => this.freeTensor(op.dev, open<RealTensor>(op.tensor)),
       writeInput: (op) => {
         const a = open<Activation>(op.input);
         L.writeInput(op.dev, op.rowOffset, op.rows, { token: a.token, layer: a.layer });
@@ -200,9 +249,11 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       },
       issueGroup: (op) => this.timed('ffi', () => this.issueGroup(op.dev, op.rowOffset, op.rows)),
       takeGroup: (op) => this.takeGroup(op.dev),
-      // the models have no dense residents: the trunk runs on the CPU
-      uploadDense: () => null,
-      denseGemv: () => undefined,
+      uploadDense: (op) => this.timed('ffi', () => sealOrNull(this.uploadDense(op.dev, op.index))),
+      denseGemv: (op) => this.denseGemv(op.dev, op.index, open<RealTensor>(op.tensor), op.inBuf, op.outBuf),
+      trunkBegin: (op) => this.timed('trunk', () => this.int8Trunk('trunkBegin').beginLayer(op.layer, () => this.inputToken(op.token))),
+      attention: (op) => this.timed('trunk', () => this.int8Trunk('attention').attention(op.layer)),
+      denseCpu: (op) => this.timed('trunk', () => this.int8Trunk('a CPU trunk GEMV').onCpu(op.index)),
       readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
       writeHeat: (op) => {
         if (this.opts.heatPath !== null) writeHeatBytes(this.opts.heatPath, op.bytes);
@@ -213,7 +264,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         return this.timed('trunk', () => this.route(op.token, op.layer));
       },
       ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
-      loadRam: (op) => this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid))),
+      loadRam: (op) => {
+        if (op.why === 'warmstart' && (this.opts.hostFaults?.loadFails ?? []).includes(this.warmstartLoads++)) return null;
+        return this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid)));
+      },
       freeRam: (op) => {
         const ram = this.ram.current(op.layer, op.eid);
         if (ram !== null) this.timed('ffi', () => this.ram.release(ram));
@@ -228,6 +282,17 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
           this.decodeEnded = performance.now();
         }),
     };
+  }
+
+  /** A resident trunk GEMV on its device, holding the dense buffers it names while it runs. */
+  private denseGemv(dev: number, index: number, t: RealTensor, inBuf: string, outBuf: string): void {
+    if (!t.shadow.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${dev} reads freed trunk matrix #${index}`);
+    const who = `dense GEMV on device ${dev}`;
+    this.ledger.claim(inBuf, who);
+    this.ledger.claim(outBuf, who);
+    this.timed('trunk', () => this.int8Trunk('a dense GEMV').onDevice(index, (x, y) => this.lib.denseMatvec(this.engine, dev, t.ptr, x, y)));
+    this.ledger.release(inBuf);
+    this.ledger.release(outBuf);
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
@@ -277,9 +342,22 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     return rows.map((r, i) => seal<ExpertOutput>({ ...r, y: y.subarray(i * this.H, (i + 1) * this.H) }));
   }
 
+  /** Trunk matrix `index`'s int8 rows onto dev (a synchronous upload: landed on return). */
+  private uploadDense(dev: number, index: number): RealTensor | null {
+    const m = this.int8Trunk('uploadDense').matrices[index];
+    if (m === undefined) throw new Error(`internal error: no trunk matrix #${index}`);
+    const r = this.lib.upload(this.engine, dev, 1, m.rows, m.cols, m.q, m.scales);
+    if (r.status.code !== 0) {
+      this.stats.failures.push(`trunk matrix #${index} dev${dev}: ${r.status.message}`);
+      return null;
+    }
+    const bytes = this.lib.footprint(m.q.byteLength) + this.lib.footprint(m.scales.byteLength);
+    this.refreshHeld(dev);
+    return { ptr: r.tensor, shadow: this.ledger.alloc(dev, -1, index, 'dense', bytes), bytes };
+  }
+
   private route(token: number, layer: number): RouteInfo {
-    if (layer === 0) this.trunk.begin(this.inputToken(token));
-    const r = this.trunk.route(layer);
+    const r = this.trunk.route(layer, () => this.inputToken(token));
     this.routes.set(layer, r);
     const input: Activation = { token, layer, x: r.input };
     return { token, layer, eids: Array.from(r.ids), input: seal(input) };

@@ -1,8 +1,9 @@
 /**
- * The decode trunk of the MoE model (native/MATH.md), computed in native code on the
- * CPU: embedding, norms, attention with a KV cache, router, the expert sum in route
+ * The float32 decode trunk of the MoE model (native/MATH.md), computed in native code on
+ * the CPU: embedding, norms, attention with a KV cache, router, the expert sum in route
  * order, lm_head. Identical for every run on one machine, so any difference between two
- * runs' hidden states comes from the expert tier, and there must be none.
+ * runs' hidden states comes from the expert tier, and there must be none. (The int8
+ * trunk, whose matrices go through the tier, is int8_trunk.ts.)
  */
 import type { EngineModel } from '../../fixture/model_types.js';
 import type { NativeEngineLib } from './binding.js';
@@ -14,7 +15,20 @@ export interface LayerRoute {
   readonly input: Float32Array;
 }
 
-export class Trunk {
+/** What the real world's decode needs of a trunk, whichever form it has. */
+export interface DecodeTrunk {
+  /** the residual stream: every step's final one is compared bit for bit */
+  readonly x: Float32Array;
+  /** the experts a layer routes to; `token` is this position's input (read when a
+   *  position starts on layer 0) */
+  route(layer: number, token: () => number): LayerRoute;
+  /** adds the layer's branches to x: the experts' outputs in route order */
+  combine(route: LayerRoute, outputs: readonly Float32Array[]): void;
+  /** the token's argmax */
+  finish(): number;
+}
+
+export class Trunk implements DecodeTrunk {
   readonly x: Float32Array;
   private readonly kcache: Float32Array[];
   private readonly vcache: Float32Array[];
@@ -38,14 +52,15 @@ export class Trunk {
   }
 
   /** a new position: x = embed[token] */
-  begin(token: number): void {
+  private begin(token: number): void {
     const H = this.model.shape.hidden;
     this.pos++;
     this.x.set(this.model.embed.subarray(token * H, (token + 1) * H));
   }
 
   /** attention block, then the router: returns the routed experts and their input */
-  route(layer: number): LayerRoute {
+  route(layer: number, token: () => number): LayerRoute {
+    if (layer === 0) this.begin(token());
     const L = this.model.layers[layer];
     const kc = this.kcache[layer];
     const vc = this.vcache[layer];

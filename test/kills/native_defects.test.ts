@@ -1,0 +1,57 @@
+/**
+ * `npm run native-defects` on one defect of the CPU backend (the control, the patched
+ * scratch build, the oracle run that catches it, the kill table), and its one-line
+ * errors for an unknown defect and for a patch that no longer applies.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function nativeDefects(args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/native_defects.ts', ...args], { encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'tierlab-native-defects-test-'));
+
+describe('native-defects', () => {
+  it('kills upload-done-early on the CPU backend and writes the kill table', () => {
+    const report = join(tmp, 'reports');
+    const r = nativeDefects(['--backend', 'cpu', '--defect', 'upload-done-early', '--report', report]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const json = JSON.parse(readFileSync(join(report, 'native-defects.json'), 'utf8')) as {
+      killed: number;
+      total: number;
+      rows: { id: string; backend: string; status: string; evidence: string; command: string }[];
+    };
+    expect(json).toMatchObject({ killed: 1, total: 1 });
+    const row = json.rows[0];
+    expect(row).toMatchObject({ id: 'upload-done-early', backend: 'cpu', status: 'killed' });
+    // caught by the oracle itself: tokens off the reference or hidden states off the CPU-only run
+    expect(row?.evidence).toMatch(/slow bus.*(tokens|hidden states differ)/);
+    expect(row?.command).toBe('npm run native-defects -- --backend cpu --defect upload-done-early');
+    expect(readFileSync(join(report, 'native-defects.md'), 'utf8')).toContain('| upload-done-early | cpu | killed |');
+  });
+
+  it('an unknown defect is one line and exit 2', () => {
+    const r = nativeDefects(['--defect', 'no-such-defect']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain("no native defect 'no-such-defect'");
+  });
+
+  it('a patch that no longer applies is one line and exit 2', () => {
+    const dir = mkdtempSync(join(tmp, 'defects-'));
+    writeFileSync(
+      join(dir, 'stale-patch.ts'),
+      `export const defect = { id: 'stale-patch', title: 't', history: 'h', backends: ['cpu'], runs: ['slow bus'], caughtBy: 'c',
+        patches: [{ file: 'native/cpu/cpu_backend.c', find: 'text that is in no file', replace: 'x' }] };\n`,
+    );
+    const r = nativeDefects(['--backend', 'cpu', '--defects-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('stale-patch');
+  });
+});
