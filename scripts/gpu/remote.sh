@@ -40,6 +40,7 @@ node=$(command -v node || true)
 if [ -f "$c/node.xz" ]; then
   xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
 fi
+for z in "$c"/*.mjs.xz; do xz -dc "$z" > "${z%.xz}"; done
 export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
 lib=$c/lib
 status=0
