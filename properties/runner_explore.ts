@@ -47,7 +47,7 @@ export function checkPct(req: CheckRequest): SuiteResult {
   const scenarios = scenarioArb(req.suite);
   const depth = req.depth ?? DEFAULT_PCT_DEPTH;
   let failure: Counterexample | null = null;
-  search: for (let i = 0; tally.runs < req.runs && performance.now() < deadline; i++) {
+  eachScenario: for (let i = 0; tally.runs < req.runs && performance.now() < deadline; i++) {
     const [scenario] = fc.sample(scenarios, { seed: req.seed + i, numRuns: 1 });
     if (scenario === undefined) break;
     // the measuring run is a checked run too (the quiet schedule)
@@ -63,7 +63,7 @@ export function checkPct(req: CheckRequest): SuiteResult {
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);
       if (!record(tally, r, started, req.property) && r.violation !== null) {
         failure = shrunkCounterexample(req.suite, scenario, { property: r.violation.property, choices: strategy.path }, tally, req.seed + i);
-        break search;
+        break eachScenario;
       }
     }
   }

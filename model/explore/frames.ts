@@ -15,7 +15,7 @@
  *
  * Invariant: a frame's recorded locals are replaced at each yield, never mutated.
  */
-import { Hasher, addValue } from './digest_hash.js';
+import { type Hasher, addValue } from './digest_hash.js';
 
 export class Frame {
   pp = -1;

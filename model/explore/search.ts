@@ -14,7 +14,7 @@
  * finished: `complete` means every schedule within the preemption bound was covered,
  * up to the independence relation of footprint.ts.
  */
-import { ChoiceNode } from './choice_node.js';
+import type { ChoiceNode } from './choice_node.js';
 import { ExplorerStrategy, SleepBlocked, type CacheEntry } from './explorer.js';
 import { GLOBAL } from './footprint.js';
 import type { Subject, SubjectRun } from './subject.js';

@@ -18,7 +18,7 @@
  * for nobody.
  */
 import type { Op } from '../../src/ops.js';
-import { Hasher } from './digest_hash.js';
+import type { Hasher } from './digest_hash.js';
 import { frameRegistry, type Frame } from './frames.js';
 
 const SPURIOUS = 0x5a5a5a5;

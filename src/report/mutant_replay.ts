@@ -15,7 +15,7 @@ import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { runChild } from '../../mutants/lib/child.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import { lastLines, tsxCommand } from '../../mutants/lib/properties_cli.js';
-import { makeScratch } from '../../mutants/lib/scratch.js';
+import { makeScratch, type Scratch } from '../../mutants/lib/scratch.js';
 import { allMutants } from '../../mutants/lib/select.js';
 import type { MutantEntry } from '../../mutants/lib/types.js';
 import type { CounterexampleView } from './report_inputs.js';
@@ -50,7 +50,7 @@ async function mutantsById(ids: readonly string[]): Promise<Map<string, MutantEn
 
 async function replayOne(req: MutantReplayRequest, entry: MutantEntry | string | undefined, workDir: string, index: number): Promise<ReplayAnswer> {
   if (entry === undefined || typeof entry === 'string') return { problem: `${req.shownAs}: cannot apply mutant ${req.mutant}: ${entry ?? 'unknown'}` };
-  let scratch;
+  let scratch: Scratch;
   try {
     scratch = makeScratch(REPO_ROOT, join(REPO_ROOT, 'node_modules'), entry.mutant);
   } catch (e) {

@@ -1,6 +1,6 @@
 /**
  * The report reads what the commands write. At compile time: each writer's report type is
- * assignable to the input type the renderer reads (a renamed field fails `tsc`). At run
+ * assignable to the input type the renderer reads (inputs_fit.ts: a renamed field fails `tsc`). At run
  * time: a properties report and a bench report written by the real writers from real runs,
  * and the committed GPU oracle reports, load with no problem and render; bad input (a
  * truncated file, a field of the wrong type, an empty directory) is one line on the page
@@ -10,22 +10,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BenchReport } from '../../src/cli/bench/bench_report.js';
 import { writeBenchReport } from '../../src/cli/bench/bench_report.js';
 import { measureSpeed } from '../../src/cli/bench/speed.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
-import type { MutantsReport } from '../../mutants/lib/report.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';
-import { buildReport, writeReport, type PropertiesReport } from '../../properties/report.js';
+import { buildReport, writeReport } from '../../properties/report.js';
 import { checkScenario, checkSuite } from '../../properties/runner.js';
 import { loadReportInputs } from '../../src/report/load_reports.js';
-import type { BenchInput, MutantsInput, PropertiesInput } from '../../src/report/report_inputs.js';
 import { renderReportHtml, writeHtmlReport } from '../../src/report/write_report.js';
 
-// compile-time: the writers' types fit the renderer's inputs
-export const propertiesFits = (r: PropertiesReport): PropertiesInput => r;
-export const mutantsFits = (r: MutantsReport): MutantsInput => r;
-export const benchFits = (r: BenchReport): BenchInput => r;
 
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-report-inputs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

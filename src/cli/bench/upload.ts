@@ -18,7 +18,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NativeEngineLib, type NativePtr } from '../../engine/native/binding.js';
+import type { NativeEngineLib, NativePtr } from '../../engine/native/binding.js';
 import { RealWorld } from '../../engine/native/real_world.js';
 import type { RealStats } from '../../engine/native/real_stats.js';
 import { NO_FAULTS } from '../../engine/fault_sites.js';
