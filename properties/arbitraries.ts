@@ -23,7 +23,16 @@ import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
 /** 'mixed' draws from every other suite: the quickest first look (mutation runs bail
  *  at the first violation, so it goes first). */
-export const SUITES = ['mixed', 'general', 'wide', 'full-groups', 'streaming', 'fill-once', 'shutdown', 'lifecycle'] as const;
+export const SUITES = [
+  'mixed',
+  'general',
+  'wide',
+  'full-groups',
+  'streaming',
+  'fill-once',
+  'shutdown',
+  'lifecycle',
+] as const;
 export type Suite = (typeof SUITES)[number];
 
 interface Shape {
@@ -46,7 +55,15 @@ function shapeArb(suite: Suite): fc.Arbitrary<Shape> {
         topk: fc.constantFrom(32, 32, 32, 31, 33),
         tokens: fc.integer({ min: 1, max: 3 }),
       })
-      .map((s) => clamp({ devices: s.devices, layers: s.layers, experts: 32 * s.devices + s.spare, topk: s.topk, tokens: s.tokens }));
+      .map((s) =>
+        clamp({
+          devices: s.devices,
+          layers: s.layers,
+          experts: 32 * s.devices + s.spare,
+          topk: s.topk,
+          tokens: s.tokens,
+        }),
+      );
   }
   if (suite === 'wide') {
     return fc
@@ -90,13 +107,25 @@ function shapeArb(suite: Suite): fc.Arbitrary<Shape> {
  */
 function routesArb(shape: Shape, suite: Suite): fc.Arbitrary<number[][][]> {
   const pick = (eids: readonly number[]): fc.Arbitrary<number[]> =>
-    fc.shuffledSubarray([...eids], { minLength: Math.min(shape.topk, eids.length), maxLength: Math.min(shape.topk, eids.length) });
+    fc.shuffledSubarray([...eids], {
+      minLength: Math.min(shape.topk, eids.length),
+      maxLength: Math.min(shape.topk, eids.length),
+    });
   const all = Array.from({ length: shape.experts }, (_, e) => e);
   const tokens = (per: (t: number) => fc.Arbitrary<number[]>): fc.Arbitrary<number[][][]> =>
-    fc.tuple(...Array.from({ length: shape.tokens }, (_, t) => fc.array(per(t), { minLength: shape.layers, maxLength: shape.layers })));
+    fc.tuple(
+      ...Array.from({ length: shape.tokens }, (_, t) =>
+        fc.array(per(t), { minLength: shape.layers, maxLength: shape.layers }),
+      ),
+    );
   if (suite === 'full-groups') {
     const dev = all.filter((e) => e % shape.devices === 0);
-    return tokens(() => fc.oneof({ weight: 4, arbitrary: pick(dev.length >= shape.topk ? dev : all) }, { weight: 1, arbitrary: pick(all) }));
+    return tokens(() =>
+      fc.oneof(
+        { weight: 4, arbitrary: pick(dev.length >= shape.topk ? dev : all) },
+        { weight: 1, arbitrary: pick(all) },
+      ),
+    );
   }
   const half = Math.max(shape.topk, Math.floor(shape.experts / 2));
   const lower = all.slice(0, half);
@@ -114,7 +143,10 @@ function faultsArb(suite: Suite): fc.Arbitrary<FaultPlan> {
   // a streaming run's promotions stop on a device once an upload fails there: fewer faults
   const uploads =
     suite === 'streaming' || suite === 'shutdown'
-      ? fc.oneof({ weight: 9, arbitrary: fc.constant<number[]>([]) }, { weight: 1, arbitrary: fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 1 }) })
+      ? fc.oneof(
+          { weight: 9, arbitrary: fc.constant<number[]>([]) },
+          { weight: 1, arbitrary: fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 1 }) },
+        )
       : fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 2 });
   // init's stages fail now and then (in the lifecycle suite more often): the first call,
   // or for the host arrays the second one (the ring after the slot table)
@@ -142,8 +174,14 @@ function faultsArb(suite: Suite): fc.Arbitrary<FaultPlan> {
  * that now waits for the open group.
  */
 function shutdownPointArb(shape: Shape, ownThread: number, hunting: boolean): fc.Arbitrary<ShutdownPoint> {
-  const thread = fc.oneof({ weight: 10 - ownThread, arbitrary: fc.constant<'caller'>('caller') }, { weight: ownThread, arbitrary: fc.constant<'own'>('own') });
-  const early = fc.record({ phase: fc.constantFrom<'plan' | 'warmstart' | 'fill'>('plan', 'warmstart', 'warmstart', 'fill'), thread });
+  const thread = fc.oneof(
+    { weight: 10 - ownThread, arbitrary: fc.constant<'caller'>('caller') },
+    { weight: ownThread, arbitrary: fc.constant<'own'>('own') },
+  );
+  const early = fc.record({
+    phase: fc.constantFrom<'plan' | 'warmstart' | 'fill'>('plan', 'warmstart', 'warmstart', 'fill'),
+    thread,
+  });
   const anywhere = fc.record({
     phase: fc.constant<'decode'>('decode'),
     token: fc.integer({ min: 0, max: shape.tokens - 1 }),
@@ -159,12 +197,20 @@ function shutdownPointArb(shape: Shape, ownThread: number, hunting: boolean): fc
     groupOpen: fc.constant(true),
     thread,
   });
-  return fc.oneof({ weight: 3, arbitrary: early }, { weight: 3, arbitrary: anywhere }, { weight: 4, arbitrary: afterTick });
+  return fc.oneof(
+    { weight: 3, arbitrary: early },
+    { weight: 3, arbitrary: anywhere },
+    { weight: 4, arbitrary: afterTick },
+  );
 }
 
 /** Cold lower experts (placed first in natural order), hot upper ones: the first tick swaps. */
 function rampHeatArb(shape: Shape): fc.Arbitrary<number[][]> {
-  const row = fc.tuple(...Array.from({ length: shape.experts }, (_, e) => (e < shape.experts / 2 ? fc.constant(0) : fc.integer({ min: 100, max: 300 }))));
+  const row = fc.tuple(
+    ...Array.from({ length: shape.experts }, (_, e) =>
+      e < shape.experts / 2 ? fc.constant(0) : fc.integer({ min: 100, max: 300 }),
+    ),
+  );
   return fc.array(row, { minLength: shape.layers, maxLength: shape.layers });
 }
 
@@ -176,7 +222,10 @@ function maybe<T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | null> {
 
 function heatArb(shape: Shape, skewed: boolean): fc.Arbitrary<number[][]> {
   const h = skewed ? fc.oneof(fc.constant(0), fc.integer({ min: 40, max: 300 })) : fc.nat({ max: 300 });
-  return fc.array(fc.array(h, { minLength: shape.experts, maxLength: shape.experts }), { minLength: shape.layers, maxLength: shape.layers });
+  return fc.array(fc.array(h, { minLength: shape.experts, maxLength: shape.experts }), {
+    minLength: shape.layers,
+    maxLength: shape.layers,
+  });
 }
 
 /**
@@ -198,7 +247,10 @@ function shutdownAtArb(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
   switch (aim) {
     case 'loaders':
       return fc.oneof(
-        fc.record({ phase: fc.constant<'warmstart'>('warmstart'), thread: fc.constantFrom<'caller' | 'own'>('caller', 'own') }),
+        fc.record({
+          phase: fc.constant<'warmstart'>('warmstart'),
+          thread: fc.constantFrom<'caller' | 'own'>('caller', 'own'),
+        }),
         // its own thread from just before fill_wait: racing the fill, the RAM hand-back and the count
         fc.record({ phase: fc.constant<'fill'>('fill'), thread: fc.constant<'own'>('own') }),
       );
@@ -240,7 +292,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
           ? fc.constant<Scenario['warmstart']>('block')
           : aim === 'blocked'
             ? fc.constantFrom<Scenario['warmstart']>('block', 'block', 'plan')
-          : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
+            : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
       : full
         ? fc.constant<Scenario['warmstart']>('plan')
         : fc.constantFrom<Scenario['warmstart']>('plan', 'plan', 'block', 'none'),
@@ -276,7 +328,18 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
 function scenarioFor(suite: Suite, shape: Shape): fc.Arbitrary<Scenario> {
   if (suite === 'shutdown') {
     return fc
-      .constantFrom<ShutdownAim>('loaders', 'loaders', 'parked', 'parked', 'parked', 'parked', 'blocked', 'racing', 'racing', 'anywhere')
+      .constantFrom<ShutdownAim>(
+        'loaders',
+        'loaders',
+        'parked',
+        'parked',
+        'parked',
+        'parked',
+        'blocked',
+        'racing',
+        'racing',
+        'anywhere',
+      )
       .chain((aim) => scenarioAimed(suite, shape, aim));
   }
   return scenarioAimed(suite, shape, 'anywhere');
@@ -292,7 +355,10 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       ? fc.constantFrom(1, 1, Math.max(1, Math.ceil(perDevice / 2)))
       : suite === 'shutdown'
         ? fc.integer({ min: 1, max: Math.max(1, perDevice - 1) })
-      : fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 0, max: perDevice }) }, { weight: 1, arbitrary: fc.constant<'auto'>('auto') });
+        : fc.oneof(
+            { weight: 5, arbitrary: fc.integer({ min: 0, max: perDevice }) },
+            { weight: 1, arbitrary: fc.constant<'auto'>('auto') },
+          );
   return fc
     .record({
       ...suiteParts(suite, shape, aim),
@@ -307,12 +373,23 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       loaders: fc.integer({ min: 1, max: 4 }),
       routes: routesArb(shape, suite),
       noRam: fc.uniqueArray(
-        fc.record({ layer: fc.integer({ min: 0, max: shape.layers - 1 }), eid: fc.integer({ min: 0, max: shape.experts - 1 }) }),
+        fc.record({
+          layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+          eid: fc.integer({ min: 0, max: shape.experts - 1 }),
+        }),
         { maxLength: 3, selector: (k) => k.layer * 1000 + k.eid },
       ),
       refill: fc.option(fc.integer({ min: 0, max: shape.tokens - 1 }), { nil: -1 }),
       // a dense trunk takes device budget first: rarely in streaming, where promotion needs room
-      dense: full ? fc.constant(false) : aim === 'parked' || aim === 'racing' ? fc.constant(true) : suite === 'shutdown' ? fc.constantFrom(true, true, false) : suite === 'streaming' ? fc.constantFrom(false, false, false, true) : fc.boolean(),
+      dense: full
+        ? fc.constant(false)
+        : aim === 'parked' || aim === 'racing'
+          ? fc.constant(true)
+          : suite === 'shutdown'
+            ? fc.constantFrom(true, true, false)
+            : suite === 'streaming'
+              ? fc.constantFrom(false, false, false, true)
+              : fc.boolean(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
       // now and then a configuration init must refuse: int8 experts with a scale group, or

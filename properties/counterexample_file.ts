@@ -56,7 +56,11 @@ const MAX_CHOICE = 2 * DEFAULT_LIMITS.maxThreads;
 
 /** A mutant id as it may appear in a file or the environment, or an InputError. */
 function checkMutantId(id: string, source: string): string {
-  if (!MUTANT_ID.test(id)) throw new InputError(source, `${JSON.stringify(id.slice(0, 60))} is not a mutant id (letters, digits and ._:@/- only)`);
+  if (!MUTANT_ID.test(id))
+    throw new InputError(
+      source,
+      `${JSON.stringify(id.slice(0, 60))} is not a mutant id (letters, digits and ._:@/- only)`,
+    );
   return id;
 }
 
@@ -89,14 +93,27 @@ export function loadCounterexample(file: string): CounterexampleFile {
     throw new InputError(file, `cannot read a counterexample (${(e as Error).message})`);
   }
   const d = data as { format?: unknown; version?: unknown } | null;
-  if (typeof d !== 'object' || d === null || Array.isArray(d) || d.format !== 'tierlab-counterexample' || d.version !== 1) {
-    const what = typeof d === 'object' && d !== null && !Array.isArray(d) ? `format ${JSON.stringify(d.format)}, version ${JSON.stringify(d.version)}` : 'not an object';
-    throw new InputError(file, `not a tierlab counterexample (${what}; want format "tierlab-counterexample", version 1)`);
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    Array.isArray(d) ||
+    d.format !== 'tierlab-counterexample' ||
+    d.version !== 1
+  ) {
+    const what =
+      typeof d === 'object' && d !== null && !Array.isArray(d)
+        ? `format ${JSON.stringify(d.format)}, version ${JSON.stringify(d.version)}`
+        : 'not an object';
+    throw new InputError(
+      file,
+      `not a tierlab counterexample (${what}; want format "tierlab-counterexample", version 1)`,
+    );
   }
   const r: JsonReader = new JsonReader(file);
   const o = r.object(data, '', 'regression' in d ? [...KEYS, 'regression'] : KEYS);
   const property = r.string(o.property, 'property');
-  if (!isPropertyId(property)) r.fail('property', `${JSON.stringify(property.slice(0, 60))} is not a catalogued property`);
+  if (!isPropertyId(property))
+    r.fail('property', `${JSON.stringify(property.slice(0, 60))} is not a catalogued property`);
   const count = r.array(o.choices, 'choices').length;
   if (count > MAX_CHOICES) r.fail('choices', `${count} choices exceed the ${MAX_CHOICES} a run can make`);
   const choices = r.intArray(o.choices, 'choices', 0, MAX_CHOICE);

@@ -62,7 +62,10 @@ export function unitSeed(seed: number, unit: number): number {
 /** Runs one unit (in a worker, in this thread, or in one shard of a CI matrix). */
 export function runUnit(spec: UnitSpec): UnitResult {
   const req = spec.request;
-  const runs = Number.isFinite(req.runs) && req.confidence === undefined ? Math.min(spec.size, req.runs - spec.unit * spec.size) : req.runs;
+  const runs =
+    Number.isFinite(req.runs) && req.confidence === undefined
+      ? Math.min(spec.size, req.runs - spec.unit * spec.size)
+      : req.runs;
   const one = { ...req, runs, seed: unitSeed(req.seed, spec.unit) };
   const result = 'scenario' in one ? checkScenario(one) : checkSuite(one);
   return { unit: spec.unit, result };
@@ -75,7 +78,14 @@ export function runUnit(spec: UnitSpec): UnitResult {
 export function joinUnits(request: PlainRequest, units: readonly UnitResult[]): SuiteResult {
   const sorted = [...units].sort((a, b) => a.unit - b.unit);
   const first = sorted[0];
-  if (first === undefined) return summarize('scenario' in request ? 'scenario' : request.suite, request.strategy ?? 'choices', newTally(), 0, null);
+  if (first === undefined)
+    return summarize(
+      'scenario' in request ? 'scenario' : request.suite,
+      request.strategy ?? 'choices',
+      newTally(),
+      0,
+      null,
+    );
   let runs = 0;
   let steps = 0;
   let seconds = 0;
@@ -101,7 +111,12 @@ export function unitsOfShard(total: number, shard: { index: number; count: numbe
 }
 
 /** A suite's units (all, or a shard's) of `size` runs on `jobs` worker threads (1: in this thread). */
-export async function runUnits(request: PlainRequest, size: number, jobs: number, units?: readonly number[]): Promise<UnitResult[]> {
+export async function runUnits(
+  request: PlainRequest,
+  size: number,
+  jobs: number,
+  units?: readonly number[],
+): Promise<UnitResult[]> {
   const module = new URL('./parallel_runs.ts', import.meta.url).href;
   const which = units ?? unitsOfShard(unitCount(request, size), null);
   const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size } satisfies UnitSpec }));

@@ -24,8 +24,17 @@ export interface PropertiesReport {
   /** false when a PCT campaign or an exhaustive search was cut short by its budget */
   readonly complete: boolean;
   readonly totals: { runs: number; steps: number; seconds: number; stepsPerSecond: number; runsPerSecond: number };
-  readonly properties: { id: string; family: string; statement: string; reason: string; violations: number; status: string }[];
-  readonly suites: (Omit<SuiteResult, 'failure'> & { failure: null | { property: PropertyId; detail: string; choices: number[]; replay: string } })[];
+  readonly properties: {
+    id: string;
+    family: string;
+    statement: string;
+    reason: string;
+    violations: number;
+    status: string;
+  }[];
+  readonly suites: (Omit<SuiteResult, 'failure'> & {
+    failure: null | { property: PropertyId; detail: string; choices: number[]; replay: string };
+  })[];
   readonly coverage: { mark: string; runs: number; percent: number }[];
 }
 
@@ -37,7 +46,8 @@ export function buildReport(
   const steps = suites.reduce((a, s) => a + s.steps, 0);
   const seconds = suites.reduce((a, s) => a + s.seconds, 0);
   const violations: Record<string, number> = {};
-  for (const s of suites) for (const [id, n] of Object.entries(s.violations)) violations[id] = (violations[id] ?? 0) + n;
+  for (const s of suites)
+    for (const [id, n] of Object.entries(s.violations)) violations[id] = (violations[id] ?? 0) + n;
   const coverage = COVERAGE_MARKS.map((mark) => {
     const n = suites.reduce((a, s) => a + (s.coverage[mark] ?? 0), 0);
     return { mark, runs: n, percent: runs > 0 ? (100 * n) / runs : 0 };
@@ -49,7 +59,13 @@ export function buildReport(
     command: opts.command,
     ok: suites.every((s) => s.failure === null) && Object.keys(violations).length === 0,
     complete: suites.every((s) => s.guarantee === undefined || s.guarantee.complete),
-    totals: { runs, steps, seconds, stepsPerSecond: seconds > 0 ? steps / seconds : 0, runsPerSecond: seconds > 0 ? runs / seconds : 0 },
+    totals: {
+      runs,
+      steps,
+      seconds,
+      stepsPerSecond: seconds > 0 ? steps / seconds : 0,
+      runsPerSecond: seconds > 0 ? runs / seconds : 0,
+    },
     properties: PROPERTIES.map((p) => ({
       id: p.id,
       family: p.family,
@@ -63,7 +79,12 @@ export function buildReport(
       failure:
         s.failure === null
           ? null
-          : { property: s.failure.property, detail: s.failure.detail, choices: s.failure.choices, replay: opts.replays.get(s) ?? '' },
+          : {
+              property: s.failure.property,
+              detail: s.failure.detail,
+              choices: s.failure.choices,
+              replay: opts.replays.get(s) ?? '',
+            },
     })),
     coverage,
   };
@@ -73,7 +94,11 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'properties.json'), JSON.stringify(report, null, 2) + '\n');
   const md: string[] = [];
-  const verdict = !report.ok ? 'VIOLATIONS FOUND' : report.complete ? 'all held' : 'INCOMPLETE (no violation, but a guarantee was cut short by its budget)';
+  const verdict = !report.ok
+    ? 'VIOLATIONS FOUND'
+    : report.complete
+      ? 'all held'
+      : 'INCOMPLETE (no violation, but a guarantee was cut short by its budget)';
   md.push(`# tierlab properties: ${verdict}`, '');
   md.push(`${report.date} - seed ${report.seed} - strategy ${report.strategy} - \`${report.command}\``, '');
   const t = report.totals;
@@ -83,12 +108,25 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
     '',
   );
   md.push('## Properties', '', '| id | family | statement | status |', '|---|---|---|---|');
-  for (const p of report.properties) md.push(`| ${p.id} | ${p.family} | ${p.statement} | ${p.status}${p.violations > 0 ? ` (${p.violations} runs)` : ''} |`);
+  for (const p of report.properties)
+    md.push(
+      `| ${p.id} | ${p.family} | ${p.statement} | ${p.status}${p.violations > 0 ? ` (${p.violations} runs)` : ''} |`,
+    );
   md.push('', '## Suites', '', '| suite | runs | steps | seconds | result |', '|---|---|---|---|---|');
   for (const s of report.suites) {
-    md.push(`| ${s.suite} | ${s.runs} | ${s.steps} | ${s.seconds.toFixed(1)} | ${s.failure === null ? 'pass' : `**${s.failure.property}**: ${s.failure.detail}<br>replay: \`${s.failure.replay}\``} |`);
+    md.push(
+      `| ${s.suite} | ${s.runs} | ${s.steps} | ${s.seconds.toFixed(1)} | ${s.failure === null ? 'pass' : `**${s.failure.property}**: ${s.failure.detail}<br>replay: \`${s.failure.replay}\``} |`,
+    );
   }
-  md.push('', '## Coverage marks', '', 'How many runs reached each hard-to-reach situation.', '', '| mark | runs | share |', '|---|---|---|');
+  md.push(
+    '',
+    '## Coverage marks',
+    '',
+    'How many runs reached each hard-to-reach situation.',
+    '',
+    '| mark | runs | share |',
+    '|---|---|---|',
+  );
   for (const c of report.coverage) md.push(`| ${c.mark} | ${c.runs} | ${c.percent.toFixed(1)} % |`);
   const failing = suites.filter((s) => s.failure !== null);
   if (failing.length > 0) {
@@ -96,7 +134,15 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
     for (const s of failing) {
       const f = s.failure;
       if (f === null) continue;
-      md.push(`### ${f.property} (${s.suite})`, '', `- ${f.detail}`, `- scenario: ${describeScenario(f.scenario)}`, `- schedule: [${f.choices.join(',')}]`, `- found after ${f.runsToFind} runs (${f.secondsToFind.toFixed(2)} s), ${f.shrinks} shrinks`, '');
+      md.push(
+        `### ${f.property} (${s.suite})`,
+        '',
+        `- ${f.detail}`,
+        `- scenario: ${describeScenario(f.scenario)}`,
+        `- schedule: [${f.choices.join(',')}]`,
+        `- found after ${f.runsToFind} runs (${f.secondsToFind.toFixed(2)} s), ${f.shrinks} shrinks`,
+        '',
+      );
     }
   }
   writeFileSync(join(dir, 'properties.md'), md.join('\n') + '\n');

@@ -54,15 +54,32 @@ export function checkPct(req: CheckRequest): SuiteResult {
     const quiet = new CountingQuietStrategy();
     const q = runScenario(scenario, { strategy: quiet });
     if (!record(tally, q, started, req.property) && q.violation !== null) {
-      failure = shrunkCounterexample(req.suite, scenario, { property: q.violation.property, choices: [] }, tally, req.seed + i);
+      failure = shrunkCounterexample(
+        req.suite,
+        scenario,
+        { property: q.violation.property, choices: [] },
+        tally,
+        req.seed + i,
+      );
       break;
     }
     for (let j = 0; j < PCT_RUNS_PER_SCENARIO && tally.runs < req.runs; j++) {
-      const strategy = new PctStrategy({ seed: `${req.seed}:${i}:${j}`, depth, steps: q.steps, maxThreads: DEFAULT_LIMITS.maxThreads });
+      const strategy = new PctStrategy({
+        seed: `${req.seed}:${i}:${j}`,
+        depth,
+        steps: q.steps,
+        maxThreads: DEFAULT_LIMITS.maxThreads,
+      });
       const r = runScenario(scenario, { strategy });
       if (tally.runs % 200 === 0) req.onProgress?.(tally.runs);
       if (!record(tally, r, started, req.property) && r.violation !== null) {
-        failure = shrunkCounterexample(req.suite, scenario, { property: r.violation.property, choices: strategy.path }, tally, req.seed + i);
+        failure = shrunkCounterexample(
+          req.suite,
+          scenario,
+          { property: r.violation.property, choices: strategy.path },
+          tally,
+          req.seed + i,
+        );
         break eachScenario;
       }
     }
@@ -91,7 +108,8 @@ export function checkExhaustive(req: CheckRequest): SuiteResult {
         record(tally, r, started, req.property);
       },
     });
-    for (const v of res.violations) if (wanted === null && (req.property === undefined || v.property === req.property)) wanted = v;
+    for (const v of res.violations)
+      if (wanted === null && (req.property === undefined || v.property === req.property)) wanted = v;
     if (wanted !== null) failure = shrunkCounterexample(req.suite, scenario, wanted, tally, req.seed + i);
   }
   return summarize(req.suite, 'exhaustive', tally, (performance.now() - started) / 1000, failure);
@@ -146,9 +164,17 @@ export function shrunkCounterexample(
  * uniform-cost search of every schedule, no reduction), and a note for the guarantee:
  * the length is the shortest only when that search finished within the budget.
  */
-export function shortestFailure(req: Omit<ScenarioRequest, 'onProgress'>, property: PropertyId, tally: Tally): { failure: Counterexample | null; note: string } {
-  const s = shortestCounterexample(scenarioSubject(req.scenario), { property, ...(req.seconds !== undefined ? { maxSeconds: req.seconds } : {}) });
-  if (s.found === null) return { failure: null, note: `shortest: no ${property} counterexample found again (${s.runs} runs)` };
+export function shortestFailure(
+  req: Omit<ScenarioRequest, 'onProgress'>,
+  property: PropertyId,
+  tally: Tally,
+): { failure: Counterexample | null; note: string } {
+  const s = shortestCounterexample(scenarioSubject(req.scenario), {
+    property,
+    ...(req.seconds !== undefined ? { maxSeconds: req.seconds } : {}),
+  });
+  if (s.found === null)
+    return { failure: null, note: `shortest: no ${property} counterexample found again (${s.runs} runs)` };
   const replay = runScenario(req.scenario, { strategy: new ChoicesStrategy(s.found.choices) });
   const failure: Counterexample = {
     property,

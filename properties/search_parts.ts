@@ -55,8 +55,10 @@ export function searchPart(spec: SearchPartSpec): SearchPart {
     onSchedule: (r) => record(tally, r, started, req.property),
   };
   const subject = scenarioSubject(req.scenario);
-  if (splits(req)) return { index: spec.index, count: spec.count, result: dporSearch(subject, { ...opts, shard: spec }), tally };
-  if (spec.count > 1) throw new Error('only an unbounded search with reduction splits into parts (--preemptions inf, no --no-reduction)');
+  if (splits(req))
+    return { index: spec.index, count: spec.count, result: dporSearch(subject, { ...opts, shard: spec }), tally };
+  if (spec.count > 1)
+    throw new Error('only an unbounded search with reduction splits into parts (--preemptions inf, no --no-reduction)');
   return { index: 0, count: 1, result: search(subject, opts), tally };
 }
 
@@ -93,20 +95,41 @@ export function joinSearchParts(req: PlainScenarioRequest, parts: readonly Searc
   const count = parts[0]?.count ?? 1;
   const guarantee =
     parts.length < count
-      ? { ...g, statement: `exhaustive, part ${parts.map((p) => p.index).join(', ')} of ${count} only: no guarantee until \`npm run report -- merge\` joins every part (${g.statement})` }
+      ? {
+          ...g,
+          statement: `exhaustive, part ${parts.map((p) => p.index).join(', ')} of ${count} only: no guarantee until \`npm run report -- merge\` joins every part (${g.statement})`,
+        }
       : count > 1
         ? { ...g, statement: `${g.statement}; in ${count} parts` }
         : g;
-  return summarize('scenario', 'exhaustive', tally, whole.seconds, failure, shortestNote === '' ? guarantee : { ...guarantee, statement: `${guarantee.statement}; ${shortestNote}` });
+  return summarize(
+    'scenario',
+    'exhaustive',
+    tally,
+    whole.seconds,
+    failure,
+    shortestNote === '' ? guarantee : { ...guarantee, statement: `${guarantee.statement}; ${shortestNote}` },
+  );
 }
 
 /** The whole search on `jobs` worker threads (1: in this thread), or one shard's parts. */
-export async function exhaustiveParts(req: PlainScenarioRequest, jobs: number, shard: { index: number; count: number } | null): Promise<SearchPart[]> {
+export async function exhaustiveParts(
+  req: PlainScenarioRequest,
+  jobs: number,
+  shard: { index: number; count: number } | null,
+): Promise<SearchPart[]> {
   const module = new URL('./search_parts.ts', import.meta.url).href;
   // one part per job; a shard of a CI matrix is one part of the whole, run in this process
   const specs: SearchPartSpec[] =
     shard !== null
       ? [{ request: req, index: shard.index, count: shard.count }]
-      : Array.from({ length: splits(req) ? jobs : 1 }, (_, index) => ({ request: req, index, count: splits(req) ? jobs : 1 }));
-  return runTasks<SearchPart>(specs.map((arg) => ({ module, fn: 'searchPart', arg })), jobs);
+      : Array.from({ length: splits(req) ? jobs : 1 }, (_, index) => ({
+          request: req,
+          index,
+          count: splits(req) ? jobs : 1,
+        }));
+  return runTasks<SearchPart>(
+    specs.map((arg) => ({ module, fn: 'searchPart', arg })),
+    jobs,
+  );
 }

@@ -9,6 +9,8 @@
  *    apt-get where it can (as root, on Debian/Ubuntu). Where it cannot, the test run
  *    skips exactly the Vulkan tests and says so in one line (test/vulkan_notice.ts): a
  *    missing system package is never a failure of npm test, and never a silent pass.
+ *    clang-format, for the C format check, is installed the same way (that check is
+ *    skipped, saying so, where it cannot be).
  * Idempotent and quiet when there is nothing to do. Plain Node, no dependencies.
  */
 import { execFileSync } from 'node:child_process';
@@ -19,7 +21,8 @@ import { missingVulkanPieces } from './vulkan_toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** @param {string} cmd @param {string[]} args @param {NodeJS.ProcessEnv} [env] */
-const run = (cmd, args, env) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: env ?? process.env });
+const run = (cmd, args, env) =>
+  execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: env ?? process.env });
 /** @param {string} line */
 const say = (line) => process.stderr.write(`setup: ${line}\n`);
 
@@ -50,10 +53,11 @@ if (process.argv.includes('--native')) {
 }
 
 if (process.argv.includes('--vulkan')) {
-  const missing = missingVulkanPieces();
-  if (missing.length > 0 && installable()) {
-    const pkgs = [...new Set(missing.map((m) => m.pkg))];
-    say(`installing what the Vulkan tests need: apt-get install ${pkgs.join(' ')}`);
+  // the Vulkan tests' pieces, and clang-format for the C format check (test/tidy/c_format.test.ts)
+  const pkgs = [...new Set(missingVulkanPieces().map((m) => m.pkg))];
+  if (!runs('clang-format', ['--version'])) pkgs.push('clang-format');
+  if (pkgs.length > 0 && installable()) {
+    say(`installing what the tests need: apt-get install ${pkgs.join(' ')}`);
     try {
       const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
       run('apt-get', ['update', '-qq'], env);
@@ -61,6 +65,16 @@ if (process.argv.includes('--vulkan')) {
     } catch {
       say('apt-get could not install them (no network, or no such packages here)');
     }
+  }
+}
+
+/** whether a command starts at all */
+function runs(cmd, args) {
+  try {
+    execFileSync(cmd, args, { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -48,13 +48,16 @@ function found(variable, sub, wanted) {
  */
 export function missingVulkanPieces() {
   const missing = [];
-  const program = '#include <vulkan/vulkan.h>\nint main(void) { uint32_t v = 0; return (int)vkEnumerateInstanceVersion(&v); }\n';
+  const program =
+    '#include <vulkan/vulkan.h>\nint main(void) { uint32_t v = 0; return (int)vkEnumerateInstanceVersion(&v); }\n';
   if (!runs(process.env.CC ?? 'cc', ['-x', 'c', '-', '-o', '/dev/null', '-lvulkan'], program)) {
     missing.push({ what: 'the Vulkan headers and loader (vulkan/vulkan.h, -lvulkan)', pkg: 'libvulkan-dev' });
   }
-  if (!runs(process.env.GLSLC ?? 'glslc', ['--version'])) missing.push({ what: 'the shader compiler glslc', pkg: 'glslc' });
+  if (!runs(process.env.GLSLC ?? 'glslc', ['--version']))
+    missing.push({ what: 'the shader compiler glslc', pkg: 'glslc' });
   const icd = process.env.VK_DRIVER_FILES ? 'VK_DRIVER_FILES' : 'VK_ICD_FILENAMES';
-  if (!found(icd, 'icd.d', (f) => f.endsWith('.json'))) missing.push({ what: 'a Vulkan driver (lavapipe)', pkg: 'mesa-vulkan-drivers' });
+  if (!found(icd, 'icd.d', (f) => f.endsWith('.json')))
+    missing.push({ what: 'a Vulkan driver (lavapipe)', pkg: 'mesa-vulkan-drivers' });
   if (!found('VK_LAYER_PATH', 'explicit_layer.d', (f) => /khronos_validation/i.test(f))) {
     missing.push({ what: 'the Khronos validation layer', pkg: 'vulkan-validationlayers' });
   }

@@ -113,7 +113,13 @@ export type BackendOp =
       readonly outBuf: string;
     }
   /** init places trunk offer `index` on dev: its int8 rows and scales */
-  | { readonly k: 'uploadDense'; readonly dev: number; readonly index: number; readonly weightBytes: number; readonly scaleBytes: number }
+  | {
+      readonly k: 'uploadDense';
+      readonly dev: number;
+      readonly index: number;
+      readonly weightBytes: number;
+      readonly scaleBytes: number;
+    }
   /** the heat file's bytes (null: no file) */
   | { readonly k: 'readHeat' }
   | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }
@@ -161,7 +167,12 @@ export type EngineOp =
  */
 export type TierCall =
   | { readonly fn: 'init' | 'plan_fill' | 'fill_wait' | 'shutdown' | 'resident_count' }
-  | { readonly fn: 'note' | 'note_block' | 'note_planned'; readonly layer: number; readonly eid: number; readonly ram: RamRef | null }
+  | {
+      readonly fn: 'note' | 'note_block' | 'note_planned';
+      readonly layer: number;
+      readonly eid: number;
+      readonly ram: RamRef | null;
+    }
   | { readonly fn: 'issue'; readonly route: RouteInfo }
   | { readonly fn: 'take'; readonly layer: number }
   | { readonly fn: 'dense_matmul'; readonly index: number }
@@ -169,7 +180,10 @@ export type TierCall =
 export type TierApi = TierCall['fn'];
 
 /** init's answer: running, off (the engine runs on the CPU, with the reason), or already running. */
-export type InitResult = { readonly state: 'active' } | { readonly state: 'off'; readonly reason: string } | { readonly state: 'already' };
+export type InitResult =
+  | { readonly state: 'active' }
+  | { readonly state: 'off'; readonly reason: string }
+  | { readonly state: 'already' };
 
 /** take's answer: the outputs collected, and whether every open group was collected. */
 export interface TakeResult {

@@ -9,6 +9,7 @@ import { missingVulkanPieces, vulkanSkipLine } from '../scripts/vulkan_toolchain
 export default function setup(): void {
   const missing = missingVulkanPieces();
   if (missing.length === 0) return;
-  if (process.env.TIERLAB_REQUIRE_VULKAN === '1') throw new Error(`TIERLAB_REQUIRE_VULKAN=1, but ${vulkanSkipLine(missing)}`);
+  if (process.env.TIERLAB_REQUIRE_VULKAN === '1')
+    throw new Error(`TIERLAB_REQUIRE_VULKAN=1, but ${vulkanSkipLine(missing)}`);
   process.stderr.write(`\n*** ${vulkanSkipLine(missing)} ***\n\n`);
 }

@@ -46,12 +46,19 @@ export function compiledThreads(): CompiledThreads {
     const problems: TransformProblem[] = [];
     const out = ts.transpileModule(readFileSync(file, 'utf8'), {
       fileName: file,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, preserveConstEnums: true, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        preserveConstEnums: true,
+        esModuleInterop: true,
+      },
       transformers: { before: [localsTransform(rel, problems)] },
     });
     if (problems.length > 0) {
       const p = problems[0];
-      throw new Error(`state cache: cannot record the locals at ${p?.file}:${p?.line}: a yield is evaluated after '${p?.text}'`);
+      throw new Error(
+        `state cache: cannot record the locals at ${p?.file}:${p?.line}: a yield is evaluated after '${p?.text}'`,
+      );
     }
     const module = { exports: {} as Record<string, unknown> };
     modules.set(file, module);

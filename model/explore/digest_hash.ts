@@ -23,7 +23,9 @@ export class Hasher {
   /** a number that need not be a 32-bit integer (bytes, fractions) */
   num(x: number): this {
     if (Number.isInteger(x) && Math.abs(x) < 0x80000000) return this.add(x);
-    return this.add(x % 0x100000000).add(Math.floor(x / 0x100000000)).add(Math.round((x % 1) * 1e9));
+    return this.add(x % 0x100000000)
+      .add(Math.floor(x / 0x100000000))
+      .add(Math.round((x % 1) * 1e9));
   }
 
   bool(x: boolean): this {
@@ -99,7 +101,10 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
       sum = (sum + (d % 0x100000000)) % 0x100000000;
       xor ^= Math.floor(d / 0x800);
     }
-    h.add(v instanceof Map ? 10 : 11).add(v.size).add(sum).add(xor);
+    h.add(v instanceof Map ? 10 : 11)
+      .add(v.size)
+      .add(sum)
+      .add(xor);
     return;
   }
   h.add(12);
@@ -119,4 +124,3 @@ export function valueDigest(v: unknown): number {
   addValue(h, v);
   return h.digest();
 }
-

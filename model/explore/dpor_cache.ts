@@ -113,7 +113,8 @@ function backtrackThread(node: DporNode | undefined, t: number): number {
   const sleep = node.sleepSet();
   const own = node.enabled.filter((en) => en.key >> 1 === t);
   let added = 0;
-  for (const en of own.length > 0 ? own : node.enabled) if (insertSingle(node.wut, sleep, { key: en.key, choice: -1, fp: en.fp })) added++;
+  for (const en of own.length > 0 ? own : node.enabled)
+    if (insertSingle(node.wut, sleep, { key: en.key, choice: -1, fp: en.fp })) added++;
   return added;
 }
 

@@ -75,7 +75,8 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
     stats.nodes += Math.max(0, stack.length - Math.max(before, frontier + 1));
     stats.stepsExecuted += strategy.eventsRun;
     stats.maxChoices = Math.max(stats.maxChoices, strategy.path.length);
-    if (stack.length !== strategy.hb.length) throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
+    if (stack.length !== strategy.hb.length)
+      throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
     if (outcome === 'cached') {
       tally.stopped('cached');
     } else if (outcome === 'sleep' || outcome === 'bound') {
@@ -110,7 +111,13 @@ function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep'
  * Every race e < e' of the run: insert notdep(e).e' at e's position. Under a bound, also
  * backtrack e''s thread at the last context switch before e.
  */
-function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, stats: DporStats, split: ShardSplit): void {
+function reverseRaces(
+  stack: DporNode[],
+  hb: HappensBefore,
+  bounded: boolean,
+  stats: DporStats,
+  split: ShardSplit,
+): void {
   const events = hb.events;
   const n = events.length;
   for (let j = 0; j < n; j++) {
@@ -133,7 +140,8 @@ function reverseRaces(stack: DporNode[], hb: HappensBefore, bounded: boolean, st
         stats.infeasible++;
         continue;
       }
-      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items), (w) => split.isForeign(w))) stats.insertions++;
+      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items), (w) => split.isForeign(w)))
+        stats.insertions++;
       if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
     }
   }
@@ -196,7 +204,8 @@ function backtrack(stack: DporNode[], maxThreads: number, split: ShardSplit, bou
         continue;
       }
       // an exact repeat of an explored branch with nothing below it adds nothing
-      if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice && d.complete)) continue;
+      if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice && d.complete))
+        continue;
       if (e.preempts && node.budget < 1) {
         node.incomplete = true;
         continue;

@@ -126,7 +126,8 @@ export class DporStrategy implements Strategy, ThreadCounters {
 
   /** called after the run, while its state can still be read: the final state */
   finish(): void {
-    if (this.cfg.states !== null && this.access !== null && this.live !== null) this.cfg.states.add(this.access.digest(this));
+    if (this.cfg.states !== null && this.access !== null && this.live !== null)
+      this.cfg.states.add(this.access.digest(this));
   }
   pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number {
     if (ctx === undefined) throw new Error('DPOR needs the choice context at every choice point');
@@ -147,7 +148,10 @@ export class DporStrategy implements Strategy, ThreadCounters {
     for (let i = 0; i < n; i++) {
       const th = ctx.options[i];
       const spurious = i >= ctx.runnable;
-      const fp = th === undefined || spurious ? SPURIOUS_FP : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
+      const fp =
+        th === undefined || spurious
+          ? SPURIOUS_FP
+          : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
       enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
     }
     const node = this.freshNode(enabled);
@@ -184,11 +188,15 @@ export class DporStrategy implements Strategy, ThreadCounters {
       const fp = node.enabledEvent(node.chosen.key)?.fp ?? SPURIOUS_FP;
       for (let c = 1; c < n; c++) {
         const key = node.chosen.key;
-        const known = node.wut.some((w) => w.key === key && w.choice === c) || node.done.some((d) => d.key === key && d.choice === c);
+        const known =
+          node.wut.some((w) => w.key === key && w.choice === c) ||
+          node.done.some((d) => d.key === key && d.choice === c);
         if (!known) node.wut.push({ key, choice: c, fp, children: [] });
       }
     } else if (node.chosen.choice >= n) {
-      throw new NondeterminismError(`position ${p} replayed with ${n} waiters to wake, recorded choice ${node.chosen.choice}`);
+      throw new NondeterminismError(
+        `position ${p} replayed with ${n} waiters to wake, recorded choice ${node.chosen.choice}`,
+      );
     }
     ev.choice = node.chosen.choice;
     this.wakeWaiter(p, node.chosen.choice);
@@ -255,7 +263,10 @@ export class DporStrategy implements Strategy, ThreadCounters {
     this.cfg.states?.add(digest);
     const cache = this.cfg.cache;
     if (cache === null) return;
-    const sleepKeys = node.sleep.filter((s) => s.complete).map((s) => s.key).sort((a, b) => a - b);
+    const sleepKeys = node.sleep
+      .filter((s) => s.complete)
+      .map((s) => s.key)
+      .sort((a, b) => a - b);
     const lastTid = this.hb.events[this.position - 1]?.tid ?? -1;
     const hit = cache.covering(digest, sleepKeys, this.budgetLeft, lastTid);
     if (hit !== null && hit.summary !== null) {
@@ -307,7 +318,8 @@ export class DporStrategy implements Strategy, ThreadCounters {
     if (--this.spuriousLeft === 0) {
       const p = this.position - 1;
       const node = this.stack[p];
-      if (node !== undefined) for (const e of node.enabled) if ((e.key & 1) === 1 && e.key !== th.tid * 2 + 1) this.offer(node, e.key);
+      if (node !== undefined)
+        for (const e of node.enabled) if ((e.key & 1) === 1 && e.key !== th.tid * 2 + 1) this.offer(node, e.key);
     }
   }
 
@@ -353,10 +365,15 @@ export class DporStrategy implements Strategy, ThreadCounters {
     let node = this.stack[p];
     if (node === undefined) node = this.freshNode([{ key, fp, preempts: false }]);
     if (node.chosen.key !== key) {
-      throw new NondeterminismError(`position ${p}: thread ${key >> 1} moved, the path expects ${node.chosen.key >> 1}`);
+      throw new NondeterminismError(
+        `position ${p}: thread ${key >> 1} moved, the path expects ${node.chosen.key >> 1}`,
+      );
     }
     const recorded = node.enabledEvent(key);
-    if (recorded !== undefined && (recorded.fp.mx !== fp.mx || recorded.fp.reads !== fp.reads || recorded.fp.writes !== fp.writes)) {
+    if (
+      recorded !== undefined &&
+      (recorded.fp.mx !== fp.mx || recorded.fp.reads !== fp.reads || recorded.fp.writes !== fp.writes)
+    ) {
       throw new Error(`internal error: position ${p} runs an event unlike the one its node recorded`);
     }
     this.budgetLeft -= recorded?.preempts === true ? 1 : 0;

@@ -126,7 +126,13 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     const since = this.waitSince[tid] ?? 0;
     for (let o = 0; o < this.threads.length; o++) {
       const u = this.threads[o];
-      if (u !== undefined && u.state === ThreadState.CvWait && u.waitingOn === t.waitingOn && (this.waitSince[o] ?? 0) < since) rank++;
+      if (
+        u !== undefined &&
+        u.state === ThreadState.CvWait &&
+        u.waitingOn === t.waitingOn &&
+        (this.waitSince[o] ?? 0) < since
+      )
+        rank++;
     }
     return rank;
   }
@@ -205,7 +211,12 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     if (cache === null || this.probe === null) return;
     const d = this.probe.digest(this);
     // the choice's cost structure depends on who moved last and whether it could go on
-    const key = new Hasher().add(d % 0x100000000).add(Math.floor(d / 0x100000000)).add(ctx.current).bool(ctx.currentCanMove).digest();
+    const key = new Hasher()
+      .add(d % 0x100000000)
+      .add(Math.floor(d / 0x100000000))
+      .add(ctx.current)
+      .bool(ctx.currentCanMove)
+      .digest();
     const sleepKeys = node.sleep.map((e) => e.key).sort((a, b) => a - b);
     const seen = cache.get(key);
     if (seen !== undefined) {
@@ -230,7 +241,8 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   onStep(th: SimThread, holdsMx: boolean, step: number): void {
     const tid = th.tid;
     // the state before this step: probed before the thread is counted as started
-    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe.digest(this));
+    if (this.live !== null && this.cfg.states !== null && this.probe !== null)
+      this.cfg.states.add(this.probe.digest(this));
     this.threads[tid] = th;
     const fp = stepFootprint(th.pending, th.reacquire, holdsMx, this.cfg.checks);
     const k = th.pending?.k;
@@ -278,7 +290,8 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
 
   /** called after the run, with the probe still valid: the final state */
   finish(): void {
-    if (this.live !== null && this.cfg.states !== null && this.probe !== null) this.cfg.states.add(this.probe.digest(this));
+    if (this.live !== null && this.cfg.states !== null && this.probe !== null)
+      this.cfg.states.add(this.probe.digest(this));
   }
 }
 

@@ -121,7 +121,8 @@ export function placesOf(root: object, skip: ReadonlySet<string>): Map<object, n
     for (const k in rec) {
       if (skip.has(k)) continue;
       const x = rec[k];
-      if (x !== null && typeof x === 'object') walk(x, Math.imul(where ^ keyHash(k), 0x5bd1e995) ^ (where >>> 13), depth + 1);
+      if (x !== null && typeof x === 'object')
+        walk(x, Math.imul(where ^ keyHash(k), 0x5bd1e995) ^ (where >>> 13), depth + 1);
     }
   };
   walk(root, 0x1b873593, 0);

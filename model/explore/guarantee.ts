@@ -34,10 +34,18 @@ export interface Guarantee {
 }
 
 export function searchGuarantee(r: SearchResult): Guarantee {
-  const bound = Number.isFinite(r.preemptions) ? `at most ${r.preemptions} preemption${r.preemptions === 1 ? '' : 's'}` : 'any number of preemptions';
+  const bound = Number.isFinite(r.preemptions)
+    ? `at most ${r.preemptions} preemption${r.preemptions === 1 ? '' : 's'}`
+    : 'any number of preemptions';
   const how =
-    (r.reduce ? ('dpor' in r ? 'optimal DPOR: one schedule per Mazurkiewicz trace' : 'sleep-set reduction: orders of independent steps explored once') : 'no reduction') +
-    (r.stateCache ? '; state cache: a state explored before is not explored again, sound as far as its digest is the state' : '');
+    (r.reduce
+      ? 'dpor' in r
+        ? 'optimal DPOR: one schedule per Mazurkiewicz trace'
+        : 'sleep-set reduction: orders of independent steps explored once'
+      : 'no reduction') +
+    (r.stateCache
+      ? '; state cache: a state explored before is not explored again, sound as far as its digest is the state'
+      : '');
   const numbers =
     `${r.schedules} schedules, ${r.states ?? '?'} distinct states, ${r.blocked} sleep-blocked runs` +
     (r.stateCache ? `, ${r.cached} runs stopped at a known state` : '') +

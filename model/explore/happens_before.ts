@@ -185,7 +185,8 @@ export class HappensBefore {
     const ev = this.events[e];
     if (ev === undefined || ev.tid === this.tid) return;
     const fp = this.fp;
-    if (race && fp !== null && (this.pre[ev.tid] ?? 0) < ev.seq && coEnabled(ev.fp, fp) && !this.races.includes(e)) this.races.push(e);
+    if (race && fp !== null && (this.pre[ev.tid] ?? 0) < ev.seq && coEnabled(ev.fp, fp) && !this.races.includes(e))
+      this.races.push(e);
     this.joinEvent(this.clock, e);
   }
 

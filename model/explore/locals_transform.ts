@@ -57,21 +57,39 @@ function instrument(
     if (!ts.isYieldExpression(node)) return ts.visitEachChild(node, inner, ctx);
     check(node);
     const names = localsAt(node, fn);
-    const value = node.expression !== undefined ? (ts.visitNode(node.expression, inner) as ts.Expression) : f.createIdentifier('undefined');
+    const value =
+      node.expression !== undefined
+        ? (ts.visitNode(node.expression, inner) as ts.Expression)
+        : f.createIdentifier('undefined');
     const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'at'), undefined, [
       f.createNumericLiteral(pp++),
       f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n))),
       value,
     ]);
-    return node.asteriskToken !== undefined ? f.createYieldExpression(node.asteriskToken, call) : f.createYieldExpression(undefined, call);
+    return node.asteriskToken !== undefined
+      ? f.createYieldExpression(node.asteriskToken, call)
+      : f.createYieldExpression(undefined, call);
   };
   const body = fn.body as ts.Block;
   const stmts = body.statements.map((st) => ts.visitNode(st, inner) as ts.Statement);
   const registry = f.createPropertyAccessExpression(f.createIdentifier('globalThis'), '__tierlabFrames');
-  const enter = f.createCallExpression(f.createPropertyAccessExpression(registry, 'enter'), undefined, [f.createNumericLiteral(fid)]);
-  const open = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(FRAME, undefined, undefined, enter)], ts.NodeFlags.Const));
-  const close = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'exit'), undefined, []));
-  const newBody = f.updateBlock(body, [open, f.createTryStatement(f.createBlock(stmts, true), undefined, f.createBlock([close], true))]);
+  const enter = f.createCallExpression(f.createPropertyAccessExpression(registry, 'enter'), undefined, [
+    f.createNumericLiteral(fid),
+  ]);
+  const open = f.createVariableStatement(
+    undefined,
+    f.createVariableDeclarationList(
+      [f.createVariableDeclaration(FRAME, undefined, undefined, enter)],
+      ts.NodeFlags.Const,
+    ),
+  );
+  const close = f.createExpressionStatement(
+    f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'exit'), undefined, []),
+  );
+  const newBody = f.updateBlock(body, [
+    open,
+    f.createTryStatement(f.createBlock(stmts, true), undefined, f.createBlock([close], true)),
+  ]);
   return replaceBody(f, fn, newBody);
 }
 
@@ -106,34 +124,83 @@ function evaluatedBefore(p: ts.Node, child: ts.Node): readonly ts.Node[] {
   if (ts.isConditionalExpression(p) && p.condition !== child) return [p.condition];
   if (ts.isElementAccessExpression(p) && p.argumentExpression === child) return [p.expression];
   // (a && yield x): reaching the yield fixes a's value, and the result is x's
-  if (ts.isBinaryExpression(p) && p.right === child && !SHORT_CIRCUIT.has(p.operatorToken.kind) && p.operatorToken.kind !== ts.SyntaxKind.EqualsToken) {
+  if (
+    ts.isBinaryExpression(p) &&
+    p.right === child &&
+    !SHORT_CIRCUIT.has(p.operatorToken.kind) &&
+    p.operatorToken.kind !== ts.SyntaxKind.EqualsToken
+  ) {
     return [p.left];
   }
   return [];
 }
 
-const SHORT_CIRCUIT = new Set([ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken]);
+const SHORT_CIRCUIT = new Set([
+  ts.SyntaxKind.AmpersandAmpersandToken,
+  ts.SyntaxKind.BarBarToken,
+  ts.SyntaxKind.QuestionQuestionToken,
+]);
 
 type GeneratorLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.MethodDeclaration;
 
 function isGenerator(node: ts.Node): node is GeneratorLike {
-  return (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node)) && node.asteriskToken !== undefined;
+  return (
+    (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node)) &&
+    node.asteriskToken !== undefined
+  );
 }
 
 function replaceBody(f: ts.NodeFactory, fn: GeneratorLike, body: ts.Block): ts.Node {
-  if (ts.isFunctionDeclaration(fn)) return f.updateFunctionDeclaration(fn, fn.modifiers, fn.asteriskToken, fn.name, fn.typeParameters, fn.parameters, fn.type, body);
-  if (ts.isFunctionExpression(fn)) return f.updateFunctionExpression(fn, fn.modifiers, fn.asteriskToken, fn.name, fn.typeParameters, fn.parameters, fn.type, body);
-  return f.updateMethodDeclaration(fn, fn.modifiers, fn.asteriskToken, fn.name, fn.questionToken, fn.typeParameters, fn.parameters, fn.type, body);
+  if (ts.isFunctionDeclaration(fn))
+    return f.updateFunctionDeclaration(
+      fn,
+      fn.modifiers,
+      fn.asteriskToken,
+      fn.name,
+      fn.typeParameters,
+      fn.parameters,
+      fn.type,
+      body,
+    );
+  if (ts.isFunctionExpression(fn))
+    return f.updateFunctionExpression(
+      fn,
+      fn.modifiers,
+      fn.asteriskToken,
+      fn.name,
+      fn.typeParameters,
+      fn.parameters,
+      fn.type,
+      body,
+    );
+  return f.updateMethodDeclaration(
+    fn,
+    fn.modifiers,
+    fn.asteriskToken,
+    fn.name,
+    fn.questionToken,
+    fn.typeParameters,
+    fn.parameters,
+    fn.type,
+    body,
+  );
 }
 
 /** A value that cannot change while the generator is suspended: a name (its value is
  *  recorded as a local), a literal, `this`; as a callee also a method of such a value. */
 function isStable(n: ts.Node, callee: boolean): boolean {
-  if (ts.isParenthesizedExpression(n) || ts.isAsExpression(n) || ts.isNonNullExpression(n)) return isStable(n.expression, callee);
+  if (ts.isParenthesizedExpression(n) || ts.isAsExpression(n) || ts.isNonNullExpression(n))
+    return isStable(n.expression, callee);
   if (ts.isShorthandPropertyAssignment(n)) return true;
   if (ts.isPropertyAssignment(n)) return isStable(n.initializer, false);
   if (ts.isIdentifier(n) || n.kind === ts.SyntaxKind.ThisKeyword) return true;
-  if (ts.isLiteralExpression(n) || n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword || n.kind === ts.SyntaxKind.NullKeyword) return true;
+  if (
+    ts.isLiteralExpression(n) ||
+    n.kind === ts.SyntaxKind.TrueKeyword ||
+    n.kind === ts.SyntaxKind.FalseKeyword ||
+    n.kind === ts.SyntaxKind.NullKeyword
+  )
+    return true;
   if (callee && ts.isPropertyAccessExpression(n)) return isStable(n.expression, false);
   return false;
 }
@@ -148,9 +215,18 @@ function localsAt(y: ts.Node, fn: GeneratorLike): string[] {
         if (s === child) break;
         if (ts.isVariableStatement(s)) for (const d of s.declarationList.declarations) bindingNames(d.name, names);
       }
-    } else if (ts.isForStatement(p) && child !== p.initializer && p.initializer !== undefined && ts.isVariableDeclarationList(p.initializer)) {
+    } else if (
+      ts.isForStatement(p) &&
+      child !== p.initializer &&
+      p.initializer !== undefined &&
+      ts.isVariableDeclarationList(p.initializer)
+    ) {
       for (const d of p.initializer.declarations) bindingNames(d.name, names);
-    } else if ((ts.isForOfStatement(p) || ts.isForInStatement(p)) && child === p.statement && ts.isVariableDeclarationList(p.initializer)) {
+    } else if (
+      (ts.isForOfStatement(p) || ts.isForInStatement(p)) &&
+      child === p.statement &&
+      ts.isVariableDeclarationList(p.initializer)
+    ) {
       for (const d of p.initializer.declarations) bindingNames(d.name, names);
     } else if (ts.isCatchClause(p) && child === p.block && p.variableDeclaration !== undefined) {
       bindingNames(p.variableDeclaration.name, names);

@@ -79,7 +79,14 @@ export function pctCampaign(s: Scenario, opts: PctCampaignOptions): PctCampaignR
     return -Math.expm1(logMiss);
   };
   if (first.violation !== null) {
-    violations.push({ property: first.violation.property, detail: first.violation.detail, choices: [], steps: first.steps, atSchedule: 0, seconds: 0 });
+    violations.push({
+      property: first.violation.property,
+      detail: first.violation.detail,
+      choices: [],
+      steps: first.steps,
+      atSchedule: 0,
+      seconds: 0,
+    });
     stopped = opts.stopOnViolation !== false;
   }
   for (let i = 0; !stopped; i++) {
@@ -88,7 +95,12 @@ export function pctCampaign(s: Scenario, opts: PctCampaignOptions): PctCampaignR
       stopped = true;
       break;
     }
-    const strategy = new PctStrategy({ seed: `${opts.seed}:${i}`, depth: d, steps: k, maxThreads: DEFAULT_LIMITS.maxThreads });
+    const strategy = new PctStrategy({
+      seed: `${opts.seed}:${i}`,
+      depth: d,
+      steps: k,
+      maxThreads: DEFAULT_LIMITS.maxThreads,
+    });
     const r = runScenario(s, { strategy });
     opts.onRun?.(r);
     runs++;
@@ -102,7 +114,14 @@ export function pctCampaign(s: Scenario, opts: PctCampaignOptions): PctCampaignR
     }
     const v = r.violation;
     if (v !== null && !violations.some((f) => f.property === v.property)) {
-      violations.push({ property: v.property, detail: v.detail, choices: trimPath(strategy.path), steps: r.steps, atSchedule: runs, seconds: (performance.now() - started) / 1000 });
+      violations.push({
+        property: v.property,
+        detail: v.detail,
+        choices: trimPath(strategy.path),
+        steps: r.steps,
+        atSchedule: runs,
+        seconds: (performance.now() - started) / 1000,
+      });
     }
     if (v !== null && opts.stopOnViolation !== false) stopped = true;
   }
@@ -113,7 +132,21 @@ export function pctCampaign(s: Scenario, opts: PctCampaignOptions): PctCampaignR
     `PCT depth ${d}: n=${n} threads, k<=${k} steps (the quiet run took ${measured.steps}), ` +
     `p >= 1/(n k^(d-1)) = ${bound.perRun.toExponential(3)} per run; ${runs} runs (${counted} within their k) -> ` +
     `a depth-${d} bug is found with probability >= ${(100 * c).toFixed(c > 0.999 ? 4 : 2)} %` +
-    (opts.confidence !== undefined ? ` (wanted ${(100 * opts.confidence).toFixed(2)} %, planned ${planned} runs from the quiet run)` : '') +
+    (opts.confidence !== undefined
+      ? ` (wanted ${(100 * opts.confidence).toFixed(2)} %, planned ${planned} runs from the quiet run)`
+      : '') +
     (!complete ? '; stopped early' + (violations.length > 0 ? ' at a violation' : ' by the time limit') : '');
-  return { measured, bound, runsPlanned: planned, runs, counted, steps, seconds: (performance.now() - started) / 1000, confidence: c, complete, violations, statement };
+  return {
+    measured,
+    bound,
+    runsPlanned: planned,
+    runs,
+    counted,
+    steps,
+    seconds: (performance.now() - started) / 1000,
+    confidence: c,
+    complete,
+    violations,
+    statement,
+  };
 }

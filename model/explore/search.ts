@@ -30,7 +30,13 @@ export function search(subject: Subject, opts: SearchOptions): SearchResult {
   const tally = new SearchTally(opts, states);
   const stats = tally.stats;
   for (let run = 0; ; run++) {
-    const strategy = new ExplorerStrategy(stack, { preemptions: opts.preemptions, reduce: opts.reduce, checks: subject.checks, states, cache });
+    const strategy = new ExplorerStrategy(stack, {
+      preemptions: opts.preemptions,
+      reduce: opts.reduce,
+      checks: subject.checks,
+      states,
+      cache,
+    });
     const outcome = runOnce(subject, strategy);
     stats.nodes += strategy.added;
     stats.stepsExecuted += strategy.stepsTaken;

@@ -10,7 +10,17 @@ import type { FoundViolation, SearchOptions, SearchResult, SearchStats } from '.
 import type { SubjectRun } from './subject.js';
 
 export class SearchTally {
-  readonly stats: SearchStats = { schedules: 0, blocked: 0, cached: 0, steps: 0, stepsExecuted: 0, nodes: 0, states: null, seconds: 0, maxChoices: 0 };
+  readonly stats: SearchStats = {
+    schedules: 0,
+    blocked: 0,
+    cached: 0,
+    steps: 0,
+    stepsExecuted: 0,
+    nodes: 0,
+    states: null,
+    seconds: 0,
+    maxChoices: 0,
+  };
   readonly violations: FoundViolation[] = [];
   violatingSchedules = 0;
   stoppedBy: SearchResult['stoppedBy'] = null;
@@ -54,7 +64,8 @@ export class SearchTally {
 
   /** after run number `run`: whether a limit stops the search (and progress, now and then) */
   limitReached(run: number): boolean {
-    if (this.stoppedBy === null && this.stats.schedules >= (this.opts.maxSchedules ?? Infinity)) this.stoppedBy = 'schedules';
+    if (this.stoppedBy === null && this.stats.schedules >= (this.opts.maxSchedules ?? Infinity))
+      this.stoppedBy = 'schedules';
     if (this.stoppedBy === null && (run & 15) === 15 && performance.now() > this.deadline) this.stoppedBy = 'seconds';
     if (this.stoppedBy !== null) return true;
     if ((run & 1023) === 1023 && this.opts.onProgress !== undefined) this.opts.onProgress(this.snapshot());

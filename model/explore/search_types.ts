@@ -79,4 +79,3 @@ export interface SearchResult extends SearchStats {
   /** the distinct state digests, when asked (keepStates) */
   readonly stateDigests?: number[];
 }
-

@@ -25,9 +25,12 @@ export function mergeShards(parts: readonly ShardResult[]): PartResult {
   if (first === undefined) throw new Error('no search parts to join');
   const count = sorted[0]?.count ?? 1;
   const seen = new Set(sorted.map((p) => p.index));
-  if (sorted.some((p) => p.count !== count) || seen.size !== sorted.length) throw new Error('search parts of different splits, or one part twice');
+  if (sorted.some((p) => p.count !== count) || seen.size !== sorted.length)
+    throw new Error('search parts of different splits, or one part twice');
   const sum = (f: (r: PartResult) => number): number => sorted.reduce((a, p) => a + f(p.result), 0);
-  const digests = sorted.every((p) => p.result.stateDigests !== undefined) ? new Set(sorted.flatMap((p) => p.result.stateDigests ?? [])) : null;
+  const digests = sorted.every((p) => p.result.stateDigests !== undefined)
+    ? new Set(sorted.flatMap((p) => p.result.stateDigests ?? []))
+    : null;
   const violations: FoundViolation[] = [];
   for (const p of sorted) {
     for (const v of p.result.violations) {
@@ -37,7 +40,14 @@ export function mergeShards(parts: readonly ShardResult[]): PartResult {
   }
   const stat = (k: keyof DporStats): number => sum((r) => r.dpor?.[k] ?? 0);
   const dpor: DporStats | null = sorted.every((p) => p.result.dpor !== undefined)
-    ? { expansions: stat('expansions'), races: stat('races'), insertions: stat('insertions'), infeasible: stat('infeasible'), sleepBlocked: stat('sleepBlocked'), boundStopped: stat('boundStopped') }
+    ? {
+        expansions: stat('expansions'),
+        races: stat('races'),
+        insertions: stat('insertions'),
+        infeasible: stat('infeasible'),
+        sleepBlocked: stat('sleepBlocked'),
+        boundStopped: stat('boundStopped'),
+      }
     : null;
   return {
     schedules: sum((r) => r.schedules),
@@ -46,7 +56,12 @@ export function mergeShards(parts: readonly ShardResult[]): PartResult {
     steps: sum((r) => r.steps),
     stepsExecuted: sum((r) => r.stepsExecuted),
     nodes: sum((r) => r.nodes),
-    states: digests !== null ? digests.size : first.states === null ? null : Math.max(...sorted.map((p) => p.result.states ?? 0)),
+    states:
+      digests !== null
+        ? digests.size
+        : first.states === null
+          ? null
+          : Math.max(...sorted.map((p) => p.result.states ?? 0)),
     seconds: Math.max(...sorted.map((p) => p.result.seconds)),
     maxChoices: Math.max(...sorted.map((p) => p.result.maxChoices)),
     preemptions: first.preemptions,

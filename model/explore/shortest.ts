@@ -29,7 +29,12 @@ export interface ShortestOptions {
 }
 
 export interface ShortestResult {
-  readonly found: { readonly property: PropertyId; readonly detail: string; readonly choices: number[]; readonly steps: number } | null;
+  readonly found: {
+    readonly property: PropertyId;
+    readonly detail: string;
+    readonly choices: number[];
+    readonly steps: number;
+  } | null;
   /** every node cheaper than the result was expanded (no limit stopped the search) */
   readonly complete: boolean;
   readonly expanded: number;
@@ -115,7 +120,13 @@ class ProbeStrategy implements Strategy, ThreadCounters {
     let rank = 0;
     const since = this.waitSince[tid] ?? 0;
     for (const u of this.threads) {
-      if (u !== undefined && u.state === ThreadState.CvWait && u.waitingOn === t?.waitingOn && (this.waitSince[u.tid] ?? 0) < since) rank++;
+      if (
+        u !== undefined &&
+        u.state === ThreadState.CvWait &&
+        u.waitingOn === t?.waitingOn &&
+        (this.waitSince[u.tid] ?? 0) < since
+      )
+        rank++;
     }
     return rank;
   }
@@ -193,7 +204,8 @@ export function shortestCounterexample(subject: Subject, opts: ShortestOptions =
       const v = outcome.violation;
       if (v === null || (opts.property !== undefined && v.property !== opts.property)) return;
       const f = shortest.found;
-      if (f === null || outcome.steps < f.steps) shortest.found = { property: v.property, detail: v.detail, choices: s.path, steps: outcome.steps };
+      if (f === null || outcome.steps < f.steps)
+        shortest.found = { property: v.property, detail: v.detail, choices: s.path, steps: outcome.steps };
       return;
     }
     const seen = best.get(s.digest);
@@ -216,6 +228,13 @@ export function shortestCounterexample(subject: Subject, opts: ShortestOptions =
     expanded++;
     for (let o = 0; o < node.options; o++) probe([...node.choices, o]);
   }
-  return { found: shortest.found, complete, expanded, runs, stepsExecuted, states: best.size, seconds: (performance.now() - started) / 1000 };
+  return {
+    found: shortest.found,
+    complete,
+    expanded,
+    runs,
+    stepsExecuted,
+    states: best.size,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
-

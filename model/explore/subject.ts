@@ -119,7 +119,9 @@ class RunView {
    * state_digest.ts argues is a function of the state.
    */
   watchCheckers(checkers: readonly Checker[]): void {
-    this.stateful = checkers.filter((c) => !(c instanceof CoverageChecker) && Object.getPrototypeOf(c) !== Object.prototype);
+    this.stateful = checkers.filter(
+      (c) => !(c instanceof CoverageChecker) && Object.getPrototypeOf(c) !== Object.prototype,
+    );
   }
 
   watch(tier: Tier, world: SimulatedWorld): void {
@@ -132,7 +134,10 @@ class RunView {
       return failed;
     };
     if (!this.instrumented) {
-      const sink = { read: (where: number, value: number) => this.access.observer?.read(where, value), wrote: () => undefined };
+      const sink = {
+        read: (where: number, value: number) => this.access.observer?.read(where, value),
+        wrote: () => undefined,
+      };
       // the tier's methods and threads reach the state as tier.st; the checkers keep the real one
       (tier as { st: TierState }).st = trackReads(tier.st, sink, this.worldOwned);
     }
@@ -180,5 +185,6 @@ function addFields(h: Hasher, o: object, skip: ReadonlySet<string>): void {
 function ownAll(v: object, owned: WeakSet<object>, depth = 0): void {
   if (owned.has(v) || depth > 3) return;
   owned.add(v);
-  for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') ownAll(x as object, owned, depth + 1);
+  for (const x of Array.isArray(v) ? v : Object.values(v))
+    if (x !== null && typeof x === 'object') ownAll(x as object, owned, depth + 1);
 }

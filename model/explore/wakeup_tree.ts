@@ -143,7 +143,12 @@ export class WakeupSequence {
  * extended: that part never learns of this race, so what v adds below it becomes a
  * branch of this part's own, starting with the same event.
  */
-export function insertSequence(tree: WakeupNode[], sleep: readonly Branch[], v: WakeupSequence, foreign?: (w: WakeupNode) => boolean): boolean {
+export function insertSequence(
+  tree: WakeupNode[],
+  sleep: readonly Branch[],
+  v: WakeupSequence,
+  foreign?: (w: WakeupNode) => boolean,
+): boolean {
   for (const s of sleep) if (v.weakInitial(s) !== null) return false;
   let level = tree;
   for (;;) {

@@ -34,7 +34,10 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
   }
   const results = new Array<R>(tasks.length);
   let next = 0;
-  const workers = Array.from({ length: Math.min(jobs, tasks.length) }, () => new Worker(BOOT, { workerData: { entry: ENTRY } }));
+  const workers = Array.from(
+    { length: Math.min(jobs, tasks.length) },
+    () => new Worker(BOOT, { workerData: { entry: ENTRY } }),
+  );
   try {
     await Promise.all(
       workers.map(

@@ -48,8 +48,10 @@ export class PctStrategy implements Strategy {
   threadsSeen = 0;
 
   constructor(readonly opts: PctOptions) {
-    if (!Number.isInteger(opts.depth) || opts.depth < 1) throw new RangeError(`PCT depth must be an integer >= 1 (got ${opts.depth})`);
-    if (!Number.isInteger(opts.steps) || opts.steps < 1) throw new RangeError(`PCT needs k >= 1 steps (got ${opts.steps})`);
+    if (!Number.isInteger(opts.depth) || opts.depth < 1)
+      throw new RangeError(`PCT depth must be an integer >= 1 (got ${opts.depth})`);
+    if (!Number.isInteger(opts.steps) || opts.steps < 1)
+      throw new RangeError(`PCT needs k >= 1 steps (got ${opts.steps})`);
     const rng = seedrandom(opts.seed);
     // a random permutation of depth .. depth + maxThreads - 1 (Fisher-Yates)
     const prio: number[] = [];
@@ -75,7 +77,8 @@ export class PctStrategy implements Strategy {
   }
 
   pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number {
-    if (ctx === undefined) throw new Error('PCT needs the choice context (the candidates\' thread ids) at every choice point');
+    if (ctx === undefined)
+      throw new Error("PCT needs the choice context (the candidates' thread ids) at every choice point");
     // moves come first; spurious-wakeup options only when nothing can move
     const limit = kind === 'thread' && ctx.runnable > 0 ? ctx.runnable : n;
     let best = 0;
@@ -94,7 +97,8 @@ export class PctStrategy implements Strategy {
 
   private prioOf(tid: number): number {
     const p = this.priority[tid];
-    if (p === undefined) throw new RangeError(`PCT drew priorities for ${this.priority.length} threads; thread ${tid} has none`);
+    if (p === undefined)
+      throw new RangeError(`PCT drew priorities for ${this.priority.length} threads; thread ${tid} has none`);
     return p;
   }
 }

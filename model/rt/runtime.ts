@@ -76,7 +76,10 @@ export class Runtime extends RunState {
       if (this.observes) this.strategy.onStep?.(th, this.mxOwner === th.tid, this.steps);
       this.step(th);
       if (++this.steps > limits.maxSteps) {
-        throw new Violation('LIVE-STEPS', `run exceeded ${limits.maxSteps} steps (livelock?): ${this.describeThreads()}`);
+        throw new Violation(
+          'LIVE-STEPS',
+          `run exceeded ${limits.maxSteps} steps (livelock?): ${this.describeThreads()}`,
+        );
       }
       if (this.shutdownStep >= 0 && this.steps - this.shutdownStep > limits.stepsAfterShutdown) {
         throw new Violation(
@@ -130,7 +133,8 @@ export class Runtime extends RunState {
         this.now += this.world.duration(op);
         if (this.trace !== null) this.record(th, this.world.describe(op, result));
     }
-    if (this.observers.length > 0 && op.k !== 'lock' && op.k !== 'unlock') for (const c of this.observers) c.onOp?.(this, th, op, result);
+    if (this.observers.length > 0 && op.k !== 'lock' && op.k !== 'unlock')
+      for (const c of this.observers) c.onOp?.(this, th, op, result);
     // with one thread alive there is nobody to race with (init runs before the uploader)
     if (this.digesters.length > 0 && this.mxOwner !== th.tid && this.alive > 1) {
       // the code up to th's next op runs without mx: it may not touch guarded state

@@ -47,10 +47,37 @@ export const SCENARIO_LIMITS = {
 } as const;
 
 const KEYS = [
-  'devices', 'layers', 'experts', 'topk', 'ringCapacity', 'budgetExperts', 'capacityExperts', 'expertFormat',
-  'groupSize', 'weightBytes', 'scaleBytes', 'ramCapacity', 'loaders', 'warmstart', 'heatFile', 'heatFileDefect',
-  'streaming', 'wantSwaps', 'reclaims', 'swapPeriod', 'decayPeriod', 'startTick', 'routes', 'noRam',
-  'refillAfterToken', 'shutdownAt', 'denseBytes', 'denseWhileGroupOpen', 'initTwice', 'runs', 'faults',
+  'devices',
+  'layers',
+  'experts',
+  'topk',
+  'ringCapacity',
+  'budgetExperts',
+  'capacityExperts',
+  'expertFormat',
+  'groupSize',
+  'weightBytes',
+  'scaleBytes',
+  'ramCapacity',
+  'loaders',
+  'warmstart',
+  'heatFile',
+  'heatFileDefect',
+  'streaming',
+  'wantSwaps',
+  'reclaims',
+  'swapPeriod',
+  'decayPeriod',
+  'startTick',
+  'routes',
+  'noRam',
+  'refillAfterToken',
+  'shutdownAt',
+  'denseBytes',
+  'denseWhileGroupOpen',
+  'initTwice',
+  'runs',
+  'faults',
   'spuriousWakeups',
 ] as const;
 
@@ -62,7 +89,8 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const devices = r.int(o.devices, p('devices'), 1, L.devices);
   const layers = r.int(o.layers, p('layers'), 1, L.layers);
   const experts = r.int(o.experts, p('experts'), 1, L.experts);
-  if (layers * experts > L.slots) r.fail(p('experts'), `${layers} layers x ${experts} experts exceeds the cap of ${L.slots} slots`);
+  if (layers * experts > L.slots)
+    r.fail(p('experts'), `${layers} layers x ${experts} experts exceeds the cap of ${L.slots} slots`);
   const topk = r.int(o.topk, p('topk'), 1, Math.min(L.topk, experts));
   const perDevice = (key: string): readonly unknown[] => {
     const a = r.array(o[key], p(key));
@@ -131,16 +159,30 @@ function parseThreads(r: JsonReader, o: JsonObject, p: (k: string) => string): {
   const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
   const threads = 1 + runs * (1 + loaders);
   if (threads > DEFAULT_LIMITS.maxThreads) {
-    r.fail(p('loaders'), `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`);
+    r.fail(
+      p('loaders'),
+      `${loaders} loaders in ${runs} runs make ${threads} threads, past the limit of ${DEFAULT_LIMITS.maxThreads}`,
+    );
   }
   return { loaders, runs };
 }
 
-function parseRoutes(r: JsonReader, v: unknown, at: string, layers: number, experts: number, topk: number): number[][][] {
+function parseRoutes(
+  r: JsonReader,
+  v: unknown,
+  at: string,
+  layers: number,
+  experts: number,
+  topk: number,
+): number[][][] {
   const tokens = r.array(v, at);
-  if (tokens.length > SCENARIO_LIMITS.tokens) r.fail(at, `${tokens.length} tokens exceed the cap of ${SCENARIO_LIMITS.tokens}`);
+  if (tokens.length > SCENARIO_LIMITS.tokens)
+    r.fail(at, `${tokens.length} tokens exceed the cap of ${SCENARIO_LIMITS.tokens}`);
   if (tokens.length * layers * topk > SCENARIO_LIMITS.routedPerRun) {
-    r.fail(at, `${tokens.length} tokens x ${layers} layers x top${topk} exceed the cap of ${SCENARIO_LIMITS.routedPerRun} routed experts`);
+    r.fail(
+      at,
+      `${tokens.length} tokens x ${layers} layers x top${topk} exceed the cap of ${SCENARIO_LIMITS.routedPerRun} routed experts`,
+    );
   }
   return tokens.map((t, ti) => {
     const perLayer = r.array(t, `${at}[${ti}]`);
@@ -166,17 +208,35 @@ function parseHeat(r: JsonReader, v: unknown, at: string, layers: number, expert
   });
 }
 
-function parseNoRam(r: JsonReader, v: unknown, at: string, layers: number, experts: number): { layer: number; eid: number }[] {
+function parseNoRam(
+  r: JsonReader,
+  v: unknown,
+  at: string,
+  layers: number,
+  experts: number,
+): { layer: number; eid: number }[] {
   return r.array(v, at).map((k, i) => {
     const o: JsonObject = r.object(k, `${at}[${i}]`, ['layer', 'eid']);
-    return { layer: r.int(o.layer, `${at}[${i}].layer`, 0, layers - 1), eid: r.int(o.eid, `${at}[${i}].eid`, 0, experts - 1) };
+    return {
+      layer: r.int(o.layer, `${at}[${i}].layer`, 0, layers - 1),
+      eid: r.int(o.eid, `${at}[${i}].eid`, 0, experts - 1),
+    };
   });
 }
 
 function parseShutdownAt(r: JsonReader, v: unknown, at: string, tokens: number, layers: number): ShutdownPoint | null {
   if (v === null) return null;
-  const phase = r.oneOf((v as { phase?: unknown } | null)?.phase, `${at}.phase`, ['plan', 'warmstart', 'fill', 'decode'] as const);
-  const o = r.object(v, at, phase === 'decode' ? ['phase', 'token', 'layer', 'groupOpen', 'thread'] : ['phase', 'thread']);
+  const phase = r.oneOf((v as { phase?: unknown } | null)?.phase, `${at}.phase`, [
+    'plan',
+    'warmstart',
+    'fill',
+    'decode',
+  ] as const);
+  const o = r.object(
+    v,
+    at,
+    phase === 'decode' ? ['phase', 'token', 'layer', 'groupOpen', 'thread'] : ['phase', 'thread'],
+  );
   const thread = r.oneOf(o.thread, `${at}.thread`, ['caller', 'own'] as const);
   if (phase !== 'decode') return { phase, thread };
   if (tokens === 0) r.fail(at, 'a decode shutdown point needs at least one token');
@@ -191,7 +251,8 @@ function parseShutdownAt(r: JsonReader, v: unknown, at: string, tokens: number, 
 
 function parseFormat(r: JsonReader, v: unknown, at: string): ExpertFormat {
   const f = r.int(v, at, 1, 8);
-  if (f !== 1 && f !== 2 && f !== 4 && f !== 8) r.fail(at, `${f} is not a format (1 int8 per row, 2 int4 per row, 4 int4 grouped, 8 fp8 block)`);
+  if (f !== 1 && f !== 2 && f !== 4 && f !== 8)
+    r.fail(at, `${f} is not a format (1 int8 per row, 2 int4 per row, 4 int4 grouped, 8 fp8 block)`);
   return f;
 }
 
@@ -199,7 +260,8 @@ function parseFaults(r: JsonReader, v: unknown, at: string): FaultPlan {
   const keys = FAULT_SITES.map((s) => faultKey(s));
   if (typeof v !== 'object' || v === null || Array.isArray(v)) r.fail(at, 'expected an object of fault sites');
   const o = v as JsonObject;
-  for (const k of Object.keys(o)) if (!(keys as string[]).includes(k)) r.fail(at, `unknown fault site "${k}" (known: ${keys.join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!(keys as string[]).includes(k)) r.fail(at, `unknown fault site "${k}" (known: ${keys.join(', ')})`);
   const list = (k: (typeof keys)[number]): number[] => {
     if (!(k in o)) return [];
     const idx = r.intArray(o[k], `${at}.${k}`, 0, SCENARIO_LIMITS.faultIndex);

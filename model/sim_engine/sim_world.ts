@@ -11,11 +11,31 @@
  * The handlers are a map the compiler checks for completeness: every op a world must
  * answer (WorldOpKind) has exactly one handler with the result type of OpResults.
  */
-import { EXPERT_PARTS, type BackendOp, type EngineOp, type GroupRow, type Op, type OpOf, type OpResults, type HostArray, type RouteInfo, type StagingCopy, type TensorHandle, type WorldOpKind } from '../../src/ops.js';
+import {
+  EXPERT_PARTS,
+  type BackendOp,
+  type EngineOp,
+  type GroupRow,
+  type Op,
+  type OpOf,
+  type OpResults,
+  type HostArray,
+  type RouteInfo,
+  type StagingCopy,
+  type TensorHandle,
+  type WorldOpKind,
+} from '../../src/ops.js';
 import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
-import { describeTensor, Ledger, type BlockRow, type SimHostArray, type SimStaging, type SimTensor } from '../../src/check/ledger.js';
+import {
+  describeTensor,
+  Ledger,
+  type BlockRow,
+  type SimHostArray,
+  type SimStaging,
+  type SimTensor,
+} from '../../src/check/ledger.js';
 import { writeHeatFile as encodeHeat } from '../../src/spec/heat_file.js';
 import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
@@ -170,7 +190,8 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       takeGroup: (op) => this.takeGroup(op.dev),
       denseGemv: (op) => {
         const t = open<SimTensor>(op.tensor);
-        if (!t.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed tensor ${describeTensor(t)}`);
+        if (!t.alive)
+          throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed tensor ${describeTensor(t)}`);
         L.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
         L.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
         L.release(op.inBuf);

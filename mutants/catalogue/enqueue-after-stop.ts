@@ -9,7 +9,15 @@ export const mutant: Mutant = {
   title: 'enqueue does not refuse after stop',
   history: 'reviewers named it: a note racing shutdown leaves an entry nobody will ever upload',
   family: 'nothing left after shutdown',
-  expectedProperties: ['POST-SHUTDOWN', 'ACC-INFLIGHT', 'ACC-BUDGET', 'MEM-HOST', 'LIVE-SHUTDOWN', 'SPEC-ENQUEUE', 'SPEC-WAKEUP'],
+  expectedProperties: [
+    'POST-SHUTDOWN',
+    'ACC-INFLIGHT',
+    'ACC-BUDGET',
+    'MEM-HOST',
+    'LIVE-SHUTDOWN',
+    'SPEC-ENQUEUE',
+    'SPEC-WAKEUP',
+  ],
   patches: [
     {
       file: 'src/tier/enqueue.ts',

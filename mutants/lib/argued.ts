@@ -23,9 +23,14 @@ export function applyArguedEquivalence(results: readonly MutantResult[], file: s
   return results.map((r) => {
     if (!ids.has(r.id)) return r;
     if (r.status === 'survived') {
-      return { ...r, status: 'equivalent', equivalentReason: 'by argument: mutants/equivalent.md (it ran and survived)' };
+      return {
+        ...r,
+        status: 'equivalent',
+        equivalentReason: 'by argument: mutants/equivalent.md (it ran and survived)',
+      };
     }
-    if (r.status === 'killed') return { ...r, error: 'listed as equivalent in mutants/equivalent.md, but killed: the argument is wrong' };
+    if (r.status === 'killed')
+      return { ...r, error: 'listed as equivalent in mutants/equivalent.md, but killed: the argument is wrong' };
     return r;
   });
 }

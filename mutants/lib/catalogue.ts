@@ -55,7 +55,8 @@ export async function loadCatalogue(dir: string = CATALOGUE_DIR): Promise<Mutant
     if (problem !== null) throw new Error(`mutant catalogue: ${path}: ${problem}`);
     const mutant = m as Mutant;
     const want = basename(f, '.ts');
-    if (mutant.id !== want) throw new Error(`mutant catalogue: ${path}: id '${mutant.id}' must equal the file name '${want}'`);
+    if (mutant.id !== want)
+      throw new Error(`mutant catalogue: ${path}: id '${mutant.id}' must equal the file name '${want}'`);
     if (seen.has(mutant.id)) throw new Error(`mutant catalogue: ${path}: duplicate id '${mutant.id}'`);
     seen.add(mutant.id);
     for (const p of mutant.expectedProperties) {

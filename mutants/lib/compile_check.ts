@@ -21,7 +21,10 @@ export function syntaxErrors(dir: string, files: readonly string[]): string | nu
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: false },
     });
     for (const d of r.diagnostics ?? []) {
-      const where = d.file !== undefined && d.start !== undefined ? `:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
+      const where =
+        d.file !== undefined && d.start !== undefined
+          ? `:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+          : '';
       problems.push(`${f}${where}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
     }
   }

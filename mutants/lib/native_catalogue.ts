@@ -27,7 +27,12 @@ function problemWith(d: unknown, id: string): string | null {
   if (!Array.isArray(o.runs) || o.runs.length === 0) return "'runs' must name at least one oracle run";
   if (!Array.isArray(o.patches) || o.patches.length === 0) return "'patches' must be a non-empty array";
   for (const [i, p] of o.patches.entries()) {
-    if (typeof p.file !== 'string' || !p.file.startsWith('native/') || typeof p.find !== 'string' || typeof p.replace !== 'string') {
+    if (
+      typeof p.file !== 'string' ||
+      !p.file.startsWith('native/') ||
+      typeof p.find !== 'string' ||
+      typeof p.replace !== 'string'
+    ) {
       return `patch ${i} needs 'find' and 'replace' on a file under native/`;
     }
   }
@@ -36,7 +41,9 @@ function problemWith(d: unknown, id: string): string | null {
 
 export async function loadNativeDefects(dir: string = NATIVE_DIR): Promise<NativeDefect[]> {
   const out: NativeDefect[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.ts'))
+    .sort()) {
     const mod = (await import(pathToFileURL(join(dir, f)).href)) as { defect?: unknown };
     const problem = problemWith(mod.defect, basename(f, '.ts'));
     if (problem !== null) throw new Error(`native defects: ${join(dir, f)}: ${problem}`);

@@ -22,8 +22,9 @@ export interface NativeScratch {
 
 /** The patched texts of the defect's files (PatchError when a find does not match once). */
 export function patchedNative(root: string, d: NativeDefect): Map<string, string> {
-  return applyMutant({ id: d.id, title: d.title, history: d.history, family: 'native', expectedProperties: [], patches: d.patches }, (f) =>
-    readFileSync(join(root, f), 'utf8'),
+  return applyMutant(
+    { id: d.id, title: d.title, history: d.history, family: 'native', expectedProperties: [], patches: d.patches },
+    (f) => readFileSync(join(root, f), 'utf8'),
   );
 }
 
@@ -35,7 +36,10 @@ export function buildNativeScratch(root: string, d: NativeDefect | null, backend
   cpSync(join(root, 'native'), join(dir, 'native'), { recursive: true, filter: (src) => !src.includes(build) });
   for (const [file, text] of patched) writeFileSync(join(dir, file), text);
   const t0 = performance.now();
-  execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), backend], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), backend], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  });
   return {
     dir,
     library: join(dir, 'native', 'build', `libtierlab_${backend}.so`),

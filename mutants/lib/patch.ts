@@ -51,7 +51,8 @@ function applySpans(id: string, file: string, text: string, spans: readonly Span
   let out = text;
   let lowest = Infinity;
   for (const p of sorted) {
-    if (p.end > lowest) throw new PatchError(id, file, `span ${p.start}..${p.end} overlaps another span of the same mutant`);
+    if (p.end > lowest)
+      throw new PatchError(id, file, `span ${p.start}..${p.end} overlaps another span of the same mutant`);
     const found = out.slice(p.start, p.end);
     if (found !== p.expect) {
       throw new PatchError(id, file, `expected "${preview(p.expect)}" at offset ${p.start}, found "${preview(found)}"`);

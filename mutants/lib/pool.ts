@@ -3,7 +3,12 @@
  * that order. Each mutant's work is one or two child processes, so the parallelism is
  * over processes (and cores), not threads.
  */
-export async function runPool<T, R>(items: readonly T[], jobs: number, work: (item: T, index: number) => Promise<R>, onDone?: (r: R, index: number) => void): Promise<R[]> {
+export async function runPool<T, R>(
+  items: readonly T[],
+  jobs: number,
+  work: (item: T, index: number) => Promise<R>,
+  onDone?: (r: R, index: number) => void,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

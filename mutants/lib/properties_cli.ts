@@ -43,7 +43,19 @@ export function lastLines(text: string, n: number): string {
 
 export function propertiesArgs(s: RunSettings, reportDir: string): string[] {
   // one thread per mutant: the mutation run already keeps every core busy with mutants
-  const args = ['src/cli/properties.ts', '--bail', '--quiet', '--jobs', '1', '--seconds', String(s.seconds), '--seed', String(s.seed), '--report', reportDir];
+  const args = [
+    'src/cli/properties.ts',
+    '--bail',
+    '--quiet',
+    '--jobs',
+    '1',
+    '--seconds',
+    String(s.seconds),
+    '--seed',
+    String(s.seed),
+    '--report',
+    reportDir,
+  ];
   // without --runs the CLI stops each suite at its default run count; a mutant budget is
   // time, so the run count is effectively unbounded unless asked
   args.push('--runs', String(s.runs ?? 1_000_000_000));
@@ -75,4 +87,3 @@ export async function checkBaseline(s: RunSettings, seconds: number): Promise<st
   }
   return `the unmutated sources do not run (exit ${r.rc ?? r.signal}): ${lastLines(r.stderr || r.stdout, 4)}`;
 }
-

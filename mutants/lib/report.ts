@@ -87,7 +87,10 @@ function matrix(rs: readonly MutantResult[]): string[] {
   const ran = rs.filter((r) => r.status === 'killed' || r.status === 'survived' || r.status === 'inconclusive');
   if (ran.length === 0) return ['(no mutant ran to a verdict)'];
   const cols: readonly string[] = [...PROPERTY_IDS, CRASH];
-  const md = [`| mutant | verdict | sampled runs | ${cols.join(' | ')} |`, `|---|---|---|${cols.map(() => '---').join('|')}|`];
+  const md = [
+    `| mutant | verdict | sampled runs | ${cols.join(' | ')} |`,
+    `|---|---|---|${cols.map(() => '---').join('|')}|`,
+  ];
   const exercised = new Set<string>();
   for (const r of ran) {
     const cells = cols.map((p) => {
@@ -96,7 +99,12 @@ function matrix(rs: readonly MutantResult[]): string[] {
       if (n > 0 || killer) exercised.add(p);
       return `${killer ? '**K** ' : ''}${n > 0 ? n : ''}`.trim();
     });
-    const sampled = r.matrix !== null ? String(r.matrixRuns) : r.status === 'survived' ? `(${r.runs ?? 0} searched, none failed)` : '-';
+    const sampled =
+      r.matrix !== null
+        ? String(r.matrixRuns)
+        : r.status === 'survived'
+          ? `(${r.runs ?? 0} searched, none failed)`
+          : '-';
     const verdict = r.status === 'killed' ? 'killed' : r.status === 'survived' ? '**SURVIVED**' : 'inconclusive';
     md.push(`| ${cell(r.id)} | ${verdict} | ${sampled} | ${cells.join(' | ')} |`);
   }
@@ -142,7 +150,9 @@ export function writeMutantsReport(dir: string, report: MutantsReport): void {
   if (!p.complete) {
     md.push(
       `**PARTIAL**: ${p.finished} of ${p.planned} mutants finished` +
-        (p.interrupted !== null ? ` when the run was interrupted by ${p.interrupted}.` : '; the run is still going (this report is rewritten as mutants finish).'),
+        (p.interrupted !== null
+          ? ` when the run was interrupted by ${p.interrupted}.`
+          : '; the run is still going (this report is rewritten as mutants finish).'),
       '',
     );
   }
@@ -164,7 +174,11 @@ export function writeMutantsReport(dir: string, report: MutantsReport): void {
   );
   if (cat.length > 0) md.push(summaryLine('catalogue', s.catalogue));
   if (ops.length > 0) md.push(summaryLine('operators', s.operators));
-  md.push('', 'Score: killed / (mutants - equivalent - stillborn - inconclusive). Inconclusive: the shrunk counterexample fails on the unmutated sources too.', '');
+  md.push(
+    '',
+    'Score: killed / (mutants - equivalent - stillborn - inconclusive). Inconclusive: the shrunk counterexample fails on the unmutated sources too.',
+    '',
+  );
   if (cat.length > 0) md.push('## Defect catalogue', '', ...table(cat), '');
   if (ops.length > 0) md.push('## Concurrency operators', '', ...table(ops), '');
   md.push(

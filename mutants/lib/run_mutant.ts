@@ -18,9 +18,18 @@ import type { MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
 import type { MutantEntry, RunSettings } from './types.js';
 
-function base(entry: MutantEntry): Pick<MutantResult, 'id' | 'kind' | 'source' | 'title' | 'family' | 'expectedProperties'> {
+function base(
+  entry: MutantEntry,
+): Pick<MutantResult, 'id' | 'kind' | 'source' | 'title' | 'family' | 'expectedProperties'> {
   const m = entry.mutant;
-  return { id: m.id, kind: entry.kind, source: entry.source, title: m.title, family: m.family, expectedProperties: m.expectedProperties };
+  return {
+    id: m.id,
+    kind: entry.kind,
+    source: entry.source,
+    title: m.title,
+    family: m.family,
+    expectedProperties: m.expectedProperties,
+  };
 }
 
 const EMPTY = {
@@ -52,7 +61,11 @@ function stillborn(entry: MutantEntry, error: string, wallSeconds = 0): MutantRe
 }
 
 /** "found after N runs (X s), K shrinks" from properties.md, for reports that lack the fields. */
-function fromMarkdown(md: string, property: string, suite: string): { runs: number; seconds: number; shrinks: number } | null {
+function fromMarkdown(
+  md: string,
+  property: string,
+  suite: string,
+): { runs: number; seconds: number; shrinks: number } | null {
   const at = md.indexOf(`### ${property} (${suite})`);
   if (at < 0) return null;
   const m = /found after (\d+) runs \(([\d.]+) s\), (\d+) shrinks/.exec(md.slice(at));
@@ -83,24 +96,40 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       env: { ...process.env, TIERLAB_MUTANT: m.id, FORCE_COLOR: '0' },
       timeoutMs: (s.seconds * 3 + 90) * 1000,
     });
-    if (child.timedOut) return stillborn(entry, `the properties run hung past ${(s.seconds * 3 + 90).toFixed(0)} s (a loop with no yield?)`, child.wallSeconds);
+    if (child.timedOut)
+      return stillborn(
+        entry,
+        `the properties run hung past ${(s.seconds * 3 + 90).toFixed(0)} s (a loop with no yield?)`,
+        child.wallSeconds,
+      );
     const jsonPath = join(reportDir, 'properties.json');
     if (!existsSync(jsonPath) || child.rc === null || !VERDICT_EXITS.includes(child.rc)) {
-      return stillborn(entry, `the properties run crashed (exit ${child.rc ?? child.signal}): ${lastLines(child.stderr || child.stdout, 4)}`, child.wallSeconds);
+      return stillborn(
+        entry,
+        `the properties run crashed (exit ${child.rc ?? child.signal}): ${lastLines(child.stderr || child.stdout, 4)}`,
+        child.wallSeconds,
+      );
     }
     const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { suites: ReportSuite[] };
     const violations: Record<string, number> = {};
-    for (const suite of report.suites) for (const [id, n] of Object.entries(suite.violations)) violations[id] = (violations[id] ?? 0) + n;
+    for (const suite of report.suites)
+      for (const [id, n] of Object.entries(suite.violations)) violations[id] = (violations[id] ?? 0) + n;
     const failing = report.suites.find((x) => x.failure !== null);
     if (failing === undefined || failing.failure === null) {
       if (Object.keys(violations).length > 0) {
-        return stillborn(entry, `violations without a counterexample: ${JSON.stringify(violations)}`, child.wallSeconds);
+        return stillborn(
+          entry,
+          `violations without a counterexample: ${JSON.stringify(violations)}`,
+          child.wallSeconds,
+        );
       }
       const runs = report.suites.reduce((a, x) => a + x.runs, 0);
       return { ...base(entry), ...EMPTY, status: 'survived', wallSeconds: child.wallSeconds, runs, violations };
     }
     const f = failing.failure;
-    const md = existsSync(join(reportDir, 'properties.md')) ? readFileSync(join(reportDir, 'properties.md'), 'utf8') : '';
+    const md = existsSync(join(reportDir, 'properties.md'))
+      ? readFileSync(join(reportDir, 'properties.md'), 'utf8')
+      : '';
     const found = fromMarkdown(md, f.property, failing.suite);
     let runsToKill = 0;
     let secondsToKill = 0;
@@ -132,7 +161,11 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     let matrix: Record<string, number> | null = null;
     let matrixRuns = 0;
     if (probe.rc === 0) {
-      const p = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { steps?: number | null; matrix?: Record<string, number> | null; matrixRuns?: number };
+      const p = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as {
+        steps?: number | null;
+        matrix?: Record<string, number> | null;
+        matrixRuns?: number;
+      };
       steps = p.steps ?? steps;
       matrix = p.matrix ?? null;
       matrixRuns = p.matrixRuns ?? 0;
@@ -141,9 +174,13 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     // unmutated sources it must pass (else the sources themselves are broken)
     let unmutated: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {
-      const plain = await runChild(node, [...tsx, 'mutants/lib/probe.ts', '--cx', cxFile], { cwd: s.sourceDir ?? s.root, timeoutMs: 120_000 });
+      const plain = await runChild(node, [...tsx, 'mutants/lib/probe.ts', '--cx', cxFile], {
+        cwd: s.sourceDir ?? s.root,
+        timeoutMs: 120_000,
+      });
       const p = JSON.parse(plain.stdout.trim().split('\n').pop() ?? '{}') as { replayedProperty?: string | null };
-      if (plain.rc === 0 && p.replayedProperty !== null && p.replayedProperty !== undefined) unmutated = p.replayedProperty;
+      if (plain.rc === 0 && p.replayedProperty !== null && p.replayedProperty !== undefined)
+        unmutated = p.replayedProperty;
     }
     return {
       ...base(entry),

@@ -53,7 +53,10 @@ export function makeSnapshot(root: string, rev?: string): Scratch {
   const scratch = listed(mkdtempSync(join(tmpdir(), 'tierlab-sources-')), []);
   try {
     const tracked = COPIED.filter((p) => !p.startsWith('mutants/'));
-    const tar = execFileSync('git', ['archive', '--format=tar', commit, '--', ...tracked], { cwd: root, maxBuffer: 1 << 30 });
+    const tar = execFileSync('git', ['archive', '--format=tar', commit, '--', ...tracked], {
+      cwd: root,
+      maxBuffer: 1 << 30,
+    });
     execFileSync('tar', ['-x', '-C', scratch.dir], { input: tar });
     for (const p of COPIED.filter((q) => q.startsWith('mutants/'))) {
       mkdirSync(dirname(join(scratch.dir, p)), { recursive: true });
@@ -69,7 +72,10 @@ export function makeSnapshot(root: string, rev?: string): Scratch {
 
 /** The commit hash `rev` names; `--end-of-options` keeps a `rev` like `--output=F` an argument. */
 export function resolveCommit(root: string, rev: string): string {
-  const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync('git', ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const commit = r.status === 0 ? r.stdout.trim() : '';
   if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`'${rev}' names no commit of ${root}`);
   return commit;
@@ -82,7 +88,8 @@ export function resolveCommit(root: string, rev: string): string {
  */
 export function makeScratch(from: string, nodeModules: string, m: Mutant | null): Scratch {
   const source = `mutant ${m?.id ?? ''}`;
-  const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(inside(from, f, source), 'utf8'));
+  const patched =
+    m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(inside(from, f, source), 'utf8'));
   const scratch = listed(copyTree(from, nodeModules, 'tierlab-mutant-'), [...patched.keys()]);
   for (const [file, text] of patched) writeFileSync(inside(scratch.dir, file, source), text);
   return scratch;

@@ -28,8 +28,13 @@ export async function selectMutants(root: string, sel: Selection, sources: strin
   for (const id of sel.ids) {
     const e = out.find((x) => x.mutant.id === id);
     if (e === undefined) {
-      const near = out.filter((x) => x.mutant.id.includes(id)).map((x) => x.mutant.id).slice(0, 8);
-      throw new Error(`no mutant '${id}'${near.length > 0 ? `; did you mean: ${near.join(', ')}` : ''} (--list shows them all)`);
+      const near = out
+        .filter((x) => x.mutant.id.includes(id))
+        .map((x) => x.mutant.id)
+        .slice(0, 8);
+      throw new Error(
+        `no mutant '${id}'${near.length > 0 ? `; did you mean: ${near.join(', ')}` : ''} (--list shows them all)`,
+      );
     }
     picked.push(e);
   }

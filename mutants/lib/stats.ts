@@ -32,7 +32,8 @@ export function summarize(rs: readonly MutantResult[]): Summary {
   const killed = rs.filter((r) => r.status === 'killed');
   const count = (s: MutantResult['status']): number => rs.filter((r) => r.status === s).length;
   const valid = rs.length - count('stillborn') - count('equivalent') - count('inconclusive');
-  const nums = (f: (r: MutantResult) => number | null): number[] => killed.map(f).filter((x): x is number => x !== null);
+  const nums = (f: (r: MutantResult) => number | null): number[] =>
+    killed.map(f).filter((x): x is number => x !== null);
   const kill = nums((r) => r.secondsToKill);
   const wall = nums((r) => r.wallSeconds);
   return {

@@ -11,7 +11,8 @@ export const defect: NativeDefect = {
     "the group's completion is what take trusts: reported at issue and read at once, take collects the previous group's outputs (or half-written ones) with a success status",
   backends: ['cpu', 'cuda', 'vulkan'],
   runs: ['slow device'],
-  caughtBy: 'wrong tokens and hidden states; on Vulkan a fence reset and a command buffer re-recorded while in use (validation)',
+  caughtBy:
+    'wrong tokens and hidden states; on Vulkan a fence reset and a command buffer re-recorded while in use (validation)',
   patches: [
     {
       file: 'native/cpu/cpu_worker.c',
@@ -21,12 +22,14 @@ export const defect: NativeDefect = {
     {
       file: 'native/cpu/cpu_worker.c',
       find: '  while (d->phase != CPU_DONE) pthread_cond_wait(&d->cv, &d->mu);\n  memcpy(y, d->y, (size_t)n * (size_t)hidden * sizeof(float));',
-      replace: '  memcpy(y, d->y, (size_t)n * (size_t)hidden * sizeof(float));\n  while (d->phase != CPU_DONE) pthread_cond_wait(&d->cv, &d->mu);',
+      replace:
+        '  memcpy(y, d->y, (size_t)n * (size_t)hidden * sizeof(float));\n  while (d->phase != CPU_DONE) pthread_cond_wait(&d->cv, &d->mu);',
     },
     {
       file: 'native/cuda/cuda_reaper.c',
-      find: '    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(d->group_done);\n    int status = e == cudaSuccess ? TL_OK\n                                  : cuda_fail(msg, sizeof msg, d->ordinal, "expert group", e);\n    tl_group_done(d->b->owner, d->index, tag, status, status == TL_OK ? NULL : msg);',
-      replace: '    tl_group_done(d->b->owner, d->index, tag, TL_OK, NULL);\n    (void)cudaEventSynchronize(d->group_done);',
+      find: '    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(d->group_done);\n    int status =\n        e == cudaSuccess ? TL_OK : cuda_fail(msg, sizeof msg, d->ordinal, "expert group", e);\n    tl_group_done(d->b->owner, d->index, tag, status, status == TL_OK ? NULL : msg);',
+      replace:
+        '    tl_group_done(d->b->owner, d->index, tag, TL_OK, NULL);\n    (void)cudaEventSynchronize(d->group_done);',
     },
     {
       file: 'native/cuda/cuda_group.c',

@@ -12,17 +12,20 @@ export const defect: NativeDefect = {
     'the contract of tl_tensor_upload_staged: a group that uses a tensor still uploading runs after its bytes landed; a backend that marks it landed at submission lets the group read a half-copied (or untouched) block, silently',
   backends: ['cpu', 'cuda', 'vulkan'],
   runs: ['slow bus'],
-  caughtBy: 'wrong tokens and hidden states (groups compute from unlanded weights); on Vulkan a lane reused while its copy is pending (validation)',
+  caughtBy:
+    'wrong tokens and hidden states (groups compute from unlanded weights); on Vulkan a lane reused while its copy is pending (validation)',
   patches: [
     {
       file: 'native/cpu/cpu_copy.c',
       find: '    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);\n    memcpy(job->w, job->src, job->span_bytes);\n    tl_tensor *t = job->t;\n    pthread_mutex_lock(&pool->mu);\n    job->ready = 1;\n    pthread_cond_broadcast(&pool->ready);\n    pthread_mutex_unlock(&pool->mu);',
-      replace: '    tl_tensor *t = job->t;\n    pthread_mutex_lock(&pool->mu);\n    job->ready = 1;\n    pthread_cond_broadcast(&pool->ready);\n    pthread_mutex_unlock(&pool->mu);\n    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);\n    memcpy(job->w, job->src, job->span_bytes);',
+      replace:
+        '    tl_tensor *t = job->t;\n    pthread_mutex_lock(&pool->mu);\n    job->ready = 1;\n    pthread_cond_broadcast(&pool->ready);\n    pthread_mutex_unlock(&pool->mu);\n    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);\n    memcpy(job->w, job->src, job->span_bytes);',
     },
     {
       file: 'native/cuda/cuda_reaper.c',
       find: '    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(ct->landed_event);',
-      replace: '    __atomic_store_n(&ct->landed, 1, __ATOMIC_RELEASE);\n    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(ct->landed_event);',
+      replace:
+        '    __atomic_store_n(&ct->landed, 1, __ATOMIC_RELEASE);\n    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(ct->landed_event);',
     },
     {
       file: 'native/vulkan/vk_lanes.c',

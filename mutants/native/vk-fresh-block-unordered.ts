@@ -8,13 +8,14 @@ import type { NativeDefect } from '../lib/native_defect.js';
 
 export const defect: NativeDefect = {
   id: 'vk-fresh-block-unordered',
-  title: "a fresh device-local block is read before its first device-side write completed",
+  title: 'a fresh device-local block is read before its first device-side write completed',
   history:
     "the seeds' open Vulkan finding: results computed from a freshly created device-local block differed, nondeterministically, until its first device-side touch was a fill done before anything else used it; here the fill of a fresh arena chunk is submitted and not waited for, so it lands among the weights written and read after it",
   backends: ['vulkan'],
   runs: ['no early reserve'],
   env: { TIERLAB_VK_UPLOAD: 'mapped' },
-  caughtBy: 'hidden states off the CPU-only run (weights zeroed under the groups); a command buffer reused while pending (validation)',
+  caughtBy:
+    'hidden states off the CPU-only run (weights zeroed under the groups); a command buffer reused while pending (validation)',
   patches: [
     {
       file: 'native/vulkan/vk_upload.c',

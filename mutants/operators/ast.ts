@@ -29,7 +29,12 @@ export function parse(file: string, text: string): ts.SourceFile {
 function literalKind(e: ts.Expression): string | null {
   if (!ts.isObjectLiteralExpression(e)) return null;
   for (const p of e.properties) {
-    if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'k' && ts.isStringLiteral(p.initializer)) {
+    if (
+      ts.isPropertyAssignment(p) &&
+      ts.isIdentifier(p.name) &&
+      p.name.text === 'k' &&
+      ts.isStringLiteral(p.initializer)
+    ) {
       return p.initializer.text;
     }
   }
@@ -52,7 +57,8 @@ export function syncKindOf(s: ts.Statement): SyncKind | null {
 
 /** `yield { k: 'call' | 'ret' | 'mark', ... }`: trace records, never behaviour. */
 export function isTraceMark(s: ts.Statement): boolean {
-  if (!ts.isExpressionStatement(s) || !ts.isYieldExpression(s.expression) || s.expression.expression === undefined) return false;
+  if (!ts.isExpressionStatement(s) || !ts.isYieldExpression(s.expression) || s.expression.expression === undefined)
+    return false;
   const k = literalKind(s.expression.expression);
   return k === 'call' || k === 'ret' || k === 'mark';
 }
@@ -99,7 +105,8 @@ export function walk(node: ts.Node, fn: (n: ts.Node) => void): void {
 /** The name of the function a node is in (for `*Locked` helpers: called with mx held). */
 export function enclosingFunctionName(n: ts.Node): string | null {
   for (let p: ts.Node | undefined = n.parent; p !== undefined; p = p.parent) {
-    if ((ts.isFunctionDeclaration(p) || ts.isMethodDeclaration(p)) && p.name !== undefined && ts.isIdentifier(p.name)) return p.name.text;
+    if ((ts.isFunctionDeclaration(p) || ts.isMethodDeclaration(p)) && p.name !== undefined && ts.isIdentifier(p.name))
+      return p.name.text;
     if (ts.isFunctionLike(p)) return null;
   }
   return null;

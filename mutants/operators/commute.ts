@@ -21,14 +21,61 @@ import ts from 'typescript';
 import { isTraceMark, syncKindOf, walk } from './ast.js';
 
 /** Calls that read only their arguments (or allocate): safe to reorder. */
-const PURE_CALLS = new Set(['slotOf', 'admits', 'allocFootprint', 'map', 'slice', 'indexOf', 'includes', 'floor', 'ceil', 'max', 'min', 'String', 'Error', 'RangeError', 'Array', 'from']);
+const PURE_CALLS = new Set([
+  'slotOf',
+  'admits',
+  'allocFootprint',
+  'map',
+  'slice',
+  'indexOf',
+  'includes',
+  'floor',
+  'ceil',
+  'max',
+  'min',
+  'String',
+  'Error',
+  'RangeError',
+  'Array',
+  'from',
+]);
 /** Methods that write the object they are called on (and only it). */
-const MUTATING_METHODS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'fill', 'set', 'delete', 'clear']);
+const MUTATING_METHODS = new Set([
+  'push',
+  'pop',
+  'shift',
+  'unshift',
+  'splice',
+  'sort',
+  'fill',
+  'set',
+  'delete',
+  'clear',
+]);
 
 /** Fields of the tier state and of a slot that change after init (see src/tier/state.ts). */
 const MUTABLE_FIELDS = new Set([
-  'heat', 'resident', 'queued', 'planned', 'tensors', 'ram', 'budget', 'used', 'ring', 'qh', 'qt', 'qn', 'inflight',
-  'stop', 'uploaderTid', 'issueOpen', 'tick', 'groups', 'shutdownDone', 'dense', 'counters',
+  'heat',
+  'resident',
+  'queued',
+  'planned',
+  'tensors',
+  'ram',
+  'budget',
+  'used',
+  'ring',
+  'qh',
+  'qt',
+  'qn',
+  'inflight',
+  'stop',
+  'uploaderTid',
+  'issueOpen',
+  'tick',
+  'groups',
+  'shutdownDone',
+  'dense',
+  'counters',
 ]);
 
 function isFresh(e: ts.Expression): boolean {
@@ -62,9 +109,13 @@ export function effectsOf(s: ts.Statement): Effects {
   const fx: Effects = { opaque: false, writes: new Set(), declares: new Set(), names: new Set(), jumps: new Set() };
   if (isTraceMark(s)) return fx;
   walk(s, (n) => {
-    if (ts.isIdentifier(n)) fx.names.add(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n ? `.${n.text}` : n.text);
+    if (ts.isIdentifier(n))
+      fx.names.add(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n ? `.${n.text}` : n.text);
     if (ts.isYieldExpression(n)) {
-      const markOnly = n.asteriskToken === undefined && n.expression !== undefined && ts.isObjectLiteralExpression(n.expression) &&
+      const markOnly =
+        n.asteriskToken === undefined &&
+        n.expression !== undefined &&
+        ts.isObjectLiteralExpression(n.expression) &&
         /k: '(call|ret|mark)'/.test(n.expression.getText());
       if (!markOnly) fx.opaque = true;
     }
@@ -73,8 +124,10 @@ export function effectsOf(s: ts.Statement): Effects {
       if (w === null) fx.opaque = true;
       else fx.writes.add(w);
     }
-    if ((ts.isPostfixUnaryExpression(n) || ts.isPrefixUnaryExpression(n)) &&
-      (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)) {
+    if (
+      (ts.isPostfixUnaryExpression(n) || ts.isPrefixUnaryExpression(n)) &&
+      (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       const w = lastName(n.operand);
       if (w === null) fx.opaque = true;
       else fx.writes.add(w);
@@ -119,7 +172,8 @@ export function isLocalOnly(s: ts.Statement): boolean {
   return ![...f.names].some((n) => n.startsWith('.') && MUTABLE_FIELDS.has(n.slice(1)));
 }
 
-const E4 = 'E4: declares locals from immutable data only, and the other statement does not use them: same values wherever it runs';
+const E4 =
+  'E4: declares locals from immutable data only, and the other statement does not use them: same values wherever it runs';
 
 /** Why moving `s` across a lock op is equivalent; null when it may not be. */
 export function moveEquivalence(s: ts.Statement): string | null {
@@ -128,7 +182,8 @@ export function moveEquivalence(s: ts.Statement): string | null {
 
 /** Why swapping a and b (adjacent, mx held across both) is equivalent; null when it may not be. */
 export function swapEquivalence(a: ts.Statement, b: ts.Statement): string | null {
-  if (isNotify(a) && isNotify(b)) return 'E3: two notifications under one critical section: nobody woken runs before the unlock';
+  if (isNotify(a) && isNotify(b))
+    return 'E3: two notifications under one critical section: nobody woken runs before the unlock';
   const fa = effectsOf(a);
   const fb = effectsOf(b);
   const uses = (f: Effects, names: Set<string>): boolean => [...names].some((n) => f.names.has(n));
@@ -152,5 +207,3 @@ export function swapEquivalence(a: ts.Statement, b: ts.Statement): string | null
   }
   return 'E1: no scheduling point in either, and neither writes a name the other mentions: they commute under mx';
 }
-
-

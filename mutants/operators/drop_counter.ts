@@ -12,7 +12,11 @@ const COUNTERS = new Set(['inflight', 'qn', 'heat', 'used']);
 
 function counterName(e: ts.Expression): string | null {
   if (ts.isPropertyAccessExpression(e) && COUNTERS.has(e.name.text)) return e.name.text;
-  if (ts.isElementAccessExpression(e) && ts.isPropertyAccessExpression(e.expression) && COUNTERS.has(e.expression.name.text)) {
+  if (
+    ts.isElementAccessExpression(e) &&
+    ts.isPropertyAccessExpression(e.expression) &&
+    COUNTERS.has(e.expression.name.text)
+  ) {
     return e.expression.name.text;
   }
   return null;
@@ -45,7 +49,11 @@ function dropCounter(dir: 1 | -1): Operator {
       const out: OperatorSite[] = [];
       walk(sf, (n) => {
         if (!ts.isExpressionStatement(n) || direction(n.expression) !== dir) return;
-        out.push({ line: lineOf(sf, n), what: `remove \`${snippet(n.getText(sf))}\``, patches: [removeStatement(sf, n)] });
+        out.push({
+          line: lineOf(sf, n),
+          what: `remove \`${snippet(n.getText(sf))}\``,
+          patches: [removeStatement(sf, n)],
+        });
       });
       return out;
     },

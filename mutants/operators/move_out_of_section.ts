@@ -42,7 +42,13 @@ export const moveAfterUnlock: Operator = {
           what: `move \`${snippet(text)}\` after the UNLOCK on line ${lineOf(sf, unlock)}`,
           patches: [
             { file: sf.fileName, start: s.getStart(sf), end: s.getEnd(), expect: text, replace: '' },
-            { file: sf.fileName, start: unlock.getEnd(), end: unlock.getEnd(), expect: '', replace: `\n${indentOf(sf, unlock)}${text}` },
+            {
+              file: sf.fileName,
+              start: unlock.getEnd(),
+              end: unlock.getEnd(),
+              expect: '',
+              replace: `\n${indentOf(sf, unlock)}${text}`,
+            },
           ],
           ...equivalence(s),
         });

@@ -16,7 +16,11 @@ function removeNotify(kind: 'signal' | 'broadcast'): Operator {
       const out: OperatorSite[] = [];
       walk(sf, (n) => {
         if (!ts.isExpressionStatement(n) || syncKindOf(n) !== kind) return;
-        out.push({ line: lineOf(sf, n), what: `remove \`${snippet(n.getText(sf))}\``, patches: [removeStatement(sf, n)] });
+        out.push({
+          line: lineOf(sf, n),
+          what: `remove \`${snippet(n.getText(sf))}\``,
+          patches: [removeStatement(sf, n)],
+        });
       });
       return out;
     },

@@ -8,9 +8,10 @@
  * memory exists before the first upload; asynchronous uploads are copied by a pool of
  * copy threads (cpu_copy.c), and a group's worker waits until its tensors have landed.
  * Invariants: the worker owns x/y/q/h while a job is PENDING; the issuing thread owns
- * them otherwise; the dense GEMV (decode thread, any phase) owns dense_in/dense_out (phase changes happen under the device mutex, which orders the
- * hand-over); allocation accounting has its own mutex because uploads run on the
- * tier's uploader thread; a tensor's `ready` flips once, 0 -> 1, under the copy mutex.
+ * them otherwise; the dense GEMV (decode thread, any phase) owns dense_in/dense_out (phase changes
+ * happen under the device mutex, which orders the hand-over); allocation accounting has its own
+ * mutex because uploads run on the tier's uploader thread; a tensor's `ready` flips once, 0 -> 1,
+ * under the copy mutex.
  */
 #ifndef TIERLAB_CPU_BACKEND_H
 #define TIERLAB_CPU_BACKEND_H
@@ -55,8 +56,8 @@ typedef struct cpu_device {
   const struct cpu_tensor *uses[3 * TL_MAX_GROUP_ROWS]; /* the group's tensors */
   /* group buffers, sized once for the largest group (see TL_MAX_HIDDEN) */
   float *x, *y; /* TL_MAX_GROUP_ROWS * TL_MAX_HIDDEN */
-  int8_t *q;    /* max(TL_MAX_HIDDEN, TL_MAX_WIDTH) */
-  float *h;     /* TL_MAX_WIDTH */
+  int8_t *q; /* max(TL_MAX_HIDDEN, TL_MAX_WIDTH) */
+  float *h; /* TL_MAX_WIDTH */
   /* the dense GEMV's own buffers (never the group's: b86e55e) */
   int8_t *dense_in; /* TL_MAX_HIDDEN */
   float *dense_out; /* TL_MAX_DENSE_ROWS */
@@ -67,7 +68,7 @@ typedef struct cpu_device {
 
 typedef struct cpu_copy_pool {
   pthread_mutex_t mu;
-  pthread_cond_t work;  /* a job queued, or stop */
+  pthread_cond_t work; /* a job queued, or stop */
   pthread_cond_t ready; /* a tensor landed */
   struct cpu_tensor *head, *tail; /* FIFO of jobs */
   int stop;
@@ -95,7 +96,7 @@ typedef struct cpu_tensor {
   float *s;
   size_t block_bytes;
   int from_heap; /* else malloc'd */
-  int ready;     /* copy mutex: the bytes are in place */
+  int ready; /* copy mutex: the bytes are in place */
   /* an asynchronous upload's job (copy threads): one span, weights and scales */
   tl_tensor *t;
   const void *src;
@@ -106,11 +107,10 @@ typedef struct cpu_tensor {
 /* cpu_worker.c */
 int cpu_worker_start(tl_backend *b, cpu_device *d, char *err, size_t cap);
 void cpu_worker_stop(cpu_device *d); /* finishes a pending job first */
-int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                    tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                    int hidden, uint64_t tag, char *err, size_t cap);
-int cpu_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                   size_t cap);
+int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                    tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                    size_t cap);
+int cpu_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap);
 
 /* cpu_tensor.c */
 int cpu_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
@@ -118,8 +118,8 @@ int cpu_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data
 int cpu_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
                             size_t cap);
 void cpu_tensor_free(tl_backend *b, tl_tensor *t);
-int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                     float *y, char *err, size_t cap);
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                     char *err, size_t cap);
 uint64_t cpu_device_bytes(tl_backend *b, int dev);
 
 /* cpu_copy.c */
@@ -128,7 +128,7 @@ void cpu_copy_queue(cpu_copy_pool *pool, cpu_tensor *job);
 /* With pool->mu NOT held: waits until every tensor of uses[0..n) is ready. */
 void cpu_copy_wait_ready(cpu_copy_pool *pool, const cpu_tensor *const *uses, int n);
 void cpu_copy_stop(cpu_copy_pool *pool); /* after the queued jobs ran */
-int cpu_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                       double *gbps, char *err, size_t cap);
+int cpu_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                       char *err, size_t cap);
 
 #endif

@@ -32,8 +32,7 @@ long cpu_delay_from_env(const char *name) {
 
 void cpu_sleep_us(long us) {
   struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  while (nanosleep(&ts, &ts) != 0) {}
 }
 
 static void *copy_main(void *arg) {
@@ -122,8 +121,8 @@ static double now_s(void) {
 
 /* memcpy between two buffers touched beforehand: on this backend host memory is the
  * device's, so pinned and pageable are the same copy. */
-int cpu_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                       double *gbps, char *err, size_t cap) {
+int cpu_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                       char *err, size_t cap) {
   (void)b;
   (void)dev;
   (void)pinned;

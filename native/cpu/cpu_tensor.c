@@ -31,8 +31,8 @@ static int make_tensor(tl_backend *b, tl_tensor *t, size_t data_bytes, size_t ns
   if (full) {
     return tl_fail(err, cap, TL_E_OOM,
                    "cpu backend: device %d is full (%" PRIu64 " of %" PRIu64
-                   " bytes free, tensor needs %" PRIu64 ")", t->dev,
-                   b->capacity_bytes - used, b->capacity_bytes, fp);
+                   " bytes free, tensor needs %" PRIu64 ")",
+                   t->dev, b->capacity_bytes - used, b->capacity_bytes, fp);
   }
   cpu_tensor *ct = calloc(1, sizeof *ct);
   void *block = NULL;
@@ -106,8 +106,8 @@ void cpu_tensor_free(tl_backend *b, tl_tensor *t) {
 }
 
 /* The device's dense buffers: the input copied in, every row computed, the output out. */
-int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                     float *y, char *err, size_t cap) {
+int cpu_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                     char *err, size_t cap) {
   (void)err;
   (void)cap;
   cpu_device *d = &b->dev[dev];

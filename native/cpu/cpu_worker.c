@@ -22,8 +22,7 @@ static tl_wref wref_of(const tl_tensor *t) {
 static void run_job(cpu_device *d) {
   const size_t H = (size_t)d->hidden;
   for (int r = 0; r < d->n; r++) {
-    tl_expert_run(&d->rows[r], d->lut, d->x + (size_t)r * H, d->y + (size_t)r * H, d->q,
-                  d->h);
+    tl_expert_run(&d->rows[r], d->lut, d->x + (size_t)r * H, d->y + (size_t)r * H, d->q, d->h);
   }
 }
 
@@ -71,9 +70,9 @@ void cpu_worker_stop(cpu_device *d) {
   d->thread_started = 0;
 }
 
-int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                    tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                    int hidden, uint64_t tag, char *err, size_t cap) {
+int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                    tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                    size_t cap) {
   cpu_device *d = &b->dev[dev];
   pthread_mutex_lock(&d->mu);
   if (d->phase != CPU_IDLE) { /* the dispatcher prevents this; say so if it ever happens */
@@ -82,8 +81,10 @@ int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   }
   memcpy(d->x, x, (size_t)n * (size_t)hidden * sizeof(float)); /* input copied now */
   for (int r = 0; r < n; r++) {
-    d->rows[r] = (tl_expert_ref){.gate = wref_of(gate[r]), .up = wref_of(up[r]),
-                                 .down = wref_of(down[r]), .hidden = hidden,
+    d->rows[r] = (tl_expert_ref){.gate = wref_of(gate[r]),
+                                 .up = wref_of(up[r]),
+                                 .down = wref_of(down[r]),
+                                 .hidden = hidden,
                                  .width = gate[r]->rows};
     d->uses[3 * r] = gate[r]->impl;
     d->uses[3 * r + 1] = up[r]->impl;
@@ -98,8 +99,7 @@ int cpu_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   return TL_OK;
 }
 
-int cpu_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                   size_t cap) {
+int cpu_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap) {
   cpu_device *d = &b->dev[dev];
   pthread_mutex_lock(&d->mu);
   if (d->phase == CPU_IDLE) {

@@ -35,8 +35,8 @@ static void release_device(cuda_dev *d) {
   if (cudaSetDevice(d->ordinal) != cudaSuccess) return;
   (void)cudaDeviceSynchronize();
   tl_heap_destroy(&d->heap); /* every tensor was freed by the dispatcher */
-  void *dev_ptrs[] = {d->d_x,  d->d_y,  d->d_h,    d->d_lut,        d->d_qx,
-                      d->d_qh, d->d_e,  d->d_rows, d->d_dense_in, d->d_dense_out};
+  void *dev_ptrs[] = {d->d_x,  d->d_y, d->d_h,    d->d_lut,      d->d_qx,
+                      d->d_qh, d->d_e, d->d_rows, d->d_dense_in, d->d_dense_out};
   for (size_t i = 0; i < sizeof dev_ptrs / sizeof dev_ptrs[0]; i++) {
     if (dev_ptrs[i] != NULL) (void)cudaFree(dev_ptrs[i]);
   }
@@ -84,7 +84,11 @@ static int init_device(tl_backend *b, cuda_dev *d, char *err, size_t cap) {
   if (rc != TL_OK) return rc;
   const size_t rows = TL_MAX_GROUP_ROWS;
   const size_t xy = rows * TL_MAX_HIDDEN * sizeof(float);
-  struct { void **p; size_t bytes; const char *what; } bufs[] = {
+  struct {
+    void **p;
+    size_t bytes;
+    const char *what;
+  } bufs[] = {
       {(void **)&d->d_x, xy, "cudaMalloc(group input)"},
       {(void **)&d->d_y, xy, "cudaMalloc(group output)"},
       {(void **)&d->d_h, rows * TL_MAX_WIDTH * sizeof(float), "cudaMalloc(group h)"},
@@ -173,8 +177,8 @@ static int cuda_set_lut(tl_backend *b, const float *lut, char *err, size_t cap) 
   for (int i = 0; i < b->ndev; i++) {
     cuda_dev *d = &b->dev[i];
     CUDA_TRY(d, cudaSetDevice(d->ordinal));
-    CUDA_TRY(d, cudaMemcpy(d->d_lut, lut, TL_SILU_LUT_SIZE * sizeof(float),
-                           cudaMemcpyHostToDevice));
+    CUDA_TRY(d,
+             cudaMemcpy(d->d_lut, lut, TL_SILU_LUT_SIZE * sizeof(float), cudaMemcpyHostToDevice));
   }
   return TL_OK;
 }
@@ -214,8 +218,8 @@ static int timed_copies(cuda_dev *d, void *dst, const void *src, uint64_t bytes,
   return TL_OK;
 }
 
-int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                        double *gbps, char *err, size_t cap) {
+int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                        char *err, size_t cap) {
   cuda_dev *d = &b->dev[dev];
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
   void *dst = NULL, *src = NULL;
@@ -223,7 +227,7 @@ int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pi
   cudaError_t e = pinned ? cudaMallocHost(&src, (size_t)bytes) : cudaSuccess;
   if (!pinned) src = malloc((size_t)bytes);
   int rc = e != cudaSuccess ? cuda_fail(err, cap, d->ordinal, "cudaMallocHost", e)
-           : src == NULL    ? tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory")
+      : src == NULL         ? tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory")
                             : TL_OK;
   if (rc == TL_OK) {
     memset(src, 1, (size_t)bytes);

@@ -37,9 +37,9 @@ typedef struct cuda_tensor {
   void *d_w;
   float *d_s;
   size_t block_bytes; /* the heap block holding both */
-  int from_heap;      /* else cudaMalloc'd on its own */
+  int from_heap; /* else cudaMalloc'd on its own */
   cudaEvent_t landed_event; /* asynchronous uploads: recorded after the copy */
-  int landed;               /* 1 once the copy completed (atomic) */
+  int landed; /* 1 once the copy completed (atomic) */
   tl_tensor *t;
   struct cuda_tensor *next; /* the upload reaper's FIFO */
 } cuda_tensor;
@@ -52,14 +52,14 @@ typedef struct cuda_reaper {
   pthread_cond_t cv;
   int stop;
   cuda_tensor *head, *tail; /* uploads in flight, in submission order */
-  int group_pending;        /* a group issued, not yet reported */
+  int group_pending; /* a group issued, not yet reported */
   uint64_t group_tag;
 } cuda_reaper;
 
 typedef struct cuda_dev {
   int ordinal; /* CUDA device number */
-  int index;   /* in the engine's device list */
-  int ready;   /* upload_mu exists (streams and events: non-NULL once created) */
+  int index; /* in the engine's device list */
+  int ready; /* upload_mu exists (streams and events: non-NULL once created) */
   struct tl_backend *b;
   cudaStream_t group_stream, upload_stream[CUDA_UPLOAD_STREAMS], dense_stream;
   int next_stream;
@@ -97,9 +97,9 @@ struct tl_backend {
 /* cuda_errors.c: a CUDA failure as a tierlab status (allocation -> TL_E_OOM, else
  * TL_E_DEVICE) with cudaGetErrorString in the message; clears non-sticky errors. */
 int cuda_fail(char *err, size_t cap, int ordinal, const char *what, cudaError_t rc);
-#define CUDA_TRY(d, call)                                                \
-  do {                                                                   \
-    cudaError_t rc_ = (call);                                            \
+#define CUDA_TRY(d, call)                                                         \
+  do {                                                                            \
+    cudaError_t rc_ = (call);                                                     \
     if (rc_ != cudaSuccess) return cuda_fail(err, cap, (d)->ordinal, #call, rc_); \
   } while (0)
 
@@ -114,11 +114,10 @@ void *cuda_heap_map(void *ctx, size_t bytes);
 void cuda_heap_unmap(void *ctx, void *p, size_t bytes);
 
 /* cuda_group.c */
-int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                     tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                     int hidden, uint64_t tag, char *err, size_t cap);
-int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                    size_t cap);
+int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                     tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                     size_t cap);
+int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap);
 
 /* cuda_reaper.c */
 int cuda_reapers_start(cuda_dev *d, char *err, size_t cap);
@@ -132,12 +131,12 @@ void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
 void CUDART_CB cuda_delay_stream(void *arg);
 
 /* cuda_dense.c */
-int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                      float *y, char *err, size_t cap);
+int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                      char *err, size_t cap);
 uint64_t cuda_device_bytes(tl_backend *b, int dev);
 
 /* cuda_backend.c */
-int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                        double *gbps, char *err, size_t cap);
+int cuda_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                        char *err, size_t cap);
 
 #endif

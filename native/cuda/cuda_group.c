@@ -23,12 +23,15 @@ static tl_cuda_wref wref_of(const tl_tensor *t) {
 static int enqueue(cuda_dev *d, int n, int hidden, int max_width, char *err, size_t cap) {
   const size_t xbytes = (size_t)n * (size_t)hidden * sizeof(float);
   cudaStream_t s = d->group_stream;
-  if (d->b->group_delay_us > 0) CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->group_delay_us));
-  CUDA_TRY(d, cudaMemcpyAsync(d->d_rows, d->h_rows, (size_t)n * sizeof(tl_cuda_row),
-                              cudaMemcpyHostToDevice, s));
+  if (d->b->group_delay_us > 0)
+    CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->group_delay_us));
+  CUDA_TRY(d,
+           cudaMemcpyAsync(d->d_rows, d->h_rows, (size_t)n * sizeof(tl_cuda_row),
+                           cudaMemcpyHostToDevice, s));
   CUDA_TRY(d, cudaMemcpyAsync(d->d_x, d->h_x, xbytes, cudaMemcpyHostToDevice, s));
-  CUDA_TRY(d, tl_cuda_launch_group(d->d_rows, n, hidden, max_width, d->d_x, d->d_y, d->d_h,
-                                   d->d_qx, d->d_qh, d->d_e, d->d_lut, s));
+  CUDA_TRY(d,
+           tl_cuda_launch_group(d->d_rows, n, hidden, max_width, d->d_x, d->d_y, d->d_h, d->d_qx,
+                                d->d_qh, d->d_e, d->d_lut, s));
   CUDA_TRY(d, cudaMemcpyAsync(d->h_y, d->d_y, xbytes, cudaMemcpyDeviceToHost, s));
   CUDA_TRY(d, cudaEventRecord(d->group_done, s));
   return TL_OK;
@@ -44,15 +47,17 @@ static int wait_for_copies(cuda_dev *d, tl_tensor *const *ts, int n, char *err, 
   return TL_OK;
 }
 
-int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                     tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                     int hidden, uint64_t tag, char *err, size_t cap) {
+int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                     tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                     size_t cap) {
   cuda_dev *d = &b->dev[dev];
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
   int max_width = 1;
   for (int r = 0; r < n; r++) {
-    d->h_rows[r] = (tl_cuda_row){.gate = wref_of(gate[r]), .up = wref_of(up[r]),
-                                 .down = wref_of(down[r]), .width = gate[r]->rows};
+    d->h_rows[r] = (tl_cuda_row){.gate = wref_of(gate[r]),
+                                 .up = wref_of(up[r]),
+                                 .down = wref_of(down[r]),
+                                 .width = gate[r]->rows};
     if (gate[r]->rows > max_width) max_width = gate[r]->rows;
   }
   memcpy(d->h_x, x, (size_t)n * (size_t)hidden * sizeof(float));
@@ -69,8 +74,7 @@ int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   return TL_OK;
 }
 
-int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                    size_t cap) {
+int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap) {
   cuda_dev *d = &b->dev[dev];
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
   CUDA_TRY(d, cudaEventSynchronize(d->group_done)); /* kernel faults surface here */

@@ -31,8 +31,8 @@ static void *upload_main(void *arg) {
     pthread_mutex_unlock(&r->mu);
     char msg[TL_COMPLETION_MESSAGE];
     cudaError_t e = cudaEventSynchronize(ct->landed_event);
-    int status = e == cudaSuccess ? TL_OK
-                                  : cuda_fail(msg, sizeof msg, d->ordinal, "upload copy", e);
+    int status =
+        e == cudaSuccess ? TL_OK : cuda_fail(msg, sizeof msg, d->ordinal, "upload copy", e);
     if (status == TL_OK) __atomic_store_n(&ct->landed, 1, __ATOMIC_RELEASE);
     tl_upload_done(ct->t, status, status == TL_OK ? NULL : msg); /* ct may go from here */
     pthread_mutex_lock(&r->mu);
@@ -53,8 +53,8 @@ static void *group_main(void *arg) {
     pthread_mutex_unlock(&r->mu);
     char msg[TL_COMPLETION_MESSAGE];
     cudaError_t e = cudaEventSynchronize(d->group_done);
-    int status = e == cudaSuccess ? TL_OK
-                                  : cuda_fail(msg, sizeof msg, d->ordinal, "expert group", e);
+    int status =
+        e == cudaSuccess ? TL_OK : cuda_fail(msg, sizeof msg, d->ordinal, "expert group", e);
     tl_group_done(d->b->owner, d->index, tag, status, status == TL_OK ? NULL : msg);
     pthread_mutex_lock(&r->mu);
     r->group_pending = 0;

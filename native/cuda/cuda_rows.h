@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 typedef struct tl_cuda_wref {
-  const void *w;  /* packed weights (MATH.md layout) */
+  const void *w; /* packed weights (MATH.md layout) */
   const float *s; /* scales */
   int fmt, rows, cols, group;
 } tl_cuda_wref;
@@ -34,8 +34,8 @@ extern "C" {
  * e holds 2 * TL_MAX_GROUP_ROWS ints (x exponents, then h exponents); lut 1024 floats.
  * Returns the launch status (cudaGetLastError). */
 cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int max_width,
-                                 const float *x, float *y, float *h, int8_t *qx, int8_t *qh,
-                                 int *e, const float *lut, cudaStream_t stream);
+                                 const float *x, float *y, float *h, int8_t *qx, int8_t *qh, int *e,
+                                 const float *lut, cudaStream_t stream);
 
 /* The dense GEMV on `stream`: y[o] = MATH.md's format-1 dot of row o of w with qx (w.cols
  * int8 on the device) and exponent e, for o < w.rows. */

@@ -45,8 +45,8 @@ void cuda_heap_unmap(void *ctx, void *p, size_t bytes) {
 }
 
 /* The tensor's block: from the heap, else a cudaMalloc of its own (OOM when neither). */
-static int alloc_block(cuda_dev *d, cuda_tensor *ct, size_t data_bytes, size_t nscales,
-                       char *err, size_t cap) {
+static int alloc_block(cuda_dev *d, cuda_tensor *ct, size_t data_bytes, size_t nscales, char *err,
+                       size_t cap) {
   ct->block_bytes = scales_at(data_bytes) + nscales * sizeof(float);
   void *p = tl_heap_alloc(&d->heap, ct->block_bytes);
   ct->from_heap = p != NULL;
@@ -82,8 +82,7 @@ static int stage_copy(cuda_dev *d, int threads, cudaStream_t s, void *dst, const
     unsigned char *buf = d->h_stage + (size_t)k * half;
     CUDA_TRY(d, cudaEventSynchronize(d->stage_done[k])); /* that half's last DMA is done */
     par_copy(buf, (const unsigned char *)src + off, chunk, threads);
-    CUDA_TRY(d, cudaMemcpyAsync((unsigned char *)dst + off, buf, chunk,
-                                cudaMemcpyHostToDevice, s));
+    CUDA_TRY(d, cudaMemcpyAsync((unsigned char *)dst + off, buf, chunk, cudaMemcpyHostToDevice, s));
     CUDA_TRY(d, cudaEventRecord(d->stage_done[k], s));
   }
   return TL_OK;
@@ -91,12 +90,11 @@ static int stage_copy(cuda_dev *d, int threads, cudaStream_t s, void *dst, const
 
 /* Enqueues the copy of weights and scales into ct's block on stream s (upload_mu held):
  * page-locked RAM spans straight from where they are, anything else staged. */
-static int enqueue_copy(cuda_dev *d, int threads, cudaStream_t s, cuda_tensor *ct,
-                        const void *data, size_t data_bytes, const float *scales,
-                        size_t nscales, const tl_host_src *span, char *err, size_t cap) {
+static int enqueue_copy(cuda_dev *d, int threads, cudaStream_t s, cuda_tensor *ct, const void *data,
+                        size_t data_bytes, const float *scales, size_t nscales,
+                        const tl_host_src *span, char *err, size_t cap) {
   if (span != NULL && span->pin != NULL) {
-    CUDA_TRY(d, cudaMemcpyAsync(ct->d_w, span->data, span->span_bytes, cudaMemcpyHostToDevice,
-                                s));
+    CUDA_TRY(d, cudaMemcpyAsync(ct->d_w, span->data, span->span_bytes, cudaMemcpyHostToDevice, s));
     return TL_OK;
   }
   if (span != NULL) {
@@ -119,10 +117,8 @@ int cuda_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t dat
     cudaStream_t s = d->upload_stream[0];
     pthread_mutex_lock(&d->upload_mu);
     rc = cudaSetDevice(d->ordinal) == cudaSuccess
-             ? enqueue_copy(d, b->copy_threads, s, ct, data, data_bytes, scales, nscales,
-                            NULL, err, cap)
-             : tl_fail(err, cap, TL_E_DEVICE, "cuda device %d: cudaSetDevice failed",
-                       d->ordinal);
+        ? enqueue_copy(d, b->copy_threads, s, ct, data, data_bytes, scales, nscales, NULL, err, cap)
+        : tl_fail(err, cap, TL_E_DEVICE, "cuda device %d: cudaSetDevice failed", d->ordinal);
     /* drained either way: the staging halves may not be reused mid-DMA */
     cudaError_t e = cudaStreamSynchronize(s);
     pthread_mutex_unlock(&d->upload_mu);
@@ -145,8 +141,7 @@ int cuda_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t dat
 void CUDART_CB cuda_delay_stream(void *arg) {
   const long us = *(const long *)arg;
   struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  while (nanosleep(&ts, &ts) != 0) {}
 }
 
 /* upload_mu held: the copy and its event, on the next upload stream. */
@@ -158,7 +153,8 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
   const int pinned = src->pin != NULL;
   cudaStream_t s = d->upload_stream[pinned ? d->next_stream : 0];
   if (pinned) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
-  if (d->b->copy_delay_us > 0) CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->copy_delay_us));
+  if (d->b->copy_delay_us > 0)
+    CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->copy_delay_us));
   int rc = enqueue_copy(d, threads, s, ct, NULL, 0, NULL, 0, src, err, cap);
   if (rc == TL_OK) {
     cudaError_t e = cudaEventRecord(ct->landed_event, s);

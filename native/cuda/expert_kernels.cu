@@ -47,8 +47,7 @@ __device__ __forceinline__ int warp_sum(int v) {
 }
 
 /* Dequantized dot(W, row, q) with exponent e; the result is valid in every lane. */
-__device__ float warp_dot_deq(const tl_cuda_wref &t, int row, const int8_t *q, int e,
-                              int lane) {
+__device__ float warp_dot_deq(const tl_cuda_wref &t, int row, const int8_t *q, int e, int lane) {
   const int cols = t.cols;
   float out;
   if (t.fmt == TL_FMT_I8_ROW) {
@@ -92,8 +91,8 @@ __device__ float warp_dot_deq(const tl_cuda_wref &t, int row, const int8_t *q, i
 }
 
 /* quant(v) of one row per block; len = hidden, or the row's width when use_width. */
-__global__ void quant_kernel(const float *v, size_t vstride, const tl_cuda_row *rows,
-                             int hidden, int use_width, int8_t *q, size_t qstride, int *e_out) {
+__global__ void quant_kernel(const float *v, size_t vstride, const tl_cuda_row *rows, int hidden,
+                             int use_width, int8_t *q, size_t qstride, int *e_out) {
   __shared__ float red[QUANT_THREADS];
   const int r = blockIdx.x, tid = threadIdx.x;
   const int len = use_width ? rows[r].width : hidden;
@@ -142,8 +141,8 @@ __global__ void gate_up_kernel(const tl_cuda_row *rows, const int8_t *qx, size_t
 }
 
 /* y[r][o] = dot(down, o, qh) for one o per warp (grid: hidden tiles x rows). */
-__global__ void down_kernel(const tl_cuda_row *rows, int hidden, const int8_t *qh,
-                            size_t qstride, const int *e_h, float *y) {
+__global__ void down_kernel(const tl_cuda_row *rows, int hidden, const int8_t *qh, size_t qstride,
+                            const int *e_h, float *y) {
   const int r = blockIdx.y, lane = threadIdx.x & 31;
   const int o = blockIdx.x * WARPS_PER_BLOCK + (threadIdx.x >> 5);
   if (o >= hidden) return; /* warp-uniform */
@@ -172,19 +171,17 @@ extern "C" cudaError_t tl_cuda_set_e4m3(const float *table) {
 }
 
 extern "C" cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden,
-                                            int max_width, const float *x, float *y,
-                                            float *h, int8_t *qx, int8_t *qh, int *e,
-                                            const float *lut, cudaStream_t stream) {
+                                            int max_width, const float *x, float *y, float *h,
+                                            int8_t *qx, int8_t *qh, int *e, const float *lut,
+                                            cudaStream_t stream) {
   const int threads = WARPS_PER_BLOCK * 32;
   quant_kernel<<<n, QUANT_THREADS, 0, stream>>>(x, (size_t)hidden, rows, hidden, 0, qx,
                                                 TL_MAX_HIDDEN, e);
   dim3 gu((unsigned)((max_width + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK), (unsigned)n);
-  gate_up_kernel<<<gu, threads, 0, stream>>>(rows, qx, TL_MAX_HIDDEN, e, lut, h,
-                                             TL_MAX_WIDTH);
-  quant_kernel<<<n, QUANT_THREADS, 0, stream>>>(h, TL_MAX_WIDTH, rows, hidden, 1, qh,
-                                                TL_MAX_WIDTH, e + TL_MAX_GROUP_ROWS);
+  gate_up_kernel<<<gu, threads, 0, stream>>>(rows, qx, TL_MAX_HIDDEN, e, lut, h, TL_MAX_WIDTH);
+  quant_kernel<<<n, QUANT_THREADS, 0, stream>>>(h, TL_MAX_WIDTH, rows, hidden, 1, qh, TL_MAX_WIDTH,
+                                                e + TL_MAX_GROUP_ROWS);
   dim3 gd((unsigned)((hidden + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK), (unsigned)n);
-  down_kernel<<<gd, threads, 0, stream>>>(rows, hidden, qh, TL_MAX_WIDTH,
-                                          e + TL_MAX_GROUP_ROWS, y);
+  down_kernel<<<gd, threads, 0, stream>>>(rows, hidden, qh, TL_MAX_WIDTH, e + TL_MAX_GROUP_ROWS, y);
   return cudaGetLastError();
 }

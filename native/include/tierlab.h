@@ -39,12 +39,12 @@ extern "C" {
 
 typedef enum tl_status {
   TL_OK = 0,
-  TL_E_ARG = 1,         /* an argument is out of range or inconsistent */
-  TL_E_OOM = 2,         /* the device (or host) is genuinely out of memory */
-  TL_E_DEVICE = 3,      /* the device reported an error */
-  TL_E_STATE = 4,       /* wrong call order (take without issue, use after shutdown) */
+  TL_E_ARG = 1, /* an argument is out of range or inconsistent */
+  TL_E_OOM = 2, /* the device (or host) is genuinely out of memory */
+  TL_E_DEVICE = 3, /* the device reported an error */
+  TL_E_STATE = 4, /* wrong call order (take without issue, use after shutdown) */
   TL_E_UNSUPPORTED = 5, /* the backend does not do this (e.g. format on that backend) */
-  TL_E_FAULT = 6,       /* an injected fault fired (tests and oracle fault runs) */
+  TL_E_FAULT = 6, /* an injected fault fired (tests and oracle fault runs) */
   TL_E_INTERNAL = 7
 } tl_status;
 
@@ -67,9 +67,9 @@ enum { TL_FMT_I8_ROW = 1, TL_FMT_I4_ROW = 2, TL_FMT_I4_GROUP = 4, TL_FMT_FP8_BLO
 #define TL_MAX_DIM (1 << 24)
 #define TL_SILU_LUT_SIZE 1024 /* entries of the SiLU table (MATH.md) */
 
-typedef struct tl_engine tl_engine;   /* one backend instance over a device list */
-typedef struct tl_tensor tl_tensor;   /* one device tensor (weights + scales) */
-typedef struct tl_ram tl_ram;         /* one RAM copy: an expert's tensors in engine memory */
+typedef struct tl_engine tl_engine; /* one backend instance over a device list */
+typedef struct tl_tensor tl_tensor; /* one device tensor (weights + scales) */
+typedef struct tl_ram tl_ram; /* one RAM copy: an expert's tensors in engine memory */
 typedef struct tl_staging tl_staging; /* what an upload reads: a counted RAM reference */
 
 TL_API uint32_t tl_abi_version(void);
@@ -117,8 +117,7 @@ TL_API int tl_tensor_free(tl_engine *eng, tl_tensor *t, char *err, size_t err_ca
  * follow allocate nothing from the driver (a warmstart that knows its size calls it
  * first). Not a charge: capacity accounting is unchanged; on a backend that answers
  * tl_mem_info from the driver, the reserved memory counts as used from now on. */
-TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
-                             size_t err_cap);
+TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err, size_t err_cap);
 
 /* Expert group on device dev: n rows, row r computes expert (gate[r], up[r], down[r])
  * on input x + r*hidden, asynchronously. At most one open group per device; at most
@@ -128,8 +127,8 @@ TL_API int tl_tensor_reserve(tl_engine *eng, int dev, uint64_t bytes, char *err,
  * finished the group, a TL_DONE_GROUP completion with this tag is queued (then
  * tl_group_take returns without waiting); tag 0 queues nothing. */
 TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
-                          tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                          int hidden, uint64_t tag, char *err, size_t err_cap);
+                          tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
+                          uint64_t tag, char *err, size_t err_cap);
 /* Waits for the device's open group and writes its n outputs (n*hidden float32,
  * row r = expert r's y). On failure y is left untouched and the group is closed. */
 TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, char *err,
@@ -138,8 +137,7 @@ TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, c
 /* Live device allocations of this engine (tensors and internal buffers): leak checks.
  * count = live tensors + the backend's internal buffers (fixed from creation on);
  * bytes = the tensors' footprints + the internal buffers' sizes. */
-TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err,
-                     size_t err_cap);
+TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err, size_t err_cap);
 
 /* Fault injection (tests and the oracle's fault runs): the next `after`-th call of the
  * named operation ("upload", "issue", "take") on device dev fails with TL_E_FAULT
@@ -164,14 +162,14 @@ TL_API int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, char
  * start in the source (file or memory). data_at and scales_at are multiples of 4. */
 typedef struct tl_part {
   int32_t fmt, rows, cols, group;
-  uint64_t data_at;   /* packed weights: bytes as the shape rule says */
+  uint64_t data_at; /* packed weights: bytes as the shape rule says */
   uint64_t scales_at; /* float32 scales, little-endian */
 } tl_part;
 
 /* Reads nparts tensors (1..TL_MAX_PARTS) from the file at path (pread, native threads
  * of the caller's choosing: the call is thread-safe) into a new RAM copy. */
-TL_API int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts,
-                            int nparts, tl_ram **out, char *err, size_t err_cap);
+TL_API int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts, int nparts,
+                            tl_ram **out, char *err, size_t err_cap);
 /* The same from memory: src holds src_bytes bytes (the call copies what it needs). */
 TL_API int tl_ram_load_mem(tl_engine *eng, const void *src, uint64_t src_bytes,
                            const tl_part *parts, int nparts, tl_ram **out, char *err,
@@ -186,8 +184,7 @@ TL_API int tl_ram_stats(tl_engine *eng, uint64_t *copies, uint64_t *host_bytes,
 
 /* A staging reference to a RAM copy (no byte is copied): the bytes an upload reads.
  * It keeps the RAM copy's bytes alive until tl_unstage, even past tl_ram_free. */
-TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err,
-                    size_t err_cap);
+TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err, size_t err_cap);
 TL_API int tl_unstage(tl_engine *eng, tl_staging *s, char *err, size_t err_cap);
 
 /* Uploads part `part` of the staged RAM copy to device dev, as tl_tensor_upload would,
@@ -197,9 +194,8 @@ TL_API int tl_unstage(tl_engine *eng, tl_staging *s, char *err, size_t err_cap);
  * queued when the bytes are on the device (or the copy failed: the tensor is then
  * refused by tl_group_issue, and can only be freed). Capacity, injected faults and
  * allocation failures are answered by this call, as tl_tensor_upload answers them. */
-TL_API int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part,
-                                   uint64_t tag, tl_tensor **out, char *err,
-                                   size_t err_cap);
+TL_API int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part, uint64_t tag,
+                                   tl_tensor **out, char *err, size_t err_cap);
 
 /* ---- Completions --------------------------------------------------------------------
  * A queue per engine of finished operations that asked for one (tag != 0), so a caller
@@ -209,10 +205,10 @@ enum { TL_DONE_UPLOAD = 1, TL_DONE_GROUP = 2 };
 typedef struct tl_completion {
   uint64_t tag;
   uint64_t done_ns; /* tl_clock_ns() when the engine saw the operation finish */
-  int32_t kind;     /* TL_DONE_UPLOAD or TL_DONE_GROUP */
-  int32_t status;   /* tl_status of the operation */
-  int32_t dev;      /* device index */
-  int32_t unused;   /* 0 */
+  int32_t kind; /* TL_DONE_UPLOAD or TL_DONE_GROUP */
+  int32_t status; /* tl_status of the operation */
+  int32_t dev; /* device index */
+  int32_t unused; /* 0 */
   char message[TL_COMPLETION_MESSAGE]; /* "" on success, else why (NUL-terminated) */
 } tl_completion;
 
@@ -221,18 +217,18 @@ TL_API uint64_t tl_clock_ns(void);
 
 /* Moves up to max queued completions to out (oldest first) without waiting; *n says how
  * many. */
-TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n,
-                               char *err, size_t err_cap);
+TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n, char *err,
+                               size_t err_cap);
 /* Waits until at least min_ready (>= 1) completions are queued or timeout_ms (0..60000)
  * passed; *ready says how many are queued. One wake for a batch: a caller that needs n
  * results asks for n. Returns TL_E_STATE at once when the engine is being destroyed. */
-TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, int *ready,
-                               char *err, size_t err_cap);
+TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, int *ready, char *err,
+                               size_t err_cap);
 
 /* One expert on the host from a RAM copy whose parts 0, 1, 2 are gate, up, down, with the
  * engine's SiLU table (tl_expert_cpu's math, bit for bit). x: hidden floats (finite). */
-TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y,
-                             char *err, size_t err_cap);
+TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, char *err,
+                             size_t err_cap);
 
 /* The backend's plainest host-to-device copy of `bytes` bytes, reps times after one
  * warm-up, from page-locked (pinned 1) or ordinary (pinned 0) host memory, as the same
@@ -256,8 +252,8 @@ TL_API int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, 
 TL_API int tl_dense_quantize(const float *w, int rows, int cols, int8_t *q, float *scales,
                              char *err, size_t err_cap);
 /* y = W x on the host from tl_dense_quantize's q and scales; x finite (cols floats). */
-TL_API int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols,
-                        const float *x, float *y, char *err, size_t err_cap);
+TL_API int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols, const float *x,
+                        float *y, char *err, size_t err_cap);
 /* y = W x on device dev, W a format-1 tensor there (rows <= TL_MAX_DENSE_ROWS, cols <=
  * TL_MAX_HIDDEN), bit-identical to tl_dense_cpu. Returns with y written. It uses the
  * device's own dense input and output buffers, never a group's: it may run while a
@@ -269,17 +265,16 @@ TL_API int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x
 /* Device memory the backend holds for tensors on dev, as the backend itself counts it
  * (cpu: footprints; cuda: tensor blocks; vulkan: arena slices, which a free never gives
  * back). The oracle compares it with the tier's budget. */
-TL_API int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, char *err,
-                           size_t err_cap);
+TL_API int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, char *err, size_t err_cap);
 
 /* ---- CPU math shared by every run (no engine needed) ---------------------------- */
 
 /* One expert on the host, from RAM weights (MATH.md "expert"). lut: 1024 floats.
  * Same argument rules as an upload plus a group (group 0 for formats 1 and 2); x finite. */
 TL_API int tl_expert_cpu(int fmt, int hidden, int width, int group, const void *gate,
-                         const float *gate_s, const void *up, const float *up_s,
-                         const void *down, const float *down_s, const float *lut,
-                         const float *x, float *y, char *err, size_t err_cap);
+                         const float *gate_s, const void *up, const float *up_s, const void *down,
+                         const float *down_s, const float *lut, const float *x, float *y, char *err,
+                         size_t err_cap);
 
 /* The void trunk functions below do nothing when a pointer is NULL or a size is < 1. */
 /* y[r] = sum_j W[r][j] x[j] in order (float32). */
@@ -290,8 +285,8 @@ TL_API void tl_rmsnorm(const float *x, const float *w, int n, float *out);
 TL_API void tl_attention(const float *q, const float *k, const float *v, float *kcache,
                          float *vcache, int pos, int hidden, int heads, float *o);
 /* Route: the k largest logits (ties: lower id), softmax weights in route order. */
-TL_API int tl_route(const float *logits, int experts, int k, int *ids, float *weights,
-                    char *err, size_t err_cap);
+TL_API int tl_route(const float *logits, int experts, int k, int *ids, float *weights, char *err,
+                    size_t err_cap);
 /* acc[i] = acc[i] + w * y[i], float32, no contraction. */
 TL_API void tl_axpy(float *acc, float w, const float *y, int n);
 /* Index of the largest value, ties: lowest index; NaN never wins over an earlier value;

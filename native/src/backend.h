@@ -33,9 +33,9 @@ typedef struct tl_backend tl_backend;
 
 /* Where the upload of a tensor stands (dispatcher only, under the engine's mu). */
 typedef enum tl_upload_state {
-  TL_UPLOAD_DONE = 0,    /* bytes on the device (every synchronous upload) */
+  TL_UPLOAD_DONE = 0, /* bytes on the device (every synchronous upload) */
   TL_UPLOAD_PENDING = 1, /* tensor_upload_async started, tl_upload_done not yet called */
-  TL_UPLOAD_FAILED = 2   /* the asynchronous copy failed: the tensor can only be freed */
+  TL_UPLOAD_FAILED = 2 /* the asynchronous copy failed: the tensor can only be freed */
 } tl_upload_state;
 
 /* What the dispatcher knows about a tensor; the backend hangs its own state off impl. */
@@ -43,13 +43,13 @@ struct tl_tensor {
   tl_engine *owner;
   int dev, fmt, rows, cols, group;
   uint64_t footprint_bytes; /* what the ledger charged: weights + scales, rounded */
-  void *impl;               /* backend state (device pointers, arena offsets) */
-  uint32_t magic;           /* TL_TENSOR_MAGIC while live; cleared on free */
-  int group_uses;           /* dispatcher only: open groups that reference this tensor */
-  int dense_uses;           /* dispatcher only: dense GEMVs reading it now */
+  void *impl; /* backend state (device pointers, arena offsets) */
+  uint32_t magic; /* TL_TENSOR_MAGIC while live; cleared on free */
+  int group_uses; /* dispatcher only: open groups that reference this tensor */
+  int dense_uses; /* dispatcher only: dense GEMVs reading it now */
   /* dispatcher only: an upload from a RAM copy, until the backend reports it */
   tl_upload_state upload;
-  uint64_t tag;       /* completion tag (0: none) */
+  uint64_t tag; /* completion tag (0: none) */
   tl_ram *upload_src; /* counted while PENDING, so the bytes outlive the copy */
 };
 #define TL_TENSOR_MAGIC 0x544c5445u
@@ -84,20 +84,19 @@ typedef struct tl_backend_ops {
   int (*init)(tl_backend **out, tl_engine *owner, const int *devices, int ndevices,
               uint64_t capacity_bytes, char *err, size_t cap);
   void (*shutdown)(tl_backend *b); /* destroys every object it created */
-  int (*mem_info)(tl_backend *b, int dev, uint64_t *free_bytes, uint64_t *total_bytes,
-                  char *err, size_t cap);
+  int (*mem_info)(tl_backend *b, int dev, uint64_t *free_bytes, uint64_t *total_bytes, char *err,
+                  size_t cap);
   int (*tensor_upload)(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                        const float *scales, size_t nscales, char *err, size_t cap);
   void (*tensor_free)(tl_backend *b, tl_tensor *t);
   /* On success the backend calls tl_group_done(owner, dev, tag, ...) once the device
    * has finished the group (tag passed through unchanged, 0 included). */
-  int (*group_issue)(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                     tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                     int hidden, uint64_t tag, char *err, size_t cap);
+  int (*group_issue)(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                     tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                     size_t cap);
   /* Waits for the open group and copies n*hidden floats to y. On failure y is left
    * untouched; either way the group is closed afterwards. */
-  int (*group_take)(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                    size_t cap);
+  int (*group_take)(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap);
   /* The backend's own internal allocations (group buffers, tables), NOT the tensors:
    * the dispatcher counts tensors itself. Fixed from init to shutdown. */
   void (*ledger)(tl_backend *b, uint64_t *count, uint64_t *bytes);
@@ -114,22 +113,21 @@ typedef struct tl_backend_ops {
    * for the backend's devices; *pin is the backend's token, handed back in tl_host_src
    * and to host_unregister. A failure is no error for the engine: the chunk stays
    * pageable and uploads from it take the backend's staging path. */
-  int (*host_register)(tl_backend *b, void *p, size_t bytes, void **pin, char *err,
-                       size_t cap);
+  int (*host_register)(tl_backend *b, void *p, size_t bytes, void **pin, char *err, size_t cap);
   void (*host_unregister)(tl_backend *b, void *pin);
   /* tl_tensor_reserve (arguments checked); may be NULL when uploads allocate nothing
    * worth doing early. */
   int (*tensor_reserve)(tl_backend *b, int dev, uint64_t bytes, char *err, size_t cap);
   /* tl_copy_bandwidth's measurement (arguments checked). */
-  int (*copy_bandwidth)(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                        double *gbps, char *err, size_t cap);
+  int (*copy_bandwidth)(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                        char *err, size_t cap);
   /* y[r] = MATH.md's format-1 dot of row r of w (a landed format-1 tensor on dev, rows <=
    * TL_MAX_DENSE_ROWS, cols <= TL_MAX_HIDDEN) with qx (cols int8) and exponent e, for
    * every row; returns with y written. It must use the device's own dense buffers: a
    * group may be in flight on dev meanwhile, and its buffers are that group's alone. The
    * dispatcher runs one at a time per device. NULL: the backend has no dense GEMV. */
-  int (*dense_matvec)(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                      float *y, char *err, size_t cap);
+  int (*dense_matvec)(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                      char *err, size_t cap);
   /* tl_device_bytes: device memory the backend holds for tensors on dev (its own count). */
   uint64_t (*device_bytes)(tl_backend *b, int dev);
 } tl_backend_ops;

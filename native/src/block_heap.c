@@ -20,8 +20,7 @@
 #define HEAP_CHUNK ((size_t)64 << 20)
 #define HEAP_ALIGN 256 /* what cudaMalloc gives; more than any kernel load needs */
 
-void tl_heap_init(tl_heap *h, uint64_t limit, tl_heap_map map, tl_heap_unmap unmap,
-                  void *ctx) {
+void tl_heap_init(tl_heap *h, uint64_t limit, tl_heap_map map, tl_heap_unmap unmap, void *ctx) {
   memset(h, 0, sizeof *h);
   pthread_mutex_init(&h->mu, NULL);
   h->limit = limit;

@@ -41,8 +41,7 @@ typedef struct tl_heap {
   uint64_t limit, mapped; /* bytes the heap may map in all; mapped so far */
 } tl_heap;
 
-void tl_heap_init(tl_heap *h, uint64_t limit, tl_heap_map map, tl_heap_unmap unmap,
-                  void *ctx);
+void tl_heap_init(tl_heap *h, uint64_t limit, tl_heap_map map, tl_heap_unmap unmap, void *ctx);
 /* Maps chunks until at least `bytes` are free to hand out; 0, or -1 when that cannot be
  * (the limit, or map failed). */
 int tl_heap_reserve(tl_heap *h, uint64_t bytes);

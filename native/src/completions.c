@@ -86,8 +86,8 @@ TL_API uint64_t tl_clock_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n,
-                               char *err, size_t err_cap) {
+TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int *n, char *err,
+                               size_t err_cap) {
   static const char *const FN = "tl_completions_take";
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, FN, err, err_cap);
@@ -109,9 +109,8 @@ TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int 
     }
     *n = k;
     if (q->lost > 0) {
-      rc = tl_fail(err, err_cap, TL_E_OOM,
-                   "%s: %llu completions were lost (host out of memory)", FN,
-                   (unsigned long long)q->lost);
+      rc = tl_fail(err, err_cap, TL_E_OOM, "%s: %llu completions were lost (host out of memory)",
+                   FN, (unsigned long long)q->lost);
       q->lost = 0;
     }
     pthread_mutex_unlock(&q->mu);
@@ -120,8 +119,8 @@ TL_API int tl_completions_take(tl_engine *eng, tl_completion *out, int max, int 
   return rc;
 }
 
-TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, int *ready,
-                               char *err, size_t err_cap) {
+TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, int *ready, char *err,
+                               size_t err_cap) {
   static const char *const FN = "tl_completions_wait";
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, FN, err, err_cap);
@@ -129,8 +128,8 @@ TL_API int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, in
   if (ready == NULL) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: ready is NULL", FN);
   } else if (min_ready < 1) {
-    rc = tl_fail(err, err_cap, TL_E_ARG, "%s: min_ready must be at least 1 (got %d)", FN,
-                 min_ready);
+    rc =
+        tl_fail(err, err_cap, TL_E_ARG, "%s: min_ready must be at least 1 (got %d)", FN, min_ready);
   } else if (timeout_ms < 0 || timeout_ms > CQ_MAX_WAIT_MS) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: timeout_ms must be in 0..%d (got %d)", FN,
                  CQ_MAX_WAIT_MS, timeout_ms);

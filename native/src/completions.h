@@ -21,7 +21,7 @@ typedef struct tl_cq {
   size_t head, count, cap; /* a ring of cap entries */
   int closed;
   uint64_t lost;
-  int nwaiting;   /* threads in tl_completions_wait */
+  int nwaiting; /* threads in tl_completions_wait */
   size_t wake_at; /* push wakes them once count reaches this */
 } tl_cq;
 

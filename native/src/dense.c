@@ -20,15 +20,13 @@
 #include "expert_math.h"
 #include "shape.h"
 
-static int check_dims(const char *fn, int rows, int cols, int max_rows, char *err,
-                      size_t cap) {
+static int check_dims(const char *fn, int rows, int cols, int max_rows, char *err, size_t cap) {
   if (rows < 1 || rows > max_rows) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: rows must be in 1..%d (got %d)", fn, max_rows,
-                   rows);
+    return tl_fail(err, cap, TL_E_ARG, "%s: rows must be in 1..%d (got %d)", fn, max_rows, rows);
   }
   if (cols < 1 || cols > TL_MAX_HIDDEN) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: cols must be in 1..%d (got %d)", fn,
-                   TL_MAX_HIDDEN, cols);
+    return tl_fail(err, cap, TL_E_ARG, "%s: cols must be in 1..%d (got %d)", fn, TL_MAX_HIDDEN,
+                   cols);
   }
   return TL_OK;
 }
@@ -41,7 +39,9 @@ TL_API int tl_dense_quantize(const float *w, int rows, int cols, int8_t *q, floa
   if (rc != TL_OK) return rc;
   if (w == NULL || q == NULL || scales == NULL) {
     return tl_fail(err, err_cap, TL_E_ARG, "%s: %s is NULL", FN,
-                   w == NULL ? "w" : q == NULL ? "q" : "scales");
+                   w == NULL       ? "w"
+                       : q == NULL ? "q"
+                                   : "scales");
   }
   const size_t n = (size_t)rows * (size_t)cols;
   long bad = tl_first_nonfinite(w, n);
@@ -54,25 +54,29 @@ TL_API int tl_dense_quantize(const float *w, int rows, int cols, int8_t *q, floa
   return TL_OK;
 }
 
-void tl_dense_rows(const int8_t *q, const float *scales, int rows, int cols,
-                   const int8_t *qx, int e, float *y) {
+void tl_dense_rows(const int8_t *q, const float *scales, int rows, int cols, const int8_t *qx,
+                   int e, float *y) {
   const tl_wref t = {q, scales, TL_FMT_I8_ROW, rows, cols, 0};
   for (int r = 0; r < rows; r++) y[r] = tl_dot_deq(&t, r, qx, e);
 }
 
-TL_API int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols,
-                        const float *x, float *y, char *err, size_t err_cap) {
+TL_API int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols, const float *x,
+                        float *y, char *err, size_t err_cap) {
   static const char *const FN = "tl_dense_cpu";
   tl_clear_err(err, err_cap);
   int rc = check_dims(FN, rows, cols, TL_MAX_DIM, err, err_cap);
   if (rc != TL_OK) return rc;
   if (q == NULL || scales == NULL || x == NULL || y == NULL) {
     return tl_fail(err, err_cap, TL_E_ARG, "%s: %s is NULL", FN,
-                   q == NULL ? "q" : scales == NULL ? "scales" : x == NULL ? "x" : "y");
+                   q == NULL            ? "q"
+                       : scales == NULL ? "scales"
+                       : x == NULL      ? "x"
+                                        : "y");
   }
   long bad = tl_first_nonfinite(scales, (size_t)rows);
   if (bad < 0) bad = tl_first_nonfinite(x, (size_t)cols);
-  if (bad >= 0) return tl_fail(err, err_cap, TL_E_ARG, "%s: scales or x hold a non-finite value", FN);
+  if (bad >= 0)
+    return tl_fail(err, err_cap, TL_E_ARG, "%s: scales or x hold a non-finite value", FN);
   int8_t *qx = malloc((size_t)cols);
   if (qx == NULL) return tl_fail(err, err_cap, TL_E_OOM, "%s: host out of memory", FN);
   int e = 0;
@@ -103,8 +107,7 @@ static int check_matvec(tl_engine *eng, int dev, tl_tensor *w, char *err, size_t
   rc = check_dims(FN, w->rows, w->cols, TL_MAX_DENSE_ROWS, err, cap);
   if (rc != TL_OK) return rc;
   if (eng->dense_busy[dev]) {
-    return tl_fail(err, cap, TL_E_STATE, "%s: a dense GEMV already runs on device %d", FN,
-                   dev);
+    return tl_fail(err, cap, TL_E_STATE, "%s: a dense GEMV already runs on device %d", FN, dev);
   }
   if (eng->ops->dense_matvec == NULL) {
     return tl_fail(err, cap, TL_E_UNSUPPORTED, "%s: the %s backend has no dense GEMV", FN,
@@ -150,8 +153,7 @@ TL_API int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x
   return rc;
 }
 
-TL_API int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, char *err,
-                           size_t err_cap) {
+TL_API int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, char *err, size_t err_cap) {
   static const char *const FN = "tl_device_bytes";
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, FN, err, err_cap);

@@ -18,8 +18,7 @@
 
 int tl_check_dev(tl_engine *eng, const char *fn, int dev, char *err, size_t cap) {
   if (dev < 0 || dev >= eng->ndev) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: dev must be in 0..%d (got %d)", fn,
-                   eng->ndev - 1, dev);
+    return tl_fail(err, cap, TL_E_ARG, "%s: dev must be in 0..%d (got %d)", fn, eng->ndev - 1, dev);
   }
   return TL_OK;
 }
@@ -51,13 +50,12 @@ static int check_device_list(const int *devices, int ndevices, char *err, size_t
   static const char *const FN = "tl_engine_create";
   if (devices == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: devices is NULL", FN);
   if (ndevices < 1 || ndevices > TL_MAX_DEVICES) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: ndevices must be in 1..%d (got %d)", FN,
-                   TL_MAX_DEVICES, ndevices);
+    return tl_fail(err, cap, TL_E_ARG, "%s: ndevices must be in 1..%d (got %d)", FN, TL_MAX_DEVICES,
+                   ndevices);
   }
   for (int i = 0; i < ndevices; i++) {
     if (devices[i] < 0) {
-      return tl_fail(err, cap, TL_E_ARG, "%s: devices[%d] is negative (%d)", FN, i,
-                     devices[i]);
+      return tl_fail(err, cap, TL_E_ARG, "%s: devices[%d] is negative (%d)", FN, i, devices[i]);
     }
     for (int j = 0; j < i; j++) {
       if (devices[j] == devices[i]) {
@@ -188,14 +186,13 @@ TL_API int tl_reclaims(tl_engine *eng) {
   return r;
 }
 
-TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err,
-                     size_t err_cap) {
+TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, "tl_ledger", err, err_cap);
   if (rc != TL_OK) return rc;
   if (count == NULL || bytes == NULL) {
-    rc = tl_fail(err, err_cap, TL_E_ARG, "tl_ledger: %s is NULL",
-                 count == NULL ? "count" : "bytes");
+    rc =
+        tl_fail(err, err_cap, TL_E_ARG, "tl_ledger: %s is NULL", count == NULL ? "count" : "bytes");
   } else {
     uint64_t c = 0, b = 0;
     pthread_mutex_lock(&eng->mu);
@@ -224,8 +221,7 @@ TL_API int tl_engine_set_lut(tl_engine *eng, const float *lut, char *err, size_t
     for (int d = 0; d < eng->ndev && rc == TL_OK; d++) {
       if (eng->group[d].phase != TL_GROUP_CLOSED) {
         rc = tl_fail(err, err_cap, TL_E_STATE,
-                     "%s: device %d has an open group; take it before changing the table",
-                     FN, d);
+                     "%s: device %d has an open group; take it before changing the table", FN, d);
       }
     }
     if (rc == TL_OK) rc = eng->ops->set_lut(eng->be, lut, err, err_cap);

@@ -27,7 +27,8 @@ static int check_source(tl_engine *eng, tl_staging *src, int part, char *err, si
   if (!tl_ptrset_has(&eng->stagings, src)) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: src is not a live staging reference of this engine (unstaged, or "
-                   "from another engine)", UPS);
+                   "from another engine)",
+                   UPS);
   }
   if (part < 0 || part >= src->ram->nparts) {
     return tl_fail(err, cap, TL_E_ARG, "%s: part must be in 0..%d (got %d)", UPS,
@@ -42,17 +43,25 @@ static int start_upload(tl_engine *eng, int dev, tl_staging *src, int part, uint
   int rc = check_source(eng, src, part, err, cap);
   if (rc != TL_OK) return rc;
   const tl_ram_part *p = &src->ram->parts[part];
-  const uint64_t fp = tl_alloc_footprint(p->data_bytes) +
-                      tl_alloc_footprint((uint64_t)p->nscales * sizeof(float));
+  const uint64_t fp =
+      tl_alloc_footprint(p->data_bytes) + tl_alloc_footprint((uint64_t)p->nscales * sizeof(float));
   rc = tl_upload_reserve(eng, UPS, dev, fp, err, cap);
   if (rc != TL_OK) return rc;
   if (tl_ptrset_add(&eng->tensors, t) != 0) {
     eng->charged_bytes[dev] -= fp;
     return tl_fail(err, cap, TL_E_OOM, "%s: host out of memory for the tensor registry", UPS);
   }
-  *t = (tl_tensor){.owner = eng, .dev = dev, .fmt = p->fmt, .rows = p->rows, .cols = p->cols,
-                   .group = p->group, .footprint_bytes = fp, .magic = TL_TENSOR_MAGIC,
-                   .upload = TL_UPLOAD_PENDING, .tag = tag, .upload_src = src->ram};
+  *t = (tl_tensor){.owner = eng,
+                   .dev = dev,
+                   .fmt = p->fmt,
+                   .rows = p->rows,
+                   .cols = p->cols,
+                   .group = p->group,
+                   .footprint_bytes = fp,
+                   .magic = TL_TENSOR_MAGIC,
+                   .upload = TL_UPLOAD_PENDING,
+                   .tag = tag,
+                   .upload_src = src->ram};
   tl_ram_ref_locked(src->ram);
   eng->tensor_bytes += fp;
   eng->uploads_in_flight++;
@@ -96,9 +105,8 @@ static int upload_staged(tl_engine *eng, int dev, tl_staging *src, int part, uin
   return TL_OK;
 }
 
-TL_API int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part,
-                                   uint64_t tag, tl_tensor **out, char *err,
-                                   size_t err_cap) {
+TL_API int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part, uint64_t tag,
+                                   tl_tensor **out, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   if (out == NULL) return tl_fail(err, err_cap, TL_E_ARG, "%s: out is NULL", UPS);
   *out = NULL;
@@ -136,8 +144,8 @@ TL_API int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, 
   } else if (gbps == NULL) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: gbps is NULL", FN);
   } else if (bytes < 1 || bytes > (16ull << 30)) {
-    rc = tl_fail(err, err_cap, TL_E_ARG, "%s: bytes must be in 1..16 GiB (got %" PRIu64 ")",
-                 FN, bytes);
+    rc = tl_fail(err, err_cap, TL_E_ARG, "%s: bytes must be in 1..16 GiB (got %" PRIu64 ")", FN,
+                 bytes);
   } else if (reps < 1 || reps > 1000) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: reps must be in 1..1000 (got %d)", FN, reps);
   } else if (pinned != 0 && pinned != 1) {

@@ -19,38 +19,39 @@ static const char *const ISSUE = "tl_group_issue";
 static const char *const TAKE = "tl_group_take";
 
 /* With eng->mu held: one tensor of row r is live, on dev, with the shape it must have. */
-static int check_part(tl_engine *eng, const char *what, int r, tl_tensor *t, int dev,
-                      int rows, int cols, char *err, size_t cap) {
+static int check_part(tl_engine *eng, const char *what, int r, tl_tensor *t, int dev, int rows,
+                      int cols, char *err, size_t cap) {
   if (t == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] is NULL", ISSUE, what, r);
   if (!tl_ptrset_has(&eng->tensors, t)) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: %s[%d] is not a live tensor of this engine (freed, or from another "
-                   "engine)", ISSUE, what, r);
+                   "engine)",
+                   ISSUE, what, r);
   }
   if (t->dev != dev) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] lives on device %d, not device %d",
-                   ISSUE, what, r, t->dev, dev);
+    return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] lives on device %d, not device %d", ISSUE, what,
+                   r, t->dev, dev);
   }
   if (t->rows != rows || t->cols != cols) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] is %d x %d but must be %d x %d", ISSUE,
-                   what, r, t->rows, t->cols, rows, cols);
+    return tl_fail(err, cap, TL_E_ARG, "%s: %s[%d] is %d x %d but must be %d x %d", ISSUE, what, r,
+                   t->rows, t->cols, rows, cols);
   }
   if (t->upload == TL_UPLOAD_FAILED) {
     return tl_fail(err, cap, TL_E_DEVICE,
-                   "%s: %s[%d]'s upload failed (its completion said why); free it", ISSUE,
-                   what, r);
+                   "%s: %s[%d]'s upload failed (its completion said why); free it", ISSUE, what, r);
   }
   return TL_OK;
 }
 
 /* With eng->mu held: row r's three tensors form one expert of this hidden size. */
-static int check_row(tl_engine *eng, int r, tl_tensor *g, tl_tensor *u, tl_tensor *d,
-                     int dev, int hidden, char *err, size_t cap) {
+static int check_row(tl_engine *eng, int r, tl_tensor *g, tl_tensor *u, tl_tensor *d, int dev,
+                     int hidden, char *err, size_t cap) {
   if (g == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: gate[%d] is NULL", ISSUE, r);
   if (!tl_ptrset_has(&eng->tensors, g)) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: gate[%d] is not a live tensor of this engine (freed, or from "
-                   "another engine)", ISSUE, r);
+                   "another engine)",
+                   ISSUE, r);
   }
   const int width = g->rows; /* F, from the gate tensor; up and down must agree */
   if (width > TL_MAX_WIDTH) {
@@ -64,33 +65,30 @@ static int check_row(tl_engine *eng, int r, tl_tensor *g, tl_tensor *u, tl_tenso
   if (u->fmt != g->fmt || d->fmt != g->fmt || u->group != g->group || d->group != g->group) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: row %d mixes formats (gate %d/%d, up %d/%d, down %d/%d as "
-                   "format/group)", ISSUE, r, g->fmt, g->group, u->fmt, u->group, d->fmt,
-                   d->group);
+                   "format/group)",
+                   ISSUE, r, g->fmt, g->group, u->fmt, u->group, d->fmt, d->group);
   }
   return TL_OK;
 }
 
 /* With eng->mu held: state, tensors, fault; on success the group is ISSUING. */
-static int open_group(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
-                      tl_tensor *const *up, tl_tensor *const *down, int hidden, char *err,
-                      size_t cap) {
+static int open_group(tl_engine *eng, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                      tl_tensor *const *down, int hidden, char *err, size_t cap) {
   if (!eng->lut_set) {
     return tl_fail(err, cap, TL_E_STATE,
-                   "%s: no SiLU table yet; call tl_engine_set_lut before the first issue",
-                   ISSUE);
+                   "%s: no SiLU table yet; call tl_engine_set_lut before the first issue", ISSUE);
   }
   tl_group_state *g = &eng->group[dev];
   if (g->phase != TL_GROUP_CLOSED) {
-    return tl_fail(err, cap, TL_E_STATE,
-                   "%s: device %d already has an open group; take it first", ISSUE, dev);
+    return tl_fail(err, cap, TL_E_STATE, "%s: device %d already has an open group; take it first",
+                   ISSUE, dev);
   }
   for (int r = 0; r < n; r++) {
     int rc = check_row(eng, r, gate[r], up[r], down[r], dev, hidden, err, cap);
     if (rc != TL_OK) return rc;
   }
   if (tl_fault_fires(eng, TL_OP_ISSUE, dev)) {
-    return tl_fail(err, cap, TL_E_FAULT, "%s: injected fault (issue on device %d)", ISSUE,
-                   dev);
+    return tl_fail(err, cap, TL_E_FAULT, "%s: injected fault (issue on device %d)", ISSUE, dev);
   }
   g->phase = TL_GROUP_ISSUING;
   g->n = n;
@@ -112,16 +110,19 @@ static int check_issue_args(tl_engine *eng, int dev, int n, tl_tensor *const *ga
   int rc = tl_check_dev(eng, ISSUE, dev, err, cap);
   if (rc != TL_OK) return rc;
   if (n < 1 || n > TL_MAX_GROUP_ROWS) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: n must be in 1..%d (got %d)", ISSUE,
-                   TL_MAX_GROUP_ROWS, n);
+    return tl_fail(err, cap, TL_E_ARG, "%s: n must be in 1..%d (got %d)", ISSUE, TL_MAX_GROUP_ROWS,
+                   n);
   }
   if (hidden < 1 || hidden > TL_MAX_HIDDEN) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: hidden must be in 1..%d (got %d)", ISSUE,
-                   TL_MAX_HIDDEN, hidden);
+    return tl_fail(err, cap, TL_E_ARG, "%s: hidden must be in 1..%d (got %d)", ISSUE, TL_MAX_HIDDEN,
+                   hidden);
   }
   if (gate == NULL || up == NULL || down == NULL || x == NULL) {
     return tl_fail(err, cap, TL_E_ARG, "%s: %s is NULL", ISSUE,
-                   gate == NULL ? "gate" : up == NULL ? "up" : down == NULL ? "down" : "x");
+                   gate == NULL       ? "gate"
+                       : up == NULL   ? "up"
+                       : down == NULL ? "down"
+                                      : "x");
   }
   long bad = tl_first_nonfinite(x, (size_t)n * (size_t)hidden);
   if (bad >= 0) {
@@ -132,8 +133,8 @@ static int check_issue_args(tl_engine *eng, int dev, int n, tl_tensor *const *ga
 }
 
 TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate,
-                          tl_tensor *const *up, tl_tensor *const *down, const float *x,
-                          int hidden, uint64_t tag, char *err, size_t err_cap) {
+                          tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
+                          uint64_t tag, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, ISSUE, err, err_cap);
   if (rc != TL_OK) return rc;
@@ -164,18 +165,19 @@ static int start_take(tl_engine *eng, int dev, int n, int hidden, int *faulted, 
   tl_group_state *g = &eng->group[dev];
   if (g->phase == TL_GROUP_CLOSED) {
     return tl_fail(err, cap, TL_E_STATE,
-                   "%s: no open group on device %d (take only after a successful issue)",
-                   TAKE, dev);
+                   "%s: no open group on device %d (take only after a successful issue)", TAKE,
+                   dev);
   }
   if (g->phase != TL_GROUP_OPEN) {
     return tl_fail(err, cap, TL_E_STATE,
-                   "%s: the group on device %d is being issued or taken by another thread",
-                   TAKE, dev);
+                   "%s: the group on device %d is being issued or taken by another thread", TAKE,
+                   dev);
   }
   if (n != g->n || hidden != g->hidden) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: asked for n %d, hidden %d but the open group on device %d has n %d, "
-                   "hidden %d", TAKE, n, hidden, dev, g->n, g->hidden);
+                   "hidden %d",
+                   TAKE, n, hidden, dev, g->n, g->hidden);
   }
   *faulted = tl_fault_fires(eng, TL_OP_TAKE, dev);
   g->phase = TL_GROUP_TAKING;
@@ -202,8 +204,7 @@ TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, c
       pthread_mutex_lock(&eng->discard_mu);
       (void)eng->ops->group_take(eng->be, dev, eng->discard, n, hidden, NULL, 0);
       pthread_mutex_unlock(&eng->discard_mu);
-      rc = tl_fail(err, err_cap, TL_E_FAULT, "%s: injected fault (take on device %d)", TAKE,
-                   dev);
+      rc = tl_fail(err, err_cap, TL_E_FAULT, "%s: injected fault (take on device %d)", TAKE, dev);
     } else {
       rc = eng->ops->group_take(eng->be, dev, y, n, hidden, err, err_cap);
     }

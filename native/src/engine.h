@@ -25,8 +25,8 @@
 typedef enum tl_group_phase {
   TL_GROUP_CLOSED = 0,
   TL_GROUP_ISSUING, /* backend issue in progress */
-  TL_GROUP_OPEN,    /* issued, waiting for take */
-  TL_GROUP_TAKING   /* backend take in progress */
+  TL_GROUP_OPEN, /* issued, waiting for take */
+  TL_GROUP_TAKING /* backend take in progress */
 } tl_group_phase;
 
 typedef struct tl_group_state {
@@ -49,27 +49,27 @@ struct tl_engine {
   int ndev;
   int devices[TL_MAX_DEVICES];
   uint64_t capacity_bytes; /* 0: the backend's own limit */
-  int calls;               /* calls in progress; guarded by the registry lock */
+  int calls; /* calls in progress; guarded by the registry lock */
 
   pthread_mutex_t mu;
-  tl_ptrset tensors;       /* live tl_tensor* of this engine */
-  uint64_t tensor_bytes;   /* sum of their footprints */
+  tl_ptrset tensors; /* live tl_tensor* of this engine */
+  uint64_t tensor_bytes; /* sum of their footprints */
   uint64_t charged_bytes[TL_MAX_DEVICES]; /* footprints charged (reserved) per device */
   tl_group_state group[TL_MAX_DEVICES];
   tl_fault_slot fault[TL_OP_COUNT][TL_MAX_DEVICES];
   int lut_set;
   float lut[TL_SILU_LUT_SIZE]; /* the engine's copy, for tl_expert_cpu_ram */
-  tl_ptrset rams;     /* live tl_ram handles */
+  tl_ptrset rams; /* live tl_ram handles */
   tl_ptrset stagings; /* live tl_staging references */
-  int uploads_in_flight;  /* tensor_upload_async started, tl_upload_done not yet called */
-  pthread_cond_t up_cv;   /* with mu: an upload in flight was reported done */
+  int uploads_in_flight; /* tensor_upload_async started, tl_upload_done not yet called */
+  pthread_cond_t up_cv; /* with mu: an upload in flight was reported done */
 
   /* the dense GEMV (dense.c): one at a time per device, its quantized input here */
   int dense_busy[TL_MAX_DEVICES];
   int8_t dense_q[TL_MAX_DEVICES][TL_MAX_HIDDEN];
 
   tl_ram_pool pool; /* its own lock */
-  tl_cq cq;         /* its own lock */
+  tl_cq cq; /* its own lock */
 
   /* A faulted take, or destroy with a group still open, waits for the group and
    * throws its output away here: allocated at creation so those paths cannot fail. */
@@ -92,8 +92,7 @@ int tl_fault_fires(tl_engine *eng, int op, int dev);
 
 /* dispatch_tensor.c, with eng->mu held: the upload fault check, then the capacity
  * reservation of fp bytes on dev (fn names the caller in messages). */
-int tl_upload_reserve(tl_engine *eng, const char *fn, int dev, uint64_t fp, char *err,
-                      size_t cap);
+int tl_upload_reserve(tl_engine *eng, const char *fn, int dev, uint64_t fp, char *err, size_t cap);
 
 /* dispatch.c */
 int tl_check_dev(tl_engine *eng, const char *fn, int dev, char *err, size_t cap);

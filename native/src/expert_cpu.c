@@ -15,8 +15,8 @@
 static const char *const FN = "tl_expert_cpu";
 
 /* Checks one of the three tensors: pointers, shape, values (finite scales, no fp8 NaN). */
-static int check_part(const char *what, int fmt, int rows, int cols, int group,
-                      const void *w, const float *s, char *err, size_t cap) {
+static int check_part(const char *what, int fmt, int rows, int cols, int group, const void *w,
+                      const float *s, char *err, size_t cap) {
   uint64_t bytes, nscales;
   int rc = tl_check_shape(FN, what, fmt, rows, cols, group, &bytes, &nscales, err, cap);
   if (rc != TL_OK) return rc;
@@ -26,17 +26,17 @@ static int check_part(const char *what, int fmt, int rows, int cols, int group,
 }
 
 TL_API int tl_expert_cpu(int fmt, int hidden, int width, int group, const void *gate,
-                         const float *gate_s, const void *up, const float *up_s,
-                         const void *down, const float *down_s, const float *lut,
-                         const float *x, float *y, char *err, size_t err_cap) {
+                         const float *gate_s, const void *up, const float *up_s, const void *down,
+                         const float *down_s, const float *lut, const float *x, float *y, char *err,
+                         size_t err_cap) {
   if (err != NULL && err_cap > 0) err[0] = '\0';
   if (hidden < 1 || hidden > TL_MAX_HIDDEN) {
     return tl_fail(err, err_cap, TL_E_ARG, "%s: hidden must be in 1..%d (got %d)", FN,
                    TL_MAX_HIDDEN, hidden);
   }
   if (width < 1 || width > TL_MAX_WIDTH) {
-    return tl_fail(err, err_cap, TL_E_ARG, "%s: width must be in 1..%d (got %d)", FN,
-                   TL_MAX_WIDTH, width);
+    return tl_fail(err, err_cap, TL_E_ARG, "%s: width must be in 1..%d (got %d)", FN, TL_MAX_WIDTH,
+                   width);
   }
   int rc = check_part("gate", fmt, width, hidden, group, gate, gate_s, err, err_cap);
   if (rc == TL_OK) rc = check_part("up", fmt, width, hidden, group, up, up_s, err, err_cap);

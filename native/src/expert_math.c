@@ -43,8 +43,8 @@ void tl_quant_i8(const float *v, int n, int8_t *q, int *e) {
   uint32_t bits;
   memcpy(&bits, &amax, sizeof bits);
   int big_e = (int)((bits >> 23) & 0xffu) - 127; /* amax in [2^E, 2^(E+1)) */
-  int ee = big_e + 1 - 7;                         /* |v| * 2^-e < 128 */
-  float inv = pow2f(-ee);                          /* -e in [-122, 66]: normal, exact */
+  int ee = big_e + 1 - 7; /* |v| * 2^-e < 128 */
+  float inv = pow2f(-ee); /* -e in [-122, 66]: normal, exact */
   for (int i = 0; i < n; i++) q[i] = (int8_t)rint_clamp(v[i] * inv, -127.0f, 127.0f);
   *e = ee;
 }
@@ -103,8 +103,8 @@ float tl_dot_deq(const tl_wref *t, int row, const int8_t *q, int e) {
   return ldexpf(out, e); /* e in [-66, 122]: exact scaling, one rounding if subnormal */
 }
 
-void tl_expert_run(const tl_expert_ref *ex, const float *lut, const float *x, float *y,
-                   int8_t *q, float *h) {
+void tl_expert_run(const tl_expert_ref *ex, const float *lut, const float *x, float *y, int8_t *q,
+                   float *h) {
   const int H = ex->hidden, F = ex->width;
   int e_x, e_h;
   tl_quant_i8(x, H, q, &e_x);

@@ -15,7 +15,7 @@
 
 /* One weight tensor as the math sees it (host memory). */
 typedef struct tl_wref {
-  const void *w;  /* packed weights, MATH.md layout for fmt */
+  const void *w; /* packed weights, MATH.md layout for fmt */
   const float *s; /* scales: rows (fmt 1, 2), rows * cols / group (fmt 4), or one per
                      128 x 128 block, row-major over the block grid (fmt 8) */
   int fmt, rows, cols, group;
@@ -36,11 +36,11 @@ float tl_dot_deq(const tl_wref *t, int row, const int8_t *q, int e);
 
 /* The dense GEMV (dense.c): y[r] = tl_dot_deq of row r of the format-1 matrix (q, scales)
  * with (qx, e), for every row. */
-void tl_dense_rows(const int8_t *q, const float *scales, int rows, int cols,
-                   const int8_t *qx, int e, float *y);
+void tl_dense_rows(const int8_t *q, const float *scales, int rows, int cols, const int8_t *qx,
+                   int e, float *y);
 
 /* expert(x) -> y. Scratch: q holds max(H, F) int8, h holds F floats. y may alias x. */
-void tl_expert_run(const tl_expert_ref *ex, const float *lut, const float *x, float *y,
-                   int8_t *q, float *h);
+void tl_expert_run(const tl_expert_ref *ex, const float *lut, const float *x, float *y, int8_t *q,
+                   float *h);
 
 #endif

@@ -17,14 +17,14 @@
 /* Parts 0..2 form one expert (gate [F][H], up [F][H], down [H][F], one format). */
 static int check_expert(const char *fn, const tl_ram *ram, char *err, size_t cap) {
   if (ram->nparts < 3) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: the RAM copy has %d parts; an expert needs 3",
-                   fn, ram->nparts);
+    return tl_fail(err, cap, TL_E_ARG, "%s: the RAM copy has %d parts; an expert needs 3", fn,
+                   ram->nparts);
   }
   const tl_ram_part *g = &ram->parts[0], *u = &ram->parts[1], *d = &ram->parts[2];
   const int F = g->rows, H = g->cols;
   if (H > TL_MAX_HIDDEN || F > TL_MAX_WIDTH) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: expert of hidden %d, width %d (limits %d, %d)",
-                   fn, H, F, TL_MAX_HIDDEN, TL_MAX_WIDTH);
+    return tl_fail(err, cap, TL_E_ARG, "%s: expert of hidden %d, width %d (limits %d, %d)", fn, H,
+                   F, TL_MAX_HIDDEN, TL_MAX_WIDTH);
   }
   if (u->rows != F || u->cols != H || d->rows != H || d->cols != F) {
     return tl_fail(err, cap, TL_E_ARG,
@@ -39,8 +39,12 @@ static int check_expert(const char *fn, const tl_ram *ram, char *err, size_t cap
 
 static tl_wref wref(const tl_ram *ram, int p) {
   const tl_ram_part *t = &ram->parts[p];
-  return (tl_wref){ram->slot + t->data_at, (const float *)(ram->slot + t->scales_at), t->fmt,
-                   t->rows, t->cols, t->group};
+  return (tl_wref){ram->slot + t->data_at,
+                   (const float *)(ram->slot + t->scales_at),
+                   t->fmt,
+                   t->rows,
+                   t->cols,
+                   t->group};
 }
 
 static int expert_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, char *err,
@@ -55,7 +59,8 @@ static int expert_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, cha
   if (ram == NULL || !tl_ptrset_has(&eng->rams, ram)) {
     rc = tl_fail(err, cap, TL_E_ARG,
                  "%s: ram is not a live RAM copy of this engine (NULL, freed, or from "
-                 "another engine)", FN);
+                 "another engine)",
+                 FN);
   } else if (!eng->lut_set) {
     rc = tl_fail(err, cap, TL_E_STATE, "%s: no SiLU table yet (tl_engine_set_lut first)", FN);
   } else if ((rc = check_expert(FN, ram, err, cap)) == TL_OK) {
@@ -73,8 +78,8 @@ static int expert_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, cha
   } else if (q == NULL || h == NULL) {
     rc = tl_fail(err, cap, TL_E_OOM, "%s: host out of memory for scratch", FN);
   } else {
-    tl_expert_ref ex = {.gate = wref(ram, 0), .up = wref(ram, 1), .down = wref(ram, 2),
-                        .hidden = H, .width = F};
+    tl_expert_ref ex = {
+        .gate = wref(ram, 0), .up = wref(ram, 1), .down = wref(ram, 2), .hidden = H, .width = F};
     tl_expert_run(&ex, lut, x, y, q, h);
   }
   free(q);
@@ -85,8 +90,8 @@ static int expert_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, cha
   return rc;
 }
 
-TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y,
-                             char *err, size_t err_cap) {
+TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float *y, char *err,
+                             size_t err_cap) {
   tl_clear_err(err, err_cap);
   int rc = tl_engine_enter(eng, "tl_expert_cpu_ram", err, err_cap);
   if (rc != TL_OK) return rc;
@@ -94,4 +99,3 @@ TL_API int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, float 
   tl_engine_leave(eng);
   return rc;
 }
-

@@ -13,10 +13,10 @@
 #include <stddef.h>
 
 typedef struct tl_ptrset {
-  void **slots;   /* cap entries: NULL (empty), TL_PTRSET_TOMB (deleted) or a member */
-  size_t cap;     /* 0 or a power of two */
-  size_t count;   /* members */
-  size_t tombs;   /* deleted slots not yet reused */
+  void **slots; /* cap entries: NULL (empty), TL_PTRSET_TOMB (deleted) or a member */
+  size_t cap; /* 0 or a power of two */
+  size_t count; /* members */
+  size_t tombs; /* deleted slots not yet reused */
 } tl_ptrset;
 
 #define TL_PTRSET_TOMB ((void *)1)

@@ -32,8 +32,8 @@ static int layout(const char *fn, const tl_part *parts, int nparts, uint64_t src
                   tl_ram_part *out, size_t *total, char *err, size_t cap) {
   if (parts == NULL) return tl_fail(err, cap, TL_E_ARG, "%s: parts is NULL", fn);
   if (nparts < 1 || nparts > TL_MAX_PARTS) {
-    return tl_fail(err, cap, TL_E_ARG, "%s: nparts must be in 1..%d (got %d)", fn,
-                   TL_MAX_PARTS, nparts);
+    return tl_fail(err, cap, TL_E_ARG, "%s: nparts must be in 1..%d (got %d)", fn, TL_MAX_PARTS,
+                   nparts);
   }
   size_t at = 0;
   for (int i = 0; i < nparts; i++) {
@@ -41,27 +41,36 @@ static int layout(const char *fn, const tl_part *parts, int nparts, uint64_t src
     char what[24];
     snprintf(what, sizeof what, "part %d", i);
     uint64_t bytes, nscales;
-    int rc = tl_check_shape(fn, what, p->fmt, p->rows, p->cols, p->group, &bytes, &nscales,
-                            err, cap);
+    int rc =
+        tl_check_shape(fn, what, p->fmt, p->rows, p->cols, p->group, &bytes, &nscales, err, cap);
     if (rc != TL_OK) return rc;
     const uint64_t sbytes = nscales * sizeof(float);
     if (p->data_at % 4 != 0 || p->scales_at % 4 != 0) {
       return tl_fail(err, cap, TL_E_ARG,
                      "%s: part %d: data_at %" PRIu64 " and scales_at %" PRIu64
-                     " must be multiples of 4", fn, i, p->data_at, p->scales_at);
+                     " must be multiples of 4",
+                     fn, i, p->data_at, p->scales_at);
     }
     if (p->data_at > src_bytes || bytes > src_bytes - p->data_at) {
       return tl_fail(err, cap, TL_E_ARG,
-                     "%s: part %d: weights [%" PRIu64 ", +%" PRIu64 ") lie past the source's "
-                     "%" PRIu64 " bytes", fn, i, p->data_at, bytes, src_bytes);
+                     "%s: part %d: weights [%" PRIu64 ", +%" PRIu64
+                     ") lie past the source's "
+                     "%" PRIu64 " bytes",
+                     fn, i, p->data_at, bytes, src_bytes);
     }
     if (p->scales_at > src_bytes || sbytes > src_bytes - p->scales_at) {
       return tl_fail(err, cap, TL_E_ARG,
-                     "%s: part %d: scales [%" PRIu64 ", +%" PRIu64 ") lie past the source's "
-                     "%" PRIu64 " bytes", fn, i, p->scales_at, sbytes, src_bytes);
+                     "%s: part %d: scales [%" PRIu64 ", +%" PRIu64
+                     ") lie past the source's "
+                     "%" PRIu64 " bytes",
+                     fn, i, p->scales_at, sbytes, src_bytes);
     }
-    out[i] = (tl_ram_part){.fmt = p->fmt, .rows = p->rows, .cols = p->cols,
-                           .group = p->group, .data_at = at, .data_bytes = (size_t)bytes,
+    out[i] = (tl_ram_part){.fmt = p->fmt,
+                           .rows = p->rows,
+                           .cols = p->cols,
+                           .group = p->group,
+                           .data_at = at,
+                           .data_bytes = (size_t)bytes,
                            .nscales = (size_t)nscales};
     at = align_up(at + (size_t)bytes);
     out[i].scales_at = at;
@@ -97,8 +106,8 @@ static int read_all(int fd, unsigned char *dst, size_t n, uint64_t at) {
 }
 
 /* A fresh tl_ram with a slot for the laid-out parts (refs 1: the handle to be). */
-static int ram_new(tl_engine *eng, const tl_ram_part *parts, int nparts, size_t total,
-                   tl_ram **out, char *err, size_t cap) {
+static int ram_new(tl_engine *eng, const tl_ram_part *parts, int nparts, size_t total, tl_ram **out,
+                   char *err, size_t cap) {
   tl_ram *ram = calloc(1, sizeof *ram);
   if (ram == NULL) return tl_fail(err, cap, TL_E_OOM, "RAM copy: host out of memory");
   tl_ram_slot slot;
@@ -150,9 +159,8 @@ static int load_file(tl_engine *eng, const char *path, const tl_part *parts, int
   }
   struct stat st;
   int rc = fstat(fd, &st) != 0
-               ? tl_fail(err, cap, TL_E_ARG, "%s: cannot stat %s: %s", FN, path,
-                         strerror(errno))
-               : TL_OK;
+      ? tl_fail(err, cap, TL_E_ARG, "%s: cannot stat %s: %s", FN, path, strerror(errno))
+      : TL_OK;
   tl_ram_part laid[TL_MAX_PARTS];
   size_t total = 0;
   if (rc == TL_OK) rc = layout(FN, parts, nparts, (uint64_t)st.st_size, laid, &total, err, cap);
@@ -162,8 +170,7 @@ static int load_file(tl_engine *eng, const char *path, const tl_part *parts, int
     const tl_ram_part *p = &laid[i];
     int e = read_all(fd, ram->slot + p->data_at, p->data_bytes, parts[i].data_at);
     if (e == 0) {
-      e = read_all(fd, ram->slot + p->scales_at, p->nscales * sizeof(float),
-                   parts[i].scales_at);
+      e = read_all(fd, ram->slot + p->scales_at, p->nscales * sizeof(float), parts[i].scales_at);
     }
     if (e != 0) rc = tl_fail(err, cap, TL_E_ARG, "%s: reading %s: %s", FN, path, strerror(e));
   }
@@ -175,8 +182,8 @@ static int load_file(tl_engine *eng, const char *path, const tl_part *parts, int
   return publish(eng, FN, ram, out, err, cap);
 }
 
-TL_API int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts,
-                            int nparts, tl_ram **out, char *err, size_t err_cap) {
+TL_API int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts, int nparts,
+                            tl_ram **out, char *err, size_t err_cap) {
   tl_clear_err(err, err_cap);
   if (out == NULL) return tl_fail(err, err_cap, TL_E_ARG, "tl_ram_load_file: out is NULL");
   *out = NULL;
@@ -200,8 +207,7 @@ static int load_mem(tl_engine *eng, const void *src, uint64_t src_bytes, const t
   for (int i = 0; i < nparts; i++) {
     const unsigned char *s = src;
     memcpy(ram->slot + laid[i].data_at, s + parts[i].data_at, laid[i].data_bytes);
-    memcpy(ram->slot + laid[i].scales_at, s + parts[i].scales_at,
-           laid[i].nscales * sizeof(float));
+    memcpy(ram->slot + laid[i].scales_at, s + parts[i].scales_at, laid[i].nscales * sizeof(float));
   }
   return publish(eng, FN, ram, out, err, cap);
 }
@@ -229,14 +235,14 @@ void tl_ram_unref_locked(tl_engine *eng, tl_ram *ram) {
 tl_host_src tl_ram_src(const tl_ram *ram, int p) {
   const tl_ram_part *part = &ram->parts[p];
   const unsigned char *base = ram->chunk->base;
-  return (tl_host_src){.data = ram->slot + part->data_at,
-                       .data_bytes = part->data_bytes,
-                       .scales = (const float *)(ram->slot + part->scales_at),
-                       .nscales = part->nscales,
-                       .span_bytes = part->scales_at - part->data_at +
-                                     part->nscales * sizeof(float),
-                       .pin = ram->chunk->pin,
-                       .data_at = (uint64_t)(ram->slot + part->data_at - base)};
+  return (tl_host_src){
+      .data = ram->slot + part->data_at,
+      .data_bytes = part->data_bytes,
+      .scales = (const float *)(ram->slot + part->scales_at),
+      .nscales = part->nscales,
+      .span_bytes = part->scales_at - part->data_at + part->nscales * sizeof(float),
+      .pin = ram->chunk->pin,
+      .data_at = (uint64_t)(ram->slot + part->data_at - base)};
 }
 
 int tl_ram_take_handle(tl_ptrset *set, void *h, const char *fn, const char *what, char *err,
@@ -245,7 +251,8 @@ int tl_ram_take_handle(tl_ptrset *set, void *h, const char *fn, const char *what
   if (!tl_ptrset_remove(set, h)) {
     return tl_fail(err, cap, TL_E_ARG,
                    "%s: %s is not live in this engine (already freed, or from another "
-                   "engine)", fn, what);
+                   "engine)",
+                   fn, what);
   }
   return TL_OK;
 }
@@ -284,7 +291,9 @@ TL_API int tl_ram_stats(tl_engine *eng, uint64_t *copies, uint64_t *host_bytes,
   if (rc != TL_OK) return rc;
   if (copies == NULL || host_bytes == NULL || pinned_bytes == NULL) {
     rc = tl_fail(err, err_cap, TL_E_ARG, "%s: %s is NULL", FN,
-                 copies == NULL ? "copies" : host_bytes == NULL ? "host_bytes" : "pinned_bytes");
+                 copies == NULL           ? "copies"
+                     : host_bytes == NULL ? "host_bytes"
+                                          : "pinned_bytes");
   } else {
     *copies = held_copies(&eng->pool);
     tl_ram_pool_stats(&eng->pool, host_bytes, pinned_bytes);

@@ -78,8 +78,7 @@ static int add_chunk(tl_ram_pool *pool, tl_ram_slab *s, char *err, size_t cap) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     free(c);
-    return tl_fail(err, cap, TL_E_OOM, "RAM pool: cannot map %zu bytes of host memory",
-                   bytes);
+    return tl_fail(err, cap, TL_E_OOM, "RAM pool: cannot map %zu bytes of host memory", bytes);
   }
   (void)madvise(p, bytes, MADV_HUGEPAGE); /* fewer faults and TLB misses; only a hint */
   c->base = p;

@@ -12,23 +12,19 @@
 #include "shape.h"
 
 /* 1 when expert a comes before expert b in route order. */
-static int before(const float *l, int a, int b) {
-  return l[a] > l[b] || (l[a] == l[b] && a < b);
-}
+static int before(const float *l, int a, int b) { return l[a] > l[b] || (l[a] == l[b] && a < b); }
 
-TL_API int tl_route(const float *logits, int experts, int k, int *ids, float *weights,
-                    char *err, size_t err_cap) {
+TL_API int tl_route(const float *logits, int experts, int k, int *ids, float *weights, char *err,
+                    size_t err_cap) {
   if (err != NULL && err_cap > 0) err[0] = '\0';
   if (logits == NULL) return tl_fail(err, err_cap, TL_E_ARG, "tl_route: logits is NULL");
   if (ids == NULL) return tl_fail(err, err_cap, TL_E_ARG, "tl_route: ids is NULL");
   if (weights == NULL) return tl_fail(err, err_cap, TL_E_ARG, "tl_route: weights is NULL");
   if (experts < 1) {
-    return tl_fail(err, err_cap, TL_E_ARG, "tl_route: experts must be >= 1 (got %d)",
-                   experts);
+    return tl_fail(err, err_cap, TL_E_ARG, "tl_route: experts must be >= 1 (got %d)", experts);
   }
   if (k < 1 || k > experts) {
-    return tl_fail(err, err_cap, TL_E_ARG, "tl_route: k must be in 1..%d (got %d)", experts,
-                   k);
+    return tl_fail(err, err_cap, TL_E_ARG, "tl_route: k must be in 1..%d (got %d)", experts, k);
   }
   long bad = tl_first_nonfinite(logits, (size_t)experts);
   if (bad >= 0) {

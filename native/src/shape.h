@@ -19,9 +19,8 @@ int tl_check_shape(const char *fn, const char *what, int fmt, int rows, int cols
 
 /* The values of a tensor of that format: finite scales, and for format 8 no NaN encoding
  * among the weights. TL_OK, or TL_E_ARG naming the first bad value. */
-int tl_check_values(const char *fn, const char *what, int fmt, const void *data,
-                    size_t data_bytes, const float *scales, size_t nscales, char *err,
-                    size_t cap);
+int tl_check_values(const char *fn, const char *what, int fmt, const void *data, size_t data_bytes,
+                    const float *scales, size_t nscales, char *err, size_t cap);
 
 /* Index of the first non-finite value, or -1 when all n are finite. */
 long tl_first_nonfinite(const float *v, size_t n);

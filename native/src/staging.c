@@ -12,8 +12,7 @@
 
 #include "engine.h"
 
-TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err,
-                    size_t err_cap) {
+TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err, size_t err_cap) {
   static const char *const FN = "tl_stage";
   tl_clear_err(err, err_cap);
   if (out == NULL) return tl_fail(err, err_cap, TL_E_ARG, "%s: out is NULL", FN);
@@ -27,7 +26,8 @@ TL_API int tl_stage(tl_engine *eng, tl_ram *ram, tl_staging **out, char *err,
   } else if (!tl_ptrset_has(&eng->rams, ram)) {
     rc = tl_fail(err, err_cap, TL_E_ARG,
                  "%s: ram is not a live RAM copy of this engine (already freed, or from "
-                 "another engine)", FN);
+                 "another engine)",
+                 FN);
   } else if (s == NULL || tl_ptrset_add(&eng->stagings, s) != 0) {
     rc = tl_fail(err, err_cap, TL_E_OOM, "%s: host out of memory", FN);
   } else {
@@ -56,4 +56,3 @@ TL_API int tl_unstage(tl_engine *eng, tl_staging *s, char *err, size_t err_cap) 
   tl_engine_leave(eng);
   return rc;
 }
-

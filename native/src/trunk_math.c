@@ -39,8 +39,7 @@ static float score(const float *q, const float *k, int hd, float scale) {
 
 TL_API void tl_attention(const float *q, const float *k, const float *v, float *kcache,
                          float *vcache, int pos, int hidden, int heads, float *o) {
-  if (q == NULL || k == NULL || v == NULL || kcache == NULL || vcache == NULL || o == NULL)
-    return;
+  if (q == NULL || k == NULL || v == NULL || kcache == NULL || vcache == NULL || o == NULL) return;
   if (pos < 0 || hidden < 1 || heads < 1 || hidden % heads != 0) return;
   const size_t H = (size_t)hidden;
   memmove(kcache + (size_t)pos * H, k, H * sizeof(float));

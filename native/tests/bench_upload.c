@@ -38,7 +38,7 @@ typedef struct bench {
   tl_staging **staged;
   tl_tensor **t; /* 3 per expert */
   unsigned char *dst; /* the memcpy target: every part of every expert, touched */
-  uint64_t part_bytes;  /* weights + scales of all parts of all experts */
+  uint64_t part_bytes; /* weights + scales of all parts of all experts */
 } bench;
 
 static double now_s(void) {
@@ -103,8 +103,8 @@ static int upload_round(bench *b, double *gbps) {
       if (batch[k].status != TL_OK) return fail("upload completion", batch[k].message);
     }
     landed += n;
-    if (n == 0 && tl_completions_wait(b->eng, total - landed, 10000, &ready, err,
-                                      sizeof err) != TL_OK) {
+    if (n == 0 &&
+        tl_completions_wait(b->eng, total - landed, 10000, &ready, err, sizeof err) != TL_OK) {
       return fail("tl_completions_wait", err);
     }
   }
@@ -156,8 +156,8 @@ static int setup(bench *b) {
     unsigned char *mine = b->src + (size_t)i * b->src_bytes;
     memcpy(mine, packed, b->src_bytes);
     mine[0] = (unsigned char)i; /* distinct bytes per expert */
-    if (tl_ram_load_mem(b->eng, mine, b->src_bytes, b->parts, 3, &b->ram[i], err,
-                        sizeof err) != TL_OK) {
+    if (tl_ram_load_mem(b->eng, mine, b->src_bytes, b->parts, 3, &b->ram[i], err, sizeof err) !=
+        TL_OK) {
       return fail("tl_ram_load_mem", err);
     }
     if (tl_stage(b->eng, b->ram[i], &b->staged[i], err, sizeof err) != TL_OK) {
@@ -186,11 +186,16 @@ int main(int argc, char **argv) {
   double mib = 512;
   int hidden = 2048, width = 768, dev = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--mib") == 0) mib = atof(argv[i + 1]);
-    else if (strcmp(argv[i], "--hidden") == 0) hidden = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--width") == 0) width = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--dev") == 0) dev = atoi(argv[i + 1]);
-    else return fail("usage", "bench_upload [--mib N] [--hidden H] [--width F] [--dev D]");
+    if (strcmp(argv[i], "--mib") == 0)
+      mib = atof(argv[i + 1]);
+    else if (strcmp(argv[i], "--hidden") == 0)
+      hidden = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--width") == 0)
+      width = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--dev") == 0)
+      dev = atoi(argv[i + 1]);
+    else
+      return fail("usage", "bench_upload [--mib N] [--hidden H] [--width F] [--dev D]");
   }
   char err[512];
   bench b = {.dev = 0};
@@ -221,10 +226,11 @@ int main(int argc, char **argv) {
     if (upload_round(&b, &up[r]) != 0) return 1;
   }
   const char *threads = getenv("TIERLAB_CPU_COPY_THREADS");
-  printf("backend %s, device id %d: %d experts x 3 tensors of %.2f MiB (hidden %d, width %d, "
-         "int4 grouped 64), %.1f MiB in all\n",
-         tl_backend_name(), dev, b.n, (double)b.part_bytes / (3.0 * b.n) / 1048576.0, hidden,
-         width, (double)b.part_bytes / 1048576.0);
+  printf(
+      "backend %s, device id %d: %d experts x 3 tensors of %.2f MiB (hidden %d, width %d, "
+      "int4 grouped 64), %.1f MiB in all\n",
+      tl_backend_name(), dev, b.n, (double)b.part_bytes / (3.0 * b.n) / 1048576.0, hidden, width,
+      (double)b.part_bytes / 1048576.0);
   printf("RAM copies: %.1f MiB of host memory, %.1f MiB pinned; cpu copy threads %s\n",
          (double)host / 1048576.0, (double)pinned / 1048576.0,
          threads != NULL ? threads : "default");
@@ -233,8 +239,8 @@ int main(int argc, char **argv) {
   char text[128];
   printf("memcpy of the same bytes (one thread, touched target): best %.2f GB/s (rounds %s)\n",
          best_of(mc), rounds_text(mc, text, sizeof text));
-  printf("staged uploads, first call to last completion: best %.2f GB/s (rounds %s)\n",
-         best_of(up), rounds_text(up, text, sizeof text));
+  printf("staged uploads, first call to last completion: best %.2f GB/s (rounds %s)\n", best_of(up),
+         rounds_text(up, text, sizeof text));
   printf("ratio uploads / memcpy: %.3f\n", best_of(up) / best_of(mc));
   printf("ratio uploads / raw pinned copy: %.3f\n", best_of(up) / raw_pinned);
   for (int i = 0; i < b.n; i++) {

@@ -39,8 +39,8 @@ static int run(const char *mode, int rows, int cols, size_t total, double *mbps)
   int rc = TL_OK;
   double t0 = now_s();
   for (int i = 0; i < count && rc == TL_OK; i++)
-    rc = tl_tensor_upload(eng, 0, TL_FMT_I8_ROW, rows, cols, 0, w, bytes, s, (size_t)rows,
-                          &t[i], err, sizeof err);
+    rc = tl_tensor_upload(eng, 0, TL_FMT_I8_ROW, rows, cols, 0, w, bytes, s, (size_t)rows, &t[i],
+                          err, sizeof err);
   double dt = now_s() - t0;
   if (rc != TL_OK) fprintf(stderr, "upload: %s\n", err);
   *mbps = (double)count * (double)(bytes + (size_t)rows * sizeof(float)) / dt / 1e6;

@@ -39,8 +39,7 @@ int main(void) {
   check(tg_expert_ram(eng, &e, &ram, err, sizeof err) == TL_OK, "ram");
   check(tl_stage(eng, ram, &s, err, sizeof err) == TL_OK, "stage");
   for (int p = 0; p < 3; p++) {
-    check(tl_tensor_upload_staged(eng, 0, s, p, 10 + (uint64_t)p, &t[p], err, sizeof err) ==
-              TL_OK,
+    check(tl_tensor_upload_staged(eng, 0, s, p, 10 + (uint64_t)p, &t[p], err, sizeof err) == TL_OK,
           "the upload call succeeds: the copy fails later");
   }
   tl_completion c[3];
@@ -60,13 +59,11 @@ int main(void) {
     first_failed |= c[i].tag == 10;
     check(c[i].status == TL_E_DEVICE, "a failed copy is a device error");
     check(strstr(c[i].message, "upload copy") != NULL, "the completion says why");
-    printf("failed upload reported: tag %llu: %s\n", (unsigned long long)c[i].tag,
-           c[i].message);
+    printf("failed upload reported: tag %llu: %s\n", (unsigned long long)c[i].tag, c[i].message);
   }
   check(got == 3 && bad >= 1 && first_failed, "three completions, the first copy's failed");
   float x[64] = {0}, y[64];
-  check(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, 64, 0, err, sizeof err) ==
-            TL_E_DEVICE,
+  check(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, 64, 0, err, sizeof err) == TL_E_DEVICE,
         "a group over the failed tensor is refused");
   check(strstr(err, "upload failed") != NULL, "and says so");
   (void)y;

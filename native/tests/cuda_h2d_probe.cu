@@ -42,13 +42,16 @@ int main(void) {
     if (!ok(cudaSetDevice(d), "cudaSetDevice")) return 1;
     void *dev = NULL, *pinned = NULL;
     void *pageable = malloc(bytes);
-    if (pageable == NULL || !ok(cudaMalloc(&dev, bytes), "cudaMalloc") || !ok(cudaMallocHost(&pinned, bytes), "cudaMallocHost")) return 1;
+    if (pageable == NULL || !ok(cudaMalloc(&dev, bytes), "cudaMalloc") ||
+        !ok(cudaMallocHost(&pinned, bytes), "cudaMallocHost"))
+      return 1;
     memset(pinned, 1, bytes);
     memset(pageable, 1, bytes);
     double p = measure(dev, pinned, bytes, reps);
     double q = measure(dev, pageable, bytes, reps);
     if (p < 0 || q < 0) return 1;
-    printf("h2d dev %d: pinned %.1f GB/s, pageable %.1f GB/s (256 MiB x %d, best)\n", d, p, q, reps);
+    printf("h2d dev %d: pinned %.1f GB/s, pageable %.1f GB/s (256 MiB x %d, best)\n", d, p, q,
+           reps);
     cudaFreeHost(pinned);
     cudaFree(dev);
     free(pageable);

@@ -14,10 +14,10 @@
  *   ndev: default every visible device, up to TL_MAX_DEVICES; --quick skips the
  *   largest shapes and the bandwidth measurement (for runs under compute-sanitizer);
  *   --small also skips the hidden-1024 shapes (for runs under ThreadSanitizer on the
- *   fake runtime); --bandwidth measures only the bandwidth. The CUDA backend fills its pinned staging
- *   with TIERLAB_COPY_THREADS host threads (default 4).
- * Prints "N passed, N failed" after the checks; exit status 0 only when none failed.
- * It uses only the public ABI, so it also runs against libtierlab_cpu.so.
+ *   fake runtime); --bandwidth measures only the bandwidth. The CUDA backend fills its pinned
+ * staging with TIERLAB_COPY_THREADS host threads (default 4). Prints "N passed, N failed" after the
+ * checks; exit status 0 only when none failed. It uses only the public ABI, so it also runs against
+ * libtierlab_cpu.so.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -58,15 +58,25 @@ typedef struct test_case {
 /* Input regime of an edge row. */
 static void fill_edge_row(uint64_t *rng, float *x, int H, int r) {
   switch ((r + r / 4) % 6) { /* with the row-to-expert map: 23 of 48 pairs */
-    case 0: memset(x, 0, sizeof(float) * (size_t)H); break;
-    case 1: tg_fill(rng, x, (size_t)H, -1e-20f, 1e-20f); break; /* below 2^-60 */
-    case 2: tg_fill(rng, x, (size_t)H, -1e30f, 1e30f); break;
+    case 0:
+      memset(x, 0, sizeof(float) * (size_t)H);
+      break;
+    case 1:
+      tg_fill(rng, x, (size_t)H, -1e-20f, 1e-20f);
+      break; /* below 2^-60 */
+    case 2:
+      tg_fill(rng, x, (size_t)H, -1e30f, 1e30f);
+      break;
     case 3: /* amax 127 -> e = 0, every other value an exact .5 tie */
       for (int i = 0; i < H; i++) x[i] = (float)((i % 200) - 100) + 0.5f;
       x[H - 1] = 127.0f;
       break;
-    case 4: tg_fill(rng, x, (size_t)H, -1e-15f, 1e-15f); break;
-    default: tg_fill(rng, x, (size_t)H, -4.0f, 4.0f); break;
+    case 4:
+      tg_fill(rng, x, (size_t)H, -1e-15f, 1e-15f);
+      break;
+    default:
+      tg_fill(rng, x, (size_t)H, -4.0f, 4.0f);
+      break;
   }
 }
 
@@ -79,8 +89,10 @@ static void edge_scales(tg_expert *e, int i) {
   for (int p = 0; p < 3 && i == 5; p++) {
     for (size_t k = 0; k < e->nscales[p]; k++) e->s[p][k] *= 1e6f;
   }
-  if (i == 6) for (size_t k = 0; k < e->nscales[0]; k++) e->s[0][k] *= 1e4f;
-  if (i == 7) for (size_t k = 0; k < e->nscales[2]; k++) e->s[2][k] *= 1e-40f;
+  if (i == 6)
+    for (size_t k = 0; k < e->nscales[0]; k++) e->s[0][k] *= 1e4f;
+  if (i == 7)
+    for (size_t k = 0; k < e->nscales[2]; k++) e->s[2][k] *= 1e-40f;
 }
 
 typedef struct dev_run {
@@ -91,15 +103,15 @@ typedef struct dev_run {
   int staged; /* uploaded from RAM copies, groups issued with a tag */
 } dev_run;
 
-static void report_mismatch(const char *name, int dev, int r, const float *got,
-                            const float *want, int H) {
+static void report_mismatch(const char *name, int dev, int r, const float *got, const float *want,
+                            int H) {
   for (int i = 0; i < H; i++) {
     if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
       uint32_t a, b;
       memcpy(&a, &got[i], 4);
       memcpy(&b, &want[i], 4);
-      printf("  %s dev %d row %d: y[%d] = %.9g (0x%08x), cpu %.9g (0x%08x)\n", name, dev, r,
-             i, got[i], a, want[i], b);
+      printf("  %s dev %d row %d: y[%d] = %.9g (0x%08x), cpu %.9g (0x%08x)\n", name, dev, r, i,
+             got[i], a, want[i], b);
       return;
     }
   }
@@ -111,8 +123,8 @@ static int tags_out;
 
 /* The expert through a RAM copy: staged, every part uploaded with a tag, and the RAM
  * handle and the staging reference dropped at once (the uploads keep the bytes). */
-static int upload_staged(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *t[3],
-                         char *err, size_t cap) {
+static int upload_staged(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *t[3], char *err,
+                         size_t cap) {
   tl_ram *ram = NULL;
   tl_staging *s = NULL;
   int rc = tg_expert_ram(eng, e, &ram, err, cap);
@@ -133,8 +145,8 @@ static void collect(tl_engine *eng, const char *name) {
   int bad = 0;
   while (tags_out > 0) {
     int ready = 0, n = 0;
-    if (tl_completions_wait(eng, tags_out, 30000, &ready, err, sizeof err) != TL_OK ||
-        ready == 0 || tl_completions_take(eng, batch, 64, &n, err, sizeof err) != TL_OK) {
+    if (tl_completions_wait(eng, tags_out, 30000, &ready, err, sizeof err) != TL_OK || ready == 0 ||
+        tl_completions_take(eng, batch, 64, &n, err, sizeof err) != TL_OK) {
       snprintf(what, sizeof what, "%s: %d completions never came (%.80s)", name, tags_out, err);
       check(0, what);
       tags_out = 0;
@@ -173,8 +185,10 @@ static int prepare(tl_engine *eng, int dev, dev_run *d, const test_case *c, uint
   }
   for (int r = 0; r < c->rows; r++) {
     float *x = d->x + (size_t)r * (size_t)c->hidden;
-    if (c->edge) fill_edge_row(rng, x, c->hidden, r);
-    else tg_fill(rng, x, (size_t)c->hidden, -3.0f, 3.0f);
+    if (c->edge)
+      fill_edge_row(rng, x, c->hidden, r);
+    else
+      tg_fill(rng, x, (size_t)c->hidden, -3.0f, 3.0f);
   }
   return 0;
 }
@@ -217,8 +231,8 @@ static void take_and_compare(tl_engine *eng, int dev, dev_run *d, const test_cas
       n_inf += cls == FP_INFINITE;
       n_zero += cls == FP_ZERO;
     }
-    snprintf(what, sizeof what, "%s: dev %d row %d bit-identical to tl_expert_cpu", c->name,
-             dev, r);
+    snprintf(what, sizeof what, "%s: dev %d row %d bit-identical to tl_expert_cpu", c->name, dev,
+             r);
     check(same, what);
   }
   free(want);
@@ -236,8 +250,8 @@ static void release(tl_engine *eng, dev_run *d) {
   memset(d, 0, sizeof *d);
 }
 
-static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *lut,
-                     uint64_t *rng, int staged) {
+static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *lut, uint64_t *rng,
+                     int staged) {
   dev_run runs[TL_MAX_DEVICES];
   memset(runs, 0, sizeof runs);
   int issued[TL_MAX_DEVICES] = {0};
@@ -250,10 +264,10 @@ static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *
         const int per_byte = c->fmt == TL_FMT_I4_ROW || c->fmt == TL_FMT_I4_GROUP ? 2 : 1;
         uint64_t w = (uint64_t)rows * (uint64_t)cols / (uint64_t)per_byte;
         uint64_t blocks = (uint64_t)((rows + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK) *
-                          (uint64_t)((cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK);
-        uint64_t ns = c->fmt == TL_FMT_I4_GROUP    ? (uint64_t)rows * (uint64_t)(cols / c->group)
-                      : c->fmt == TL_FMT_FP8_BLOCK ? blocks
-                                                   : (uint64_t)rows;
+            (uint64_t)((cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK);
+        uint64_t ns = c->fmt == TL_FMT_I4_GROUP ? (uint64_t)rows * (uint64_t)(cols / c->group)
+            : c->fmt == TL_FMT_FP8_BLOCK        ? blocks
+                                                : (uint64_t)rows;
         fp += tl_alloc_footprint(w) + tl_alloc_footprint(4 * ns);
       }
       int rc = tl_tensor_reserve(eng, d, fp * NEXP, err, sizeof err);
@@ -273,8 +287,8 @@ static void run_case(tl_engine *eng, int ndev, const test_case *c, const float *
     release(eng, &runs[d]);
   }
   if (staged) collect(eng, c->name);
-  printf("%-34s rows %2d x %d device(s), %s: %d passed, %d failed so far\n", c->name,
-         c->rows, ndev, staged ? "staged RAM copies" : "direct uploads", passed, failed);
+  printf("%-34s rows %2d x %d device(s), %s: %d passed, %d failed so far\n", c->name, c->rows, ndev,
+         staged ? "staged RAM copies" : "direct uploads", passed, failed);
   fflush(stdout);
 }
 
@@ -340,8 +354,8 @@ static void bandwidth(tl_engine *eng, int ndev) {
       char err[512];
       tl_tensor *t = NULL;
       double t0 = now_s();
-      ok = tl_tensor_upload(eng, d, TL_FMT_I8_ROW, rows, cols, 0, w, bytes, s, (size_t)rows,
-                            &t, err, sizeof err) == TL_OK;
+      ok = tl_tensor_upload(eng, d, TL_FMT_I8_ROW, rows, cols, 0, w, bytes, s, (size_t)rows, &t,
+                            err, sizeof err) == TL_OK;
       double dt = now_s() - t0;
       if (!ok) printf("  upload failed: %s\n", err);
       if (ok) tl_tensor_free(eng, t, NULL, 0);
@@ -351,8 +365,10 @@ static void bandwidth(tl_engine *eng, int ndev) {
     }
     check(ok, "bandwidth: uploads");
     if (ok) {
-      printf("upload bandwidth dev %d: %d x 256 MiB through tl_tensor_upload: best %.1f GB/s,"
-             " mean %.1f GB/s\n", d, reps, best, total / reps);
+      printf(
+          "upload bandwidth dev %d: %d x 256 MiB through tl_tensor_upload: best %.1f GB/s,"
+          " mean %.1f GB/s\n",
+          d, reps, best, total / reps);
     }
   }
   free(w);
@@ -404,8 +420,8 @@ static void dense_check(tl_engine *eng, int ndev, const float *lut, uint64_t *rn
     if (ok) take_and_compare(eng, d, &run, &c, lut);
     release(eng, &run);
   }
-  snprintf(what, sizeof what, "dense: %d GEMVs on %d device(s) bit-identical to tl_dense_cpu",
-           runs, ndev);
+  snprintf(what, sizeof what, "dense: %d GEMVs on %d device(s) bit-identical to tl_dense_cpu", runs,
+           ndev);
   check(bad == 0 && runs == 4 * ndev, what);
   printf("dense GEMVs inside open groups: %d of %d bit-identical\n", runs - bad, runs);
 }
@@ -429,10 +445,14 @@ static tl_engine *open_engine(int want, int *ndev) {
 int main(int argc, char **argv) {
   int want = 0, quick = 0, bw_only = 0, small = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--quick") == 0) quick = 1;
-    else if (strcmp(argv[i], "--small") == 0) quick = small = 1;
-    else if (strcmp(argv[i], "--bandwidth") == 0) bw_only = 1;
-    else want = atoi(argv[i]);
+    if (strcmp(argv[i], "--quick") == 0)
+      quick = 1;
+    else if (strcmp(argv[i], "--small") == 0)
+      quick = small = 1;
+    else if (strcmp(argv[i], "--bandwidth") == 0)
+      bw_only = 1;
+    else
+      want = atoi(argv[i]);
   }
   int ndev = 0;
   char err[512];
@@ -445,8 +465,7 @@ int main(int argc, char **argv) {
   for (int d = 0; d < ndev; d++) {
     uint64_t f = 0, t = 0;
     if (tl_mem_info(eng, d, &f, &t, err, sizeof err) == TL_OK) {
-      printf("  dev %d: %.1f of %.1f GiB free\n", d, (double)f / (1 << 30),
-             (double)t / (1 << 30));
+      printf("  dev %d: %.1f of %.1f GiB free\n", d, (double)f / (1 << 30), (double)t / (1 << 30));
     }
   }
   float lut[TL_SILU_LUT_SIZE];
@@ -483,8 +502,8 @@ int main(int argc, char **argv) {
     run_case(eng, ndev, &cases[i], lut, &rng, 1);
   }
   if (!bw_only) {
-    printf("edge outputs reached: %ld subnormal, %ld infinite, %ld zero\n", n_subnormal,
-           n_inf, n_zero);
+    printf("edge outputs reached: %ld subnormal, %ld infinite, %ld zero\n", n_subnormal, n_inf,
+           n_zero);
   }
   if (!bw_only) fault_check(eng, lut, &rng);
   if (!bw_only) dense_check(eng, ndev, lut, &rng);

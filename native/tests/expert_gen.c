@@ -28,16 +28,16 @@ int tg_rows(const tg_expert *e, int p) { return p == 2 ? e->hidden : e->width; }
 int tg_cols(const tg_expert *e, int p) { return p == 2 ? e->width : e->hidden; }
 
 int tg_expert_make(tg_expert *e, uint64_t *rng, int fmt, int hidden, int width, int group) {
-  *e = (tg_expert){.fmt = fmt, .hidden = hidden, .width = width,
-                   .group = fmt == TL_FMT_I4_GROUP ? group : 0};
+  *e = (tg_expert){
+      .fmt = fmt, .hidden = hidden, .width = width, .group = fmt == TL_FMT_I4_GROUP ? group : 0};
   for (int p = 0; p < 3; p++) {
     size_t rows = (size_t)tg_rows(e, p), cols = (size_t)tg_cols(e, p);
-    const size_t blocks = ((rows + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK) *
-                          ((cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK);
+    const size_t blocks =
+        ((rows + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK) * ((cols + TL_FP8_BLOCK - 1) / TL_FP8_BLOCK);
     e->wbytes[p] = fmt == TL_FMT_I8_ROW || fmt == TL_FMT_FP8_BLOCK ? rows * cols : rows * cols / 2;
-    e->nscales[p] = fmt == TL_FMT_I4_GROUP    ? rows * (cols / (size_t)group)
-                    : fmt == TL_FMT_FP8_BLOCK ? blocks
-                                              : rows;
+    e->nscales[p] = fmt == TL_FMT_I4_GROUP ? rows * (cols / (size_t)group)
+        : fmt == TL_FMT_FP8_BLOCK          ? blocks
+                                           : rows;
     e->w[p] = malloc(e->wbytes[p]);
     e->s[p] = malloc(e->nscales[p] * sizeof(float));
     if (e->w[p] == NULL || e->s[p] == NULL) {
@@ -71,13 +71,12 @@ void tg_expert_free(tg_expert *e) {
   }
 }
 
-int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out[3],
-                     char *err, size_t cap) {
+int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out[3], char *err,
+                     size_t cap) {
   for (int p = 0; p < 3; p++) out[p] = NULL;
   for (int p = 0; p < 3; p++) {
-    int rc = tl_tensor_upload(eng, dev, e->fmt, tg_rows(e, p), tg_cols(e, p), e->group,
-                              e->w[p], e->wbytes[p], e->s[p], e->nscales[p], &out[p], err,
-                              cap);
+    int rc = tl_tensor_upload(eng, dev, e->fmt, tg_rows(e, p), tg_cols(e, p), e->group, e->w[p],
+                              e->wbytes[p], e->s[p], e->nscales[p], &out[p], err, cap);
     if (rc != TL_OK) {
       for (int q = 0; q < p; q++) {
         tl_tensor_free(eng, out[q], NULL, 0);
@@ -91,15 +90,18 @@ int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out
 
 int tg_expert_cpu(const tg_expert *e, const float *lut, const float *x, float *y, char *err,
                   size_t cap) {
-  return tl_expert_cpu(e->fmt, e->hidden, e->width, e->group, e->w[0], e->s[0], e->w[1],
-                       e->s[1], e->w[2], e->s[2], lut, x, y, err, cap);
+  return tl_expert_cpu(e->fmt, e->hidden, e->width, e->group, e->w[0], e->s[0], e->w[1], e->s[1],
+                       e->w[2], e->s[2], lut, x, y, err, cap);
 }
 
 int tg_expert_pack(const tg_expert *e, unsigned char **buf, size_t *bytes, tl_part parts[3]) {
   size_t at = 0;
   for (int p = 0; p < 3; p++) {
-    parts[p] = (tl_part){.fmt = e->fmt, .rows = tg_rows(e, p), .cols = tg_cols(e, p),
-                         .group = e->group, .data_at = at};
+    parts[p] = (tl_part){.fmt = e->fmt,
+                         .rows = tg_rows(e, p),
+                         .cols = tg_cols(e, p),
+                         .group = e->group,
+                         .data_at = at};
     at = (at + e->wbytes[p] + 63) / 64 * 64;
     parts[p].scales_at = at;
     at = (at + e->nscales[p] * sizeof(float) + 63) / 64 * 64;

@@ -17,7 +17,7 @@
 
 typedef struct tg_expert {
   int fmt, hidden, width, group;
-  void *w[3];  /* gate, up, down */
+  void *w[3]; /* gate, up, down */
   float *s[3];
   size_t wbytes[3], nscales[3];
 } tg_expert;
@@ -32,8 +32,8 @@ void tg_expert_free(tg_expert *e);
 int tg_rows(const tg_expert *e, int p);
 int tg_cols(const tg_expert *e, int p);
 
-int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out[3],
-                     char *err, size_t cap);
+int tg_expert_upload(tl_engine *eng, int dev, const tg_expert *e, tl_tensor *out[3], char *err,
+                     size_t cap);
 int tg_expert_cpu(const tg_expert *e, const float *lut, const float *x, float *y, char *err,
                   size_t cap);
 /* The expert as a model file would hold it: one buffer with each part's weights, then its

@@ -34,7 +34,7 @@ typedef struct fake_event {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   uint64_t recorded, completed; /* records enqueued, and reached */
-  cudaError_t error;            /* of the stream when the last record was reached */
+  cudaError_t error; /* of the stream when the last record was reached */
 } fake_event;
 
 typedef enum { OP_COPY, OP_RECORD, OP_WAIT, OP_KERNEL, OP_DENSE, OP_HOST } op_kind;
@@ -75,8 +75,8 @@ struct CUstream_st {
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct CUstream_st *g_streams[FAKE_DEVICES_MAX]; /* g_mu */
-static uint64_t g_used[FAKE_DEVICES_MAX];               /* g_mu */
-static uint64_t g_copies;                               /* g_mu: async copies submitted */
+static uint64_t g_used[FAKE_DEVICES_MAX]; /* g_mu */
+static uint64_t g_copies; /* g_mu: async copies submitted */
 static _Thread_local int t_device;
 static _Thread_local cudaError_t t_last;
 
@@ -115,23 +115,35 @@ cudaError_t cudaGetLastError(void) {
 
 const char *cudaGetErrorString(cudaError_t error) {
   switch (error) {
-    case cudaSuccess: return "no error";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorLaunchFailure: return "unspecified launch failure";
-    default: return "fake cuda error";
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    case cudaErrorLaunchFailure:
+      return "unspecified launch failure";
+    default:
+      return "fake cuda error";
   }
 }
 
 const char *cudaGetErrorName(cudaError_t error) {
   switch (error) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
-    default: return "cudaErrorUnknown";
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    case cudaErrorLaunchFailure:
+      return "cudaErrorLaunchFailure";
+    default:
+      return "cudaErrorUnknown";
   }
 }
 
@@ -418,8 +430,8 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
   pthread_mutex_lock(&g_mu);
   uint64_t seq = ++g_copies; /* numbered in submission order, whatever stream runs first */
   pthread_mutex_unlock(&g_mu);
-  return enqueue(stream, (fake_op){.kind = OP_COPY, .dst = dst, .src = src, .n = count,
-                                   .seq = seq});
+  return enqueue(stream,
+                 (fake_op){.kind = OP_COPY, .dst = dst, .src = src, .n = count, .seq = seq});
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
@@ -451,15 +463,21 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 /* ---- the kernels (cuda_rows.h) ---- */
 
 cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int max_width,
-                                 const float *x, float *y, float *h, int8_t *qx, int8_t *qh,
-                                 int *e, const float *lut, cudaStream_t stream) {
+                                 const float *x, float *y, float *h, int8_t *qx, int8_t *qh, int *e,
+                                 const float *lut, cudaStream_t stream) {
   (void)max_width;
   (void)h;
   (void)qx;
   (void)qh;
   (void)e;
-  return enqueue(stream, (fake_op){.kind = OP_KERNEL, .rows = rows, .nrows = n,
-                                   .hidden = hidden, .x = x, .y = y, .lut = lut});
+  return enqueue(stream,
+                 (fake_op){.kind = OP_KERNEL,
+                           .rows = rows,
+                           .nrows = n,
+                           .hidden = hidden,
+                           .x = x,
+                           .y = y,
+                           .lut = lut});
 }
 
 cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, int e, float *y,

@@ -18,8 +18,8 @@ void th_check_code(int rc, int code, const char *err, const char *what, const ch
                    int line) {
   if (rc != code) {
     case_failures++;
-    printf("    %s:%d: %s returned %d, expected %d (err: \"%s\")\n", file, line, what, rc,
-           code, err);
+    printf("    %s:%d: %s returned %d, expected %d (err: \"%s\")\n", file, line, what, rc, code,
+           err);
   } else if (code != TL_OK && err[0] == '\0') {
     case_failures++;
     printf("    %s:%d: %s returned %d with no message\n", file, line, what, rc);

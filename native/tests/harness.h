@@ -16,18 +16,17 @@
 
 void th_check(int ok, const char *what, const char *file, int line);
 /* rc must equal code, and (unless code is TL_OK) err must hold a message. */
-void th_check_code(int rc, int code, const char *err, const char *what, const char *file,
-                   int line);
+void th_check_code(int rc, int code, const char *err, const char *what, const char *file, int line);
 void th_run(const char *name, void (*fn)(void));
 int th_summary(void); /* prints the final line; returns the failure count */
 
 #define CHECK(cond) th_check((cond) ? 1 : 0, #cond, __FILE__, __LINE__)
 /* Evaluates expr (which writes into `err`) once, checks the status and message. */
-#define CHECK_CODE(expr, code)                                    \
-  do {                                                            \
-    err[0] = '\0';                                                \
-    int rc_ = (expr);                                             \
-    th_check_code(rc_, (code), err, #expr, __FILE__, __LINE__);   \
+#define CHECK_CODE(expr, code)                                  \
+  do {                                                          \
+    err[0] = '\0';                                              \
+    int rc_ = (expr);                                           \
+    th_check_code(rc_, (code), err, #expr, __FILE__, __LINE__); \
   } while (0)
 
 /* The suites (one per file). */

@@ -70,10 +70,8 @@ static void upload_args(void) {
              TL_E_ARG); /* nscales */
   CHECK_CODE(tl_tensor_upload(eng, 0, 4, F, H, 4, w, F * H / 2, s, F, &t, err, ERR_CAP),
              TL_E_ARG); /* format 4 needs rows * cols / group scales */
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, NULL, F * H, s, F, &t, err, ERR_CAP),
-             TL_E_ARG);
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, w, F * H, NULL, F, &t, err, ERR_CAP),
-             TL_E_ARG);
+  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, NULL, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, w, F * H, NULL, F, &t, err, ERR_CAP), TL_E_ARG);
   s[3] = NAN;
   CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, w, F * H, s, F, &t, err, ERR_CAP), TL_E_ARG);
   s[3] = INFINITY;
@@ -83,8 +81,7 @@ static void upload_args(void) {
   fx_ledger(eng, &c1, &b1);
   CHECK(c1 == c0 && b1 == b0); /* nothing was allocated by a refused upload */
   /* the good ones */
-  CHECK_CODE(tl_tensor_upload(eng, 1, 4, F, H, 4, w, F * H / 2, s, F * 2, &t, err, ERR_CAP),
-             TL_OK);
+  CHECK_CODE(tl_tensor_upload(eng, 1, 4, F, H, 4, w, F * H / 2, s, F * 2, &t, err, ERR_CAP), TL_OK);
   CHECK_CODE(tl_tensor_free(eng, t, err, ERR_CAP), TL_OK);
   CHECK_CODE(tl_tensor_free(eng, t, err, ERR_CAP), TL_E_ARG); /* double free */
   CHECK_CODE(tl_tensor_free(eng, NULL, err, ERR_CAP), TL_E_ARG);
@@ -112,8 +109,7 @@ static int grp_make(grp *g, int set_lut) {
     CHECK_CODE(tl_engine_create(devs, 2, 0, &g->eng, err, sizeof err), TL_OK);
   }
   if (g->eng == NULL) return -1;
-  if (fx_upload(g->eng, 0, &g->e, g->t0) != 0 || fx_upload(g->eng, 1, &g->e, g->t1) != 0)
-    return -1;
+  if (fx_upload(g->eng, 0, &g->e, g->t0) != 0 || fx_upload(g->eng, 1, &g->e, g->t1) != 0) return -1;
   tg_fill(&rng, g->x, 2 * H, -1.0f, 1.0f);
   return 0;
 }
@@ -149,8 +145,7 @@ static void issue_args(void) {
   CHECK_CODE(tl_group_issue(eng, 0, TL_MAX_GROUP_ROWS + 1, G, U, D, g.x, H, 0, err, ERR_CAP),
              TL_E_ARG);
   CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, 0, 0, err, ERR_CAP), TL_E_ARG);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, TL_MAX_HIDDEN + 1, 0, err, ERR_CAP),
-             TL_E_ARG);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, g.x, TL_MAX_HIDDEN + 1, 0, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_group_issue(eng, 0, 1, NULL, U, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_group_issue(eng, 0, 1, G, U, D, NULL, H, 0, err, ERR_CAP), TL_E_ARG);
   tl_tensor *null_t[1] = {NULL};
@@ -165,8 +160,7 @@ static void issue_args(void) {
   unsigned char w4[F * H / 2] = {0};
   float s4[F] = {0};
   tl_tensor *up4 = NULL;
-  CHECK_CODE(tl_tensor_upload(eng, 0, 2, F, H, 0, w4, sizeof w4, s4, F, &up4, err, ERR_CAP),
-             TL_OK);
+  CHECK_CODE(tl_tensor_upload(eng, 0, 2, F, H, 0, w4, sizeof w4, s4, F, &up4, err, ERR_CAP), TL_OK);
   CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG);
   CHECK_CODE(tl_tensor_free(eng, up4, err, ERR_CAP), TL_OK);
   CHECK_CODE(tl_group_issue(eng, 0, 1, G, &up4, D, g.x, H, 0, err, ERR_CAP), TL_E_ARG); /* freed */
@@ -244,8 +238,8 @@ static void expert_cpu_args(void) {
   x[2] = 0.0f;
   e.s[2][1] = NAN;
   CHECK_CODE(XCPU(4, H, F, 4, lut, x, y), TL_E_ARG);
-  CHECK_CODE(tl_expert_cpu(4, H, F, 4, NULL, s[0], w[1], s[1], w[2], s[2], lut, x, y, err,
-                           ERR_CAP), TL_E_ARG);
+  CHECK_CODE(tl_expert_cpu(4, H, F, 4, NULL, s[0], w[1], s[1], w[2], s[2], lut, x, y, err, ERR_CAP),
+             TL_E_ARG);
 #undef XCPU
   tg_expert_free(&e);
 }

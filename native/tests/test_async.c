@@ -63,9 +63,9 @@ static void staged_groups_exact(void) {
     /* drop the handle at once: the staging reference and the uploads hold the bytes */
     CHECK_CODE(tl_ram_free(eng, ram, err, sizeof err), TL_OK);
     for (int p = 0; p < 3; p++) {
-      CHECK_CODE(tl_tensor_upload_staged(eng, i % 2, s, p, part_tag(i, p), &t[i][p], err,
-                                         sizeof err),
-                 TL_OK);
+      CHECK_CODE(
+          tl_tensor_upload_staged(eng, i % 2, s, p, part_tag(i, p), &t[i][p], err, sizeof err),
+          TL_OK);
     }
     CHECK_CODE(tl_unstage(eng, s, err, sizeof err), TL_OK);
   }
@@ -81,9 +81,9 @@ static void staged_groups_exact(void) {
       u[r] = t[i][1];
       d[r] = t[i][2];
     }
-    CHECK_CODE(tl_group_issue(eng, dev, 3, g, u, d, x, H, GROUP_TAG + (uint64_t)dev, err,
-                              sizeof err),
-               TL_OK);
+    CHECK_CODE(
+        tl_group_issue(eng, dev, 3, g, u, d, x, H, GROUP_TAG + (uint64_t)dev, err, sizeof err),
+        TL_OK);
     CHECK_CODE(tl_group_take(eng, dev, y, 3, H, err, sizeof err), TL_OK);
     for (int r = 0; r < 3; r++) {
       CHECK_CODE(tg_expert_cpu(&e[2 * r + dev], lut, x + r * H, want, err, sizeof err), TL_OK);
@@ -269,8 +269,7 @@ static void destroy_in_flight(void) {
   CHECK_CODE(tl_stage(eng, ram, &s, err, sizeof err), TL_OK);
   for (int i = 0; i < 12; i++) {
     tl_tensor *t = NULL;
-    CHECK_CODE(tl_tensor_upload_staged(eng, i % 2, s, i % 3, 1 + (uint64_t)i, &t, err,
-                                       sizeof err),
+    CHECK_CODE(tl_tensor_upload_staged(eng, i % 2, s, i % 3, 1 + (uint64_t)i, &t, err, sizeof err),
                TL_OK);
   }
   /* tensors, the staging reference, the RAM copy and 12 completions left behind */

@@ -17,19 +17,21 @@ typedef struct dense_mat {
   tl_tensor *t;
 } dense_mat;
 
-static int dense_make(tl_engine *eng, int dev, dense_mat *m, int rows, int cols,
-                      uint64_t *rng) {
+static int dense_make(tl_engine *eng, int dev, dense_mat *m, int rows, int cols, uint64_t *rng) {
   char err[ERR_CAP];
   float *w = malloc((size_t)rows * (size_t)cols * sizeof(float));
-  *m = (dense_mat){.rows = rows, .cols = cols, .q = malloc((size_t)rows * (size_t)cols),
+  *m = (dense_mat){.rows = rows,
+                   .cols = cols,
+                   .q = malloc((size_t)rows * (size_t)cols),
                    .s = malloc((size_t)rows * sizeof(float))};
   int ok = w != NULL && m->q != NULL && m->s != NULL;
   if (ok) {
     tg_fill(rng, w, (size_t)rows * (size_t)cols, -0.2f, 0.2f);
     CHECK_CODE(tl_dense_quantize(w, rows, cols, m->q, m->s, err, sizeof err), TL_OK);
-    CHECK_CODE(tl_tensor_upload(eng, dev, TL_FMT_I8_ROW, rows, cols, 0, m->q,
-                                (size_t)rows * (size_t)cols, m->s, (size_t)rows, &m->t, err,
-                                sizeof err), TL_OK);
+    CHECK_CODE(
+        tl_tensor_upload(eng, dev, TL_FMT_I8_ROW, rows, cols, 0, m->q, (size_t)rows * (size_t)cols,
+                         m->s, (size_t)rows, &m->t, err, sizeof err),
+        TL_OK);
     ok = m->t != NULL;
   }
   free(w);
@@ -62,14 +64,16 @@ static void dense_matches_host(void) {
   int ok = tg_expert_make(&ex, &rng, TL_FMT_I8_ROW, H, 96, 0) == 0;
   for (int d = 0; d < 2 && ok; d++) {
     ok = fx_upload(eng, d, &ex, et[d]) == 0;
-    for (int i = 0; i < 3 && ok; i++) ok = dense_make(eng, d, &m[d][i], shapes[i][0], shapes[i][1], &rng) == 0;
+    for (int i = 0; i < 3 && ok; i++)
+      ok = dense_make(eng, d, &m[d][i], shapes[i][0], shapes[i][1], &rng) == 0;
   }
   CHECK(ok);
   if (ok) {
     tg_fill(&rng, x, 2 * H, -2.0f, 2.0f);
     for (int d = 0; d < 2; d++) {
-      CHECK_CODE(tl_group_issue(eng, d, 1, &et[d][0], &et[d][1], &et[d][2], x + d * H, H, 0,
-                                err, sizeof err), TL_OK);
+      CHECK_CODE(tl_group_issue(eng, d, 1, &et[d][0], &et[d][1], &et[d][2], x + d * H, H, 0, err,
+                                sizeof err),
+                 TL_OK);
     }
     int bad = 0;
     for (int round = 0; round < 4; round++) {
@@ -77,8 +81,9 @@ static void dense_matches_host(void) {
         for (int i = 0; i < 3; i++) {
           tg_fill(&rng, xin, 64, -3.0f, 3.0f);
           CHECK_CODE(tl_dense_matvec(eng, d, m[d][i].t, xin, y, err, sizeof err), TL_OK);
-          CHECK_CODE(tl_dense_cpu(m[d][i].q, m[d][i].s, m[d][i].rows, m[d][i].cols, xin, want,
-                                  err, sizeof err), TL_OK);
+          CHECK_CODE(tl_dense_cpu(m[d][i].q, m[d][i].s, m[d][i].rows, m[d][i].cols, xin, want, err,
+                                  sizeof err),
+                     TL_OK);
           if (memcmp(y, want, (size_t)m[d][i].rows * sizeof(float)) != 0) bad++;
         }
       }
@@ -130,8 +135,8 @@ static void dense_args(void) {
   static float tall_s[TL_MAX_DENSE_ROWS + 1];
   for (int r = 0; r <= TL_MAX_DENSE_ROWS; r++) tall_s[r] = 1.0f;
   tl_tensor *t = NULL;
-  CHECK_CODE(tl_tensor_upload(eng, 1, TL_FMT_I8_ROW, TL_MAX_DENSE_ROWS + 1, 1, 0, tall,
-                              sizeof tall, tall_s, TL_MAX_DENSE_ROWS + 1, &t, err, sizeof err),
+  CHECK_CODE(tl_tensor_upload(eng, 1, TL_FMT_I8_ROW, TL_MAX_DENSE_ROWS + 1, 1, 0, tall, sizeof tall,
+                              tall_s, TL_MAX_DENSE_ROWS + 1, &t, err, sizeof err),
              TL_OK);
   static float ty[TL_MAX_DENSE_ROWS + 1];
   CHECK_CODE(tl_dense_matvec(eng, 1, t, x, ty, err, sizeof err), TL_E_ARG);
@@ -151,14 +156,17 @@ static void fp8_refusals(void) {
   if (tg_expert_make(&ex, &rng, TL_FMT_FP8_BLOCK, 160, 200, 0) != 0) return;
   tl_tensor *t = NULL;
   CHECK(ex.nscales[0] == 2 * 2); /* gate [200][160]: 2 x 2 blocks */
-  CHECK_CODE(tl_tensor_upload(eng, 0, TL_FMT_FP8_BLOCK, 200, 160, 0, ex.w[0], ex.wbytes[0],
-                              ex.s[0], ex.nscales[0] - 1, &t, err, sizeof err), TL_E_ARG);
+  CHECK_CODE(tl_tensor_upload(eng, 0, TL_FMT_FP8_BLOCK, 200, 160, 0, ex.w[0], ex.wbytes[0], ex.s[0],
+                              ex.nscales[0] - 1, &t, err, sizeof err),
+             TL_E_ARG);
   CHECK(strstr(err, "nscales is 3") != NULL && strstr(err, "needs 4") != NULL);
   CHECK_CODE(tl_tensor_upload(eng, 0, TL_FMT_FP8_BLOCK, 200, 160, 16, ex.w[0], ex.wbytes[0],
-                              ex.s[0], ex.nscales[0], &t, err, sizeof err), TL_E_ARG);
+                              ex.s[0], ex.nscales[0], &t, err, sizeof err),
+             TL_E_ARG);
   ((uint8_t *)ex.w[0])[1234] = 0xff;
-  CHECK_CODE(tl_tensor_upload(eng, 0, TL_FMT_FP8_BLOCK, 200, 160, 0, ex.w[0], ex.wbytes[0],
-                              ex.s[0], ex.nscales[0], &t, err, sizeof err), TL_E_ARG);
+  CHECK_CODE(tl_tensor_upload(eng, 0, TL_FMT_FP8_BLOCK, 200, 160, 0, ex.w[0], ex.wbytes[0], ex.s[0],
+                              ex.nscales[0], &t, err, sizeof err),
+             TL_E_ARG);
   CHECK(strstr(err, "weight 1234 is the fp8 NaN encoding 0xff") != NULL);
   CHECK(t == NULL);
   float lut[TL_SILU_LUT_SIZE], x[160], y[160];

@@ -38,8 +38,7 @@ static void calls_after_destroy(void) {
   CHECK_CODE(tl_mem_info(eng, 0, &a, &b, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_ledger(eng, &a, &b, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_engine_set_lut(eng, lut, err, sizeof err), TL_E_STATE);
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, 2, 2, 0, w, 4, s, 2, &t, err, sizeof err),
-             TL_E_STATE);
+  CHECK_CODE(tl_tensor_upload(eng, 0, 1, 2, 2, 0, w, 4, s, 2, &t, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_tensor_free(eng, t, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_group_issue(eng, 0, 1, &t, &t, &t, y, 2, 0, err, sizeof err), TL_E_STATE);
   CHECK_CODE(tl_group_take(eng, 0, y, 1, 2, err, sizeof err), TL_E_STATE);

@@ -23,25 +23,31 @@ static void fault_upload(void) {
   CHECK_CODE(tl_fault_arm(eng, "upload", 0, 1, err, sizeof err), TL_OK);
   /* a refused upload (bad dev... here bad nscales) is not counted */
   tl_tensor *bad = NULL;
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], 1, &bad, err,
-                              sizeof err), TL_E_ARG);
-  CHECK_CODE(tl_tensor_upload(eng, 1, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &u[0], err,
-                              sizeof err), TL_OK); /* other device: not counted */
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[0], err,
-                              sizeof err), TL_OK); /* after = 1: this one passes */
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[1], err,
-                              sizeof err), TL_E_FAULT);
+  CHECK_CODE(
+      tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], 1, &bad, err, sizeof err),
+      TL_E_ARG);
+  CHECK_CODE(
+      tl_tensor_upload(eng, 1, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &u[0], err, sizeof err),
+      TL_OK); /* other device: not counted */
+  CHECK_CODE(
+      tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[0], err, sizeof err),
+      TL_OK); /* after = 1: this one passes */
+  CHECK_CODE(
+      tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[1], err, sizeof err),
+      TL_E_FAULT);
   CHECK(t[1] == NULL);
-  CHECK_CODE(tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[1], err,
-                              sizeof err), TL_OK); /* one-shot */
+  CHECK_CODE(
+      tl_tensor_upload(eng, 0, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[1], err, sizeof err),
+      TL_OK); /* one-shot */
   uint64_t c, b;
   fx_ledger(eng, &c, &b);
   CHECK(c == 12 + 3); /* 6 internal buffers per device, 3 tensors */
   /* arming again replaces the pending arm */
   CHECK_CODE(tl_fault_arm(eng, "upload", 1, 5, err, sizeof err), TL_OK);
   CHECK_CODE(tl_fault_arm(eng, "upload", 1, 0, err, sizeof err), TL_OK);
-  CHECK_CODE(tl_tensor_upload(eng, 1, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[2], err,
-                              sizeof err), TL_E_FAULT);
+  CHECK_CODE(
+      tl_tensor_upload(eng, 1, 1, F, H, 0, e.w[0], e.wbytes[0], e.s[0], F, &t[2], err, sizeof err),
+      TL_E_FAULT);
   fx_free3(eng, t);
   fx_free3(eng, u);
   CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK);
@@ -63,13 +69,13 @@ static void fault_issue_take(void) {
   CHECK_CODE(tg_expert_cpu(&e, lut, x, want, err, sizeof err), TL_OK);
 
   CHECK_CODE(tl_fault_arm(eng, "issue", 0, 0, err, sizeof err), TL_OK);
-  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err),
-             TL_E_FAULT);
+  CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err), TL_E_FAULT);
   CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_E_STATE); /* nothing open */
   /* the faulted issue holds no tensor: it can be freed (then uploaded again) */
   CHECK_CODE(tl_tensor_free(eng, t[0], err, sizeof err), TL_OK);
-  CHECK_CODE(tl_tensor_upload(eng, 0, e.fmt, F, H, 0, e.w[0], e.wbytes[0], e.s[0],
-                              e.nscales[0], &t[0], err, sizeof err), TL_OK);
+  CHECK_CODE(tl_tensor_upload(eng, 0, e.fmt, F, H, 0, e.w[0], e.wbytes[0], e.s[0], e.nscales[0],
+                              &t[0], err, sizeof err),
+             TL_OK);
 
   CHECK_CODE(tl_fault_arm(eng, "take", 0, 0, err, sizeof err), TL_OK);
   CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 0, err, sizeof err), TL_OK);

@@ -6,14 +6,16 @@
 
 static void footprint_bands(void) {
   const uint64_t K = 1024, M = 1024 * 1024;
-  struct { uint64_t in, out; } cases[] = {
+  struct {
+    uint64_t in, out;
+  } cases[] = {
       {0, 8 * K},
       {1, 8 * K},
-      {7710, 8 * K},           /* 7710 + 482 = 8192 exactly */
-      {7711, 16 * K},          /* 7711 + 482 = 8193: the sixteenth rounds up */
-      {8 * K, 16 * K},         /* 8192 + 512 */
-      {100000, 104 * K},       /* 100000 + 6250 = 106250 -> 13 steps of 8 KiB */
-      {512 * K, 544 * K},      /* not over 512 KiB: 524288 + 32768 = 557056 */
+      {7710, 8 * K}, /* 7710 + 482 = 8192 exactly */
+      {7711, 16 * K}, /* 7711 + 482 = 8193: the sixteenth rounds up */
+      {8 * K, 16 * K}, /* 8192 + 512 */
+      {100000, 104 * K}, /* 100000 + 6250 = 106250 -> 13 steps of 8 KiB */
+      {512 * K, 544 * K}, /* not over 512 KiB: 524288 + 32768 = 557056 */
       {512 * K + 1, 1 * M},
       {1 * M, 1 * M},
       {1 * M + 1, 2 * M},

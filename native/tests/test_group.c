@@ -65,11 +65,11 @@ static void run_format(int fmt) {
     }
     for (int d = 0; d < NDEV; d++) { /* both devices in flight together */
       CHECK_CODE(tl_group_issue(eng, d, ROWS, g[d], u[d], dn[d], x + (size_t)d * ROWS * H, H, 0,
-                                err, sizeof err), TL_OK);
+                                err, sizeof err),
+                 TL_OK);
     }
     for (int d = NDEV - 1; d >= 0; d--) { /* taken in the other order */
-      CHECK_CODE(tl_group_take(eng, d, y + (size_t)d * ROWS * H, ROWS, H, err, sizeof err),
-                 TL_OK);
+      CHECK_CODE(tl_group_take(eng, d, y + (size_t)d * ROWS * H, ROWS, H, err, sizeof err), TL_OK);
     }
     for (int d = 0; d < NDEV; d++) {
       for (int r = 0; r < ROWS; r++) {
@@ -82,8 +82,8 @@ static void run_format(int fmt) {
     /* a smaller group right after, on the same device */
     CHECK_CODE(tl_group_issue(eng, 1, 3, g[1], u[1], dn[1], x, H, 0, err, sizeof err), TL_OK);
     CHECK_CODE(tl_group_take(eng, 1, y, 3, H, err, sizeof err), TL_OK);
-    CHECK_CODE(tg_expert_cpu(&sets[1].e[(2 * 5 + 1) % NEXP], lut, x + 2 * H, want, err,
-                             sizeof err), TL_OK);
+    CHECK_CODE(tg_expert_cpu(&sets[1].e[(2 * 5 + 1) % NEXP], lut, x + 2 * H, want, err, sizeof err),
+               TL_OK);
     CHECK(memcmp(y + 2 * H, want, sizeof(float) * H) == 0);
   }
   for (int d = 0; d < NDEV; d++) free_set(eng, &sets[d]);

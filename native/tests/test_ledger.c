@@ -56,8 +56,9 @@ static void capacity_oom(void) {
   uint64_t f, total;
   CHECK_CODE(tl_mem_info(eng, 0, &f, &total, err, sizeof err), TL_OK);
   CHECK(total == 3 * one && f == 0);
-  CHECK_CODE(tl_tensor_upload(eng, 0, e.fmt, 64, 64, 0, e.w[0], e.wbytes[0], e.s[0],
-                              e.nscales[0], &t[3][0], err, sizeof err), TL_E_OOM);
+  CHECK_CODE(tl_tensor_upload(eng, 0, e.fmt, 64, 64, 0, e.w[0], e.wbytes[0], e.s[0], e.nscales[0],
+                              &t[3][0], err, sizeof err),
+             TL_E_OOM);
   CHECK(t[3][0] == NULL);
   CHECK(fx_upload(eng, 1, &e, t[3]) == 0); /* the other device has its own capacity */
   fx_free3(eng, t[1]);

@@ -150,11 +150,20 @@ static void expert_matches_reference(void) {
         return;
       }
       float lo = -1.0f, hi = 1.0f;
-      if (trial == 1) lo = hi = 0.0f;                      /* all zero */
-      if (trial == 2) { lo = -1e-20f; hi = 1e-20f; }        /* below 2^-60: zero */
-      if (trial == 3) { lo = -1e30f; hi = 1e30f; }          /* huge: LUT clamps */
-      if (trial == 4) { lo = -1e-15f; hi = 1e-15f; }        /* tiny but quantized */
-      if (trial == 5) {                                     /* subnormal outputs */
+      if (trial == 1) lo = hi = 0.0f; /* all zero */
+      if (trial == 2) {
+        lo = -1e-20f;
+        hi = 1e-20f;
+      } /* below 2^-60: zero */
+      if (trial == 3) {
+        lo = -1e30f;
+        hi = 1e30f;
+      } /* huge: LUT clamps */
+      if (trial == 4) {
+        lo = -1e-15f;
+        hi = 1e-15f;
+      } /* tiny but quantized */
+      if (trial == 5) { /* subnormal outputs */
         for (size_t i = 0; i < ex.nscales[2]; i++) ex.s[2][i] *= 1e-36f;
       }
       tg_fill(&rng, x, (size_t)H, lo, hi);
@@ -218,7 +227,7 @@ static void dense_trunk(void) {
   uint64_t rng = 5;
   tg_fill(&rng, w, R * C, -0.3f, 0.3f);
   for (int j = 0; j < C; j++) w[3 * C + j] = 0.0f; /* a zero row: scale 1, all zero */
-  w[5 * C] = 127.0f;                               /* amax 127: scale 1 */
+  w[5 * C] = 127.0f; /* amax 127: scale 1 */
   tg_fill(&rng, x, C, -4.0f, 4.0f);
   CHECK_CODE(tl_dense_quantize(w, R, C, q, s, err, sizeof err), TL_OK);
   int bad = 0;

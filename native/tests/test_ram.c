@@ -102,8 +102,7 @@ static void load_file(void) {
   CHECK_CODE(tl_expert_cpu_ram(eng, from_file, x, y1, err, sizeof err), TL_OK);
   CHECK_CODE(tl_expert_cpu_ram(eng, from_mem, x, y2, err, sizeof err), TL_OK);
   CHECK(memcmp(y1, want, sizeof want) == 0 && memcmp(y2, want, sizeof want) == 0);
-  CHECK_CODE(tl_ram_load_file(eng, "/nonexistent/tierlab", parts, 3, &from_mem, err,
-                              sizeof err),
+  CHECK_CODE(tl_ram_load_file(eng, "/nonexistent/tierlab", parts, 3, &from_mem, err, sizeof err),
              TL_E_ARG);
   CHECK(strstr(err, "cannot open /nonexistent/tierlab") != NULL);
   CHECK_CODE(tl_ram_load_file(eng, NULL, parts, 3, &from_mem, err, sizeof err), TL_E_ARG);

@@ -36,8 +36,10 @@ static void *uploader(void *arg) {
       if (tl_tensor_free(c->eng, t[p], err, sizeof err) != TL_OK) c->failures++;
     }
     int rc = tl_tensor_free(c->eng, c->busy, err, sizeof err);
-    if (rc == TL_E_STATE) c->busy_refusals++;
-    else if (rc != TL_E_ARG || strstr(err, "not a live tensor") == NULL) c->failures++;
+    if (rc == TL_E_STATE)
+      c->busy_refusals++;
+    else if (rc != TL_E_ARG || strstr(err, "not a live tensor") == NULL)
+      c->failures++;
     /* TL_E_ARG can only mean it was freed by an earlier round: never happens below */
   }
   return NULL;
@@ -112,8 +114,8 @@ static void *staged_uploader(void *arg) {
     }
     for (int p = 0; p < 3; p++) {
       uint64_t tag = 1 + 3 * (uint64_t)i + (uint64_t)p;
-      if (tl_tensor_upload_staged(c->eng, i % 2, s, p, tag, &c->made[i][p], err,
-                                  sizeof err) != TL_OK) {
+      if (tl_tensor_upload_staged(c->eng, i % 2, s, p, tag, &c->made[i][p], err, sizeof err) !=
+          TL_OK) {
         c->failures++;
       }
     }
@@ -159,9 +161,9 @@ static void staged_uploads_while_grouping(void) {
   tg_fill(&rng, x, H, -1.0f, 1.0f);
   CHECK_CODE(tg_expert_cpu(&e, lut, x, want, err, sizeof err), TL_OK);
   for (int i = 0; i < ROUNDS; i++) {
-    CHECK_CODE(tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 10000 + (uint64_t)i, err,
-                              sizeof err),
-               TL_OK);
+    CHECK_CODE(
+        tl_group_issue(eng, 0, 1, &t[0], &t[1], &t[2], x, H, 10000 + (uint64_t)i, err, sizeof err),
+        TL_OK);
     CHECK_CODE(tl_group_take(eng, 0, y, 1, H, err, sizeof err), TL_OK);
     CHECK(memcmp(y, want, sizeof want) == 0);
   }
@@ -170,8 +172,8 @@ static void staged_uploads_while_grouping(void) {
   CHECK(c.failures == 0 && d.failures == 0 && d.got == d.want);
   for (int i = 0; i < ROUNDS; i++) { /* the staged tensors computed the same expert */
     if (i % 2 != 1) continue;
-    CHECK_CODE(tl_group_issue(eng, 1, 1, &c.made[i][0], &c.made[i][1], &c.made[i][2], x, H, 0,
-                              err, sizeof err),
+    CHECK_CODE(tl_group_issue(eng, 1, 1, &c.made[i][0], &c.made[i][1], &c.made[i][2], x, H, 0, err,
+                              sizeof err),
                TL_OK);
     CHECK_CODE(tl_group_take(eng, 1, y, 1, H, err, sizeof err), TL_OK);
     CHECK(memcmp(y, want, sizeof want) == 0);

@@ -26,16 +26,16 @@
 
 static int g_pass, g_fail;
 
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
-    if (cond) {                                               \
-      g_pass++;                                               \
-    } else {                                                  \
-      g_fail++;                                               \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);    \
-      fprintf(stderr, __VA_ARGS__);                           \
-      fprintf(stderr, "\n");                                  \
-    }                                                         \
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (cond) {                                            \
+      g_pass++;                                            \
+    } else {                                               \
+      g_fail++;                                            \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+    }                                                      \
   } while (0)
 
 /* ---- deterministic random data ---------------------------------------------------- */
@@ -81,7 +81,8 @@ static void host_tensor_make(host_tensor *t, int fmt, int rows, int cols, int gr
     t->w[i] = b;
   }
   /* scales span a few binades, with both signs, so roundings really happen */
-  for (size_t i = 0; i < t->ns; i++) t->s[i] = rndf(-1.0f, 1.0f) * ldexpf(1.0f, -(int)(rnd() % 8) - 4);
+  for (size_t i = 0; i < t->ns; i++)
+    t->s[i] = rndf(-1.0f, 1.0f) * ldexpf(1.0f, -(int)(rnd() % 8) - 4);
 }
 
 static void host_tensor_free(host_tensor *t) {
@@ -106,8 +107,8 @@ static void expert_free(host_expert *e) {
 }
 
 static int upload(tl_engine *eng, const host_tensor *t, tl_tensor **out, char *err, size_t cap) {
-  return tl_tensor_upload(eng, 0, t->fmt, t->rows, t->cols, t->group, t->w, t->w_bytes, t->s,
-                          t->ns, out, err, cap);
+  return tl_tensor_upload(eng, 0, t->fmt, t->rows, t->cols, t->group, t->w, t->w_bytes, t->s, t->ns,
+                          out, err, cap);
 }
 
 /* Input rows: ordinary values, plus the corner cases of quant (all zero, below 2^-60,
@@ -115,13 +116,21 @@ static int upload(tl_engine *eng, const host_tensor *t, tl_tensor **out, char *e
 static void make_x(float *x, int H, int kind) {
   for (int i = 0; i < H; i++) {
     switch (kind) {
-    case 1: x[i] = 0.0f; break;
-    case 2: x[i] = rndf(-1, 1) * 0x1p-62f; break;
-    case 3: x[i] = i == 3 ? 3.0e4f : rndf(-1, 1); break;
-    case 4: /* amax in [64, 128): scale 2^0, so every x is an exact half for rint */
-      x[i] = i == 0 ? 127.5f : (float)((int)(rnd() % 255) - 127) + 0.5f;
-      break;
-    default: x[i] = rndf(-2.0f, 2.0f) * ldexpf(1.0f, (int)(rnd() % 5) - 2); break;
+      case 1:
+        x[i] = 0.0f;
+        break;
+      case 2:
+        x[i] = rndf(-1, 1) * 0x1p-62f;
+        break;
+      case 3:
+        x[i] = i == 3 ? 3.0e4f : rndf(-1, 1);
+        break;
+      case 4: /* amax in [64, 128): scale 2^0, so every x is an exact half for rint */
+        x[i] = i == 0 ? 127.5f : (float)((int)(rnd() % 255) - 127) + 0.5f;
+        break;
+      default:
+        x[i] = rndf(-2.0f, 2.0f) * ldexpf(1.0f, (int)(rnd() % 5) - 2);
+        break;
     }
   }
 }
@@ -143,14 +152,15 @@ static void test_groups(const char *mode, shape sh, int nexperts) {
   CHECK(rc == TL_OK, "[%s] set lut: %s", mode, err);
 
   host_expert *ex = calloc((size_t)nexperts, sizeof *ex);
-  tl_tensor **tg = calloc((size_t)nexperts, sizeof *tg), **tu = calloc((size_t)nexperts, sizeof *tu),
+  tl_tensor **tg = calloc((size_t)nexperts, sizeof *tg),
+            **tu = calloc((size_t)nexperts, sizeof *tu),
             **td = calloc((size_t)nexperts, sizeof *td);
   int uploaded = 1;
   for (int e = 0; e < nexperts && uploaded; e++) {
     expert_make(&ex[e], sh.fmt, sh.H, sh.F, sh.G);
     uploaded = upload(eng, &ex[e].gate, &tg[e], err, sizeof err) == TL_OK &&
-               upload(eng, &ex[e].up, &tu[e], err, sizeof err) == TL_OK &&
-               upload(eng, &ex[e].down, &td[e], err, sizeof err) == TL_OK;
+        upload(eng, &ex[e].up, &tu[e], err, sizeof err) == TL_OK &&
+        upload(eng, &ex[e].down, &td[e], err, sizeof err) == TL_OK;
   }
   CHECK(uploaded, "[%s] upload fmt %d: %s", mode, sh.fmt, err);
 
@@ -178,9 +188,9 @@ static void test_groups(const char *mode, shape sh, int nexperts) {
     int bad = 0;
     for (int r = 0; r < n && rc == TL_OK; r++) {
       const host_expert *e = &ex[pick[r]];
-      int rr = tl_expert_cpu(sh.fmt, sh.H, sh.F, e->gate.group, e->gate.w, e->gate.s, e->up.w,
-                             e->up.s, e->down.w, e->down.s, g_lut, x + (size_t)r * sh.H, ref,
-                             err, sizeof err);
+      int rr =
+          tl_expert_cpu(sh.fmt, sh.H, sh.F, e->gate.group, e->gate.w, e->gate.s, e->up.w, e->up.s,
+                        e->down.w, e->down.s, g_lut, x + (size_t)r * sh.H, ref, err, sizeof err);
       if (rr != TL_OK) {
         fprintf(stderr, "tl_expert_cpu: %s\n", err);
         bad++;
@@ -267,8 +277,8 @@ static void test_arena_direct(void) {
   uint64_t c0, b0, c1, b1, fr0, tot, fr1, fr2;
   ops->ledger(b, &c0, &b0);
   ops->mem_info(b, 0, &fr0, &tot, NULL, 0);
-  CHECK(tot == cap && fr0 == cap, "arena: total %llu free %llu, cap %llu",
-        (unsigned long long)tot, (unsigned long long)fr0, (unsigned long long)cap);
+  CHECK(tot == cap && fr0 == cap, "arena: total %llu free %llu, cap %llu", (unsigned long long)tot,
+        (unsigned long long)fr0, (unsigned long long)cap);
 
   host_tensor h;
   host_tensor_make(&h, TL_FMT_I4_ROW, 1024, 2048, 0); /* 1 MiB of weights + 4 KiB scales */
@@ -329,8 +339,9 @@ static void test_concurrent_uploads(void) {
   host_expert resident;
   expert_make(&resident, fmt, H, F, G);
   tl_tensor *g = NULL, *u = NULL, *d = NULL;
-  rc = upload(eng, &resident.gate, &g, err, sizeof err) | upload(eng, &resident.up, &u, err, sizeof err) |
-       upload(eng, &resident.down, &d, err, sizeof err);
+  rc = upload(eng, &resident.gate, &g, err, sizeof err) |
+      upload(eng, &resident.up, &u, err, sizeof err) |
+      upload(eng, &resident.down, &d, err, sizeof err);
   CHECK(rc == TL_OK, "resident upload: %s", err);
 
   static uploader_arg a;
@@ -349,9 +360,8 @@ static void test_concurrent_uploads(void) {
     rc = tl_group_issue(eng, 0, 4, gg, uu, dd, x, H, 0, err, sizeof err);
     if (rc == TL_OK) rc = tl_group_take(eng, 0, y, 4, H, err, sizeof err);
     for (int r = 0; r < 4 && rc == TL_OK; r++) {
-      tl_expert_cpu(fmt, H, F, G, resident.gate.w, resident.gate.s, resident.up.w,
-                    resident.up.s, resident.down.w, resident.down.s, g_lut, x + r * H, ref,
-                    NULL, 0);
+      tl_expert_cpu(fmt, H, F, G, resident.gate.w, resident.gate.s, resident.up.w, resident.up.s,
+                    resident.down.w, resident.down.s, g_lut, x + r * H, ref, NULL, 0);
       bad += memcmp(ref, y + r * H, sizeof ref) != 0;
     }
     groups++;
@@ -365,8 +375,8 @@ static void test_concurrent_uploads(void) {
   for (int i = 0; i < H; i++) xx[i] = rndf(-1, 1);
   bad = 0;
   for (int i = 0; i < a.count && a.failed == 0; i++) {
-    rc = tl_group_issue(eng, 0, 1, &a.t[3 * i], &a.t[3 * i + 1], &a.t[3 * i + 2], xx, H, 0,
-                        err, sizeof err);
+    rc = tl_group_issue(eng, 0, 1, &a.t[3 * i], &a.t[3 * i + 1], &a.t[3 * i + 2], xx, H, 0, err,
+                        sizeof err);
     if (rc == TL_OK) rc = tl_group_take(eng, 0, yy, 1, H, err, sizeof err);
     tl_expert_cpu(fmt, H, F, G, a.ex[i].gate.w, a.ex[i].gate.s, a.ex[i].up.w, a.ex[i].up.s,
                   a.ex[i].down.w, a.ex[i].down.s, g_lut, xx, ref, NULL, 0);
@@ -433,9 +443,8 @@ int main(void) {
   print_device();
   CHECK(strcmp(tl_backend_name(), "vulkan") == 0, "backend is %s", tl_backend_name());
   const shape shapes[] = {
-      {TL_FMT_I8_ROW, 70, 38, 0},    {TL_FMT_I8_ROW, 256, 512, 0},
-      {TL_FMT_I4_ROW, 70, 38, 0},    {TL_FMT_I4_ROW, 256, 512, 0},
-      {TL_FMT_I4_GROUP, 96, 64, 32}, {TL_FMT_I4_GROUP, 256, 512, 64},
+      {TL_FMT_I8_ROW, 70, 38, 0},   {TL_FMT_I8_ROW, 256, 512, 0},  {TL_FMT_I4_ROW, 70, 38, 0},
+      {TL_FMT_I4_ROW, 256, 512, 0}, {TL_FMT_I4_GROUP, 96, 64, 32}, {TL_FMT_I4_GROUP, 256, 512, 64},
       {TL_FMT_I4_GROUP, 72, 40, 8},
   };
   const char *modes[] = {"staged", "mapped"};
@@ -443,7 +452,8 @@ int main(void) {
   char *saved = env_mode ? strdup(env_mode) : NULL;
   for (int m = 0; m < 2; m++) {
     setenv("TIERLAB_VK_UPLOAD", modes[m], 1); /* read at engine creation */
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) test_groups(modes[m], shapes[s], 12);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      test_groups(modes[m], shapes[s], 12);
     test_arena_direct();
   }
   if (saved) {

@@ -89,15 +89,13 @@ static int chunk_create(tl_backend *b, VkDeviceSize size, char *err, size_t cap)
   r = vkAllocateMemory(b->dev, &mai, NULL, &c->mem);
   if (r != VK_SUCCESS) {
     c->mem = VK_NULL_HANDLE;
-    rc = tl_fail(err, cap,
-                 r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
-                     ? TL_E_OOM
-                     : TL_E_DEVICE,
-                 "vulkan: arena chunk of %llu bytes: %s", (unsigned long long)size,
-                 vk_result_str(r));
+    rc = tl_fail(
+        err, cap,
+        r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? TL_E_OOM
+                                                                               : TL_E_DEVICE,
+        "vulkan: arena chunk of %llu bytes: %s", (unsigned long long)size, vk_result_str(r));
   } else if ((r = vkBindBufferMemory(b->dev, c->buf, c->mem, 0)) != VK_SUCCESS) {
-    rc = tl_fail(err, cap, TL_E_DEVICE, "vulkan: arena vkBindBufferMemory: %s",
-                 vk_result_str(r));
+    rc = tl_fail(err, cap, TL_E_DEVICE, "vulkan: arena vkBindBufferMemory: %s", vk_result_str(r));
   } else if (b->upload_mode == VK_UPLOAD_MAPPED &&
              (r = vkMapMemory(b->dev, c->mem, 0, VK_WHOLE_SIZE, 0, &c->map)) != VK_SUCCESS) {
     c->map = NULL;
@@ -115,8 +113,8 @@ static int chunk_create(tl_backend *b, VkDeviceSize size, char *err, size_t cap)
 }
 
 /* Where a tensor of w_size + s_size bytes lands in chunk c; 0 if it does not fit. */
-static int place(const vk_arena *a, const vk_chunk *c, VkDeviceSize w_size,
-                 VkDeviceSize s_size, VkDeviceSize *w_off, VkDeviceSize *s_off) {
+static int place(const vk_arena *a, const vk_chunk *c, VkDeviceSize w_size, VkDeviceSize s_size,
+                 VkDeviceSize *w_off, VkDeviceSize *s_off) {
   VkDeviceSize w = vk_align(c->top, a->align);
   VkDeviceSize s = vk_align(w + w_size, a->align);
   if (s + s_size > c->size) return 0;

@@ -58,8 +58,7 @@ static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int n
   b->copy_threads = par_copy_threads_from_env();
   if (pthread_mutex_init(&b->mx, NULL) == 0) b->mx_ok = 1;
   if (pthread_mutex_init(&b->up_mx, NULL) == 0) b->up_mx_ok = 1;
-  int rc = b->mx_ok && b->up_mx_ok ? TL_OK
-                                   : tl_fail(err, cap, TL_E_INTERNAL, "vulkan: mutex init");
+  int rc = b->mx_ok && b->up_mx_ok ? TL_OK : tl_fail(err, cap, TL_E_INTERNAL, "vulkan: mutex init");
   if (!rc) rc = vk_device_open(b, devices[0], err, cap);
   if (!rc) rc = vk_arena_init(b, capacity_bytes, err, cap);
   if (!rc) rc = vk_upload_init(b, err, cap);

@@ -36,8 +36,8 @@ static int make(tl_backend *b, uint64_t bytes, int pinned, scratch *s, char *err
   vk_buf_uncount(b, &s->src);
   if (rc == TL_OK) {
     rc = vk_buf_create(b, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-                       0, &s->dst, err, cap);
+                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0,
+                       &s->dst, err, cap);
     vk_buf_uncount(b, &s->dst);
   }
   if (rc == TL_OK) rc = vk_lane_create(b, "bandwidth", &s->pool, &s->cmd, &s->fence, err, cap);
@@ -85,8 +85,8 @@ static int copy_once(tl_backend *b, scratch *s, uint64_t bytes, char *err, size_
   return TL_OK;
 }
 
-int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                      double *gbps, char *err, size_t cap) {
+int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                      char *err, size_t cap) {
   (void)dev; /* one device per engine */
   scratch s;
   memset(&s, 0, sizeof s);

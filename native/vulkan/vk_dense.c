@@ -16,8 +16,7 @@
 
 #include "vk_internal.h"
 
-static void bind(VkDescriptorBufferInfo *info, VkBuffer buf, VkDeviceSize off,
-                 VkDeviceSize range) {
+static void bind(VkDescriptorBufferInfo *info, VkBuffer buf, VkDeviceSize off, VkDeviceSize range) {
   *info = (VkDescriptorBufferInfo){.buffer = buf, .offset = off, .range = range};
 }
 
@@ -65,19 +64,18 @@ static void record(tl_backend *b, const tl_tensor *w, int e) {
   p.group_a = w->cols;
   p.n = e;
   vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->dense_pipe);
-  vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->layout, 0, 2, sets, 0,
-                          NULL);
+  vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->layout, 0, 2, sets, 0, NULL);
   vkCmdPushConstants(d->cmd, b->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
   vkCmdDispatch(d->cmd, ((uint32_t)w->rows + VK_WG - 1) / VK_WG, 1, 1);
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                       0, 1, &mb, 0, NULL, 0, NULL);
+  vkCmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                       1, &mb, 0, NULL, 0, NULL);
 }
 
-int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                    float *y, char *err, size_t cap) {
+int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                    char *err, size_t cap) {
   (void)dev; /* one device */
   vk_dense *d = &b->dense;
   int32_t *in = d->io.map;
@@ -92,9 +90,8 @@ int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: dense end: %s", vk_result_str(r));
   if ((r = vkResetFences(b->dev, 1, &d->fence)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: dense fence reset: %s", vk_result_str(r));
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &d->cmd};
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &d->cmd};
   pthread_mutex_lock(&b->mx);
   r = vkQueueSubmit(b->queue, 1, &si, d->fence);
   pthread_mutex_unlock(&b->mx);

@@ -23,12 +23,11 @@ static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
 /* Instance extensions from the loader and implicit layers, plus those of `layer`. */
 static int instance_has(const char *layer, const char *name) {
   uint32_t n = 0;
-  if (vkEnumerateInstanceExtensionProperties(layer, &n, NULL) != VK_SUCCESS || n == 0)
-    return 0;
+  if (vkEnumerateInstanceExtensionProperties(layer, &n, NULL) != VK_SUCCESS || n == 0) return 0;
   VkExtensionProperties *e = calloc(n, sizeof *e);
   if (!e) return 0;
-  int found = vkEnumerateInstanceExtensionProperties(layer, &n, e) == VK_SUCCESS &&
-              has_ext(e, n, name);
+  int found =
+      vkEnumerateInstanceExtensionProperties(layer, &n, e) == VK_SUCCESS && has_ext(e, n, name);
   free(e);
   return found;
 }
@@ -117,11 +116,16 @@ static int create_instance(tl_backend *b, char *err, size_t cap) {
 
 static int type_rank(VkPhysicalDeviceType t) {
   switch (t) {
-  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-  case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-  default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -148,8 +152,7 @@ static int pick_physical(tl_backend *b, int index, char *err, size_t cap) {
   uint32_t n = 0;
   VkResult r = vkEnumeratePhysicalDevices(b->inst, &n, NULL);
   if (r != VK_SUCCESS || n == 0)
-    return tl_fail(err, cap, TL_E_UNSUPPORTED, "vulkan: no physical device (%s)",
-                   vk_result_str(r));
+    return tl_fail(err, cap, TL_E_UNSUPPORTED, "vulkan: no physical device (%s)", vk_result_str(r));
   VkPhysicalDevice *all = calloc(n, sizeof *all);
   VkPhysicalDevice *usable = calloc(n, sizeof *usable);
   int *rank = calloc(n, sizeof *rank);
@@ -177,8 +180,7 @@ static int pick_physical(tl_backend *b, int index, char *err, size_t cap) {
   }
   int rc = TL_OK;
   if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-    rc = tl_fail(err, cap, TL_E_DEVICE, "vulkan: vkEnumeratePhysicalDevices: %s",
-                 vk_result_str(r));
+    rc = tl_fail(err, cap, TL_E_DEVICE, "vulkan: vkEnumeratePhysicalDevices: %s", vk_result_str(r));
   else if (m == 0)
     rc = tl_fail(err, cap, TL_E_UNSUPPORTED, "vulkan: no device with a compute queue");
   else if (index < 0 || (uint32_t)index >= m)
@@ -191,12 +193,11 @@ static int pick_physical(tl_backend *b, int index, char *err, size_t cap) {
 
 static int device_has(VkPhysicalDevice pd, const char *name) {
   uint32_t n = 0;
-  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0)
-    return 0;
+  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
   VkExtensionProperties *e = calloc(n, sizeof *e);
   if (!e) return 0;
-  int found = vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) == VK_SUCCESS &&
-              has_ext(e, n, name);
+  int found =
+      vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) == VK_SUCCESS && has_ext(e, n, name);
   free(e);
   return found;
 }

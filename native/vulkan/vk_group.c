@@ -62,8 +62,8 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
          TL_E4M3_ENTRIES * sizeof(float));
   rc = vk_buf_create(b, scratch_size,
                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-                     0, &g->scratch, err, cap);
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0,
+                     &g->scratch, err, cap);
   if (rc) return rc;
 
   VkDescriptorBufferInfo info[TL_MAX_GROUP_ROWS][8];
@@ -71,13 +71,13 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
   uint32_t nw = 0;
   for (int r = 0; r < TL_MAX_GROUP_ROWS; r++) {
     VkDeviceSize rr = (VkDeviceSize)r;
-    bind_range(&info[r][0], g->io.buf, rr * g->row_h, g->row_h);                  /* x */
-    bind_range(&info[r][1], g->scratch.buf, rr * g->row_h, g->row_h);             /* qx */
-    bind_range(&info[r][2], g->scratch.buf, g->off_ex + rr * a, a);               /* ex */
-    bind_range(&info[r][3], g->scratch.buf, g->off_h + rr * g->row_f, g->row_f);  /* h */
+    bind_range(&info[r][0], g->io.buf, rr * g->row_h, g->row_h); /* x */
+    bind_range(&info[r][1], g->scratch.buf, rr * g->row_h, g->row_h); /* qx */
+    bind_range(&info[r][2], g->scratch.buf, g->off_ex + rr * a, a); /* ex */
+    bind_range(&info[r][3], g->scratch.buf, g->off_h + rr * g->row_f, g->row_f); /* h */
     bind_range(&info[r][4], g->scratch.buf, g->off_qh + rr * g->row_f, g->row_f); /* qh */
-    bind_range(&info[r][5], g->scratch.buf, g->off_eh + rr * a, a);               /* eh */
-    bind_range(&info[r][6], g->io.buf, g->off_y + rr * g->row_h, g->row_h);       /* y */
+    bind_range(&info[r][5], g->scratch.buf, g->off_eh + rr * a, a); /* eh */
+    bind_range(&info[r][6], g->io.buf, g->off_y + rr * g->row_h, g->row_h); /* y */
     bind_range(&info[r][7], g->io.buf, g->off_lut, lut_bytes); /* lut, then e4m3 */
     for (uint32_t k = 0; k < 8; k++)
       w[nw++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -189,9 +189,9 @@ static void record(tl_backend *b, int n, tl_tensor *const *gate, tl_tensor *cons
           VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
-int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                   tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
-                   uint64_t tag, char *err, size_t cap) {
+int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                   tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                   size_t cap) {
   (void)dev; /* one device: the dispatcher has checked dev == 0 */
   vk_group *g = &b->group;
   pthread_mutex_lock(&b->mx);
@@ -221,9 +221,8 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   vk_group_reaped_wait(b); /* the reaper may still wait on the fence of the last group */
   if ((r = vkResetFences(b->dev, 1, &g->fence)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group fence reset: %s", vk_result_str(r));
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &g->cmd};
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &g->cmd};
   pthread_mutex_lock(&b->mx);
   r = vkQueueSubmit(b->queue, 1, &si, g->fence);
   if (r == VK_SUCCESS) g->inflight = 1;
@@ -238,8 +237,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
   return TL_OK;
 }
 
-int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                  size_t cap) {
+int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap) {
   (void)dev;
   vk_group *g = &b->group;
   pthread_mutex_lock(&b->mx);
@@ -253,8 +251,8 @@ int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err
   if (r != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group wait: %s", vk_result_str(r));
   if (n != g->n || hidden != g->hidden)
-    return tl_fail(err, cap, TL_E_ARG, "vulkan: take of %d x %d, issued %d x %d", n, hidden,
-                   g->n, g->hidden);
+    return tl_fail(err, cap, TL_E_ARG, "vulkan: take of %d x %d, issued %d x %d", n, hidden, g->n,
+                   g->hidden);
   for (int row = 0; row < n; row++)
     memcpy(y + (size_t)row * hidden,
            (const uint8_t *)g->io.map + g->off_y + (VkDeviceSize)row * g->row_h,

@@ -81,17 +81,17 @@ typedef struct vk_chunk {
   VkBuffer buf;
   VkDeviceMemory mem;
   VkDeviceSize size, top; /* [0, top) handed out; [top, size) free tail */
-  void *map;              /* mapped upload mode only */
-  int filled;             /* vkCmdFillBuffer done once (see vk_upload.c) */
+  void *map; /* mapped upload mode only */
+  int filled; /* vkCmdFillBuffer done once (see vk_upload.c) */
 } vk_chunk;
 
 typedef struct vk_arena {
   vk_chunk *chunks;
   int nchunks, cap_chunks;
   uint32_t mem_type;
-  VkDeviceSize limit;    /* bytes the arena may ever allocate (cap and budget) */
+  VkDeviceSize limit; /* bytes the arena may ever allocate (cap and budget) */
   VkDeviceSize reserved; /* sum of chunk sizes */
-  VkDeviceSize align;    /* slice alignment: storage-buffer offset rule */
+  VkDeviceSize align; /* slice alignment: storage-buffer offset rule */
   uint64_t slices, slice_bytes; /* handed out so far; a free does not lower them */
 } vk_arena;
 
@@ -100,8 +100,8 @@ typedef struct vk_tensor {
   int chunk;
   VkDeviceSize w_off, w_size; /* weights, padded to whole 32-bit words */
   VkDeviceSize s_off, s_size; /* float32 scales */
-  VkDescriptorSet set;        /* binding 0: weights as uint[], 1: scales */
-  int pool;                   /* index of the pool that owns set */
+  VkDescriptorSet set; /* binding 0: weights as uint[], 1: scales */
+  int pool; /* index of the pool that owns set */
 } vk_tensor;
 
 typedef struct vk_pool {
@@ -113,10 +113,10 @@ typedef struct vk_pool {
  * at init for TL_MAX_HIDDEN x TL_MAX_WIDTH (so the ledger never moves), one descriptor
  * set per row over disjoint row ranges, a command buffer and a fence. */
 typedef struct vk_group {
-  VkDeviceSize row_h, row_f;   /* per-row strides of the H- and F-sized regions */
+  VkDeviceSize row_h, row_f; /* per-row strides of the H- and F-sized regions */
   VkDeviceSize off_y, off_lut; /* inside io: x rows at 0, y rows, then the LUT */
   VkDeviceSize off_h, off_qh, off_ex, off_eh; /* inside scratch (qx rows at 0) */
-  vk_buf io;      /* host-visible: x in, y out, lut */
+  vk_buf io; /* host-visible: x in, y out, lut */
   vk_buf scratch; /* device-local: qx, h, qh, ex, eh */
   int needs_fill; /* fresh scratch: filled once by the first command buffer */
   VkDescriptorSet rows[TL_MAX_GROUP_ROWS];
@@ -169,8 +169,8 @@ struct tl_backend {
 
   /* uploads from RAM copies in flight, and the threads reporting them (vk_lanes.c) */
   vk_lane lanes[VK_UPLOAD_LANES];
-  int lane_next;          /* up_mx: the next lane to submit on */
-  int lane_reap;          /* reap_mx: the next lane the reaper waits for */
+  int lane_next; /* up_mx: the next lane to submit on */
+  int lane_reap; /* reap_mx: the next lane the reaper waits for */
   pthread_mutex_t reap_mx;
   pthread_cond_t reap_cv; /* a lane filled or freed; a group issued or reported */
   int reap_ok, reap_stop;
@@ -201,7 +201,7 @@ struct tl_backend {
 typedef struct vk_push {
   int32_t fmt_a, rows_a, cols_a, group_a; /* set 1 tensor */
   int32_t fmt_b, rows_b, cols_b, group_b; /* set 2 tensor (gate/up stage only) */
-  int32_t n;                              /* quant: number of values */
+  int32_t n; /* quant: number of values */
 } vk_push;
 
 /* vk_device.c */
@@ -262,17 +262,16 @@ void vk_pipeline_destroy(tl_backend *b);
 
 /* vk_group.c */
 int vk_group_init(tl_backend *b, char *err, size_t cap);
-int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate,
-                   tl_tensor *const *up, tl_tensor *const *down, const float *x, int hidden,
-                   uint64_t tag, char *err, size_t cap);
-int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err,
-                  size_t cap);
+int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_tensor *const *up,
+                   tl_tensor *const *down, const float *x, int hidden, uint64_t tag, char *err,
+                   size_t cap);
+int vk_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *err, size_t cap);
 void vk_group_destroy(tl_backend *b);
 
 /* vk_dense.c */
 int vk_dense_init(tl_backend *b, char *err, size_t cap); /* after vk_pipeline_create */
-int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e,
-                    float *y, char *err, size_t cap);
+int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
+                    char *err, size_t cap);
 uint64_t vk_device_bytes(tl_backend *b, int dev);
 void vk_dense_destroy(tl_backend *b);
 /* vk_lanes.c */
@@ -289,12 +288,11 @@ int vk_host_register(tl_backend *b, void *p, size_t bytes, void **pin, char *err
 void vk_host_unregister(tl_backend *b, void *pin);
 
 /* vk_bandwidth.c */
-int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned,
-                      double *gbps, char *err, size_t cap);
+int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinned, double *gbps,
+                      char *err, size_t cap);
 
 /* vk_shaders.c: SPIR-V compiled from the .comp shaders at build time */
 extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[], vk_spv_dense[];
-extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size,
-    vk_spv_dense_size;
+extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size, vk_spv_dense_size;
 
 #endif

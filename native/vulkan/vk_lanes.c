@@ -27,9 +27,9 @@ static void *lane_main(void *arg) {
     pthread_mutex_unlock(&b->reap_mx);
     VkResult r = vkWaitForFences(b->dev, 1, &lane->fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
-    int status = r == VK_SUCCESS ? TL_OK
-                                 : tl_fail(msg, sizeof msg, TL_E_DEVICE,
-                                           "vulkan: upload wait: %s", vk_result_str(r));
+    int status = r == VK_SUCCESS
+        ? TL_OK
+        : tl_fail(msg, sizeof msg, TL_E_DEVICE, "vulkan: upload wait: %s", vk_result_str(r));
     pthread_mutex_lock(&b->reap_mx);
     lane->t = NULL;
     b->lane_reap = (b->lane_reap + 1) % VK_UPLOAD_LANES;
@@ -52,9 +52,9 @@ static void *group_main(void *arg) {
     pthread_mutex_unlock(&b->reap_mx);
     VkResult r = vkWaitForFences(b->dev, 1, &b->group.fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
-    int status = r == VK_SUCCESS ? TL_OK
-                                 : tl_fail(msg, sizeof msg, TL_E_DEVICE,
-                                           "vulkan: group wait: %s", vk_result_str(r));
+    int status = r == VK_SUCCESS
+        ? TL_OK
+        : tl_fail(msg, sizeof msg, TL_E_DEVICE, "vulkan: group wait: %s", vk_result_str(r));
     tl_group_done(b->owner, 0, tag, status, status == TL_OK ? NULL : msg);
     pthread_mutex_lock(&b->reap_mx);
     b->group_pending = 0;

@@ -59,12 +59,11 @@ int vk_buf_create(tl_backend *b, VkDeviceSize size, VkBufferUsageFlags usage,
   if (r != VK_SUCCESS) {
     out->mem = VK_NULL_HANDLE;
     vk_buf_destroy(b, out);
-    return tl_fail(err, cap,
-                   r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
-                       ? TL_E_OOM
-                       : TL_E_DEVICE,
-                   "vulkan: vkAllocateMemory(%llu): %s", (unsigned long long)req.size,
-                   vk_result_str(r));
+    return tl_fail(
+        err, cap,
+        r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? TL_E_OOM
+                                                                               : TL_E_DEVICE,
+        "vulkan: vkAllocateMemory(%llu): %s", (unsigned long long)req.size, vk_result_str(r));
   }
   if ((r = vkBindBufferMemory(b->dev, out->buf, out->mem, 0)) != VK_SUCCESS) {
     vk_buf_destroy(b, out);

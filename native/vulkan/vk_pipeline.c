@@ -24,10 +24,10 @@ static int set_layout(tl_backend *b, uint32_t nbind, VkDescriptorSetLayout *out,
                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                              .descriptorCount = 1,
                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkDescriptorSetLayoutCreateInfo ci = {.sType =
-                                            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                        .bindingCount = nbind,
-                                        .pBindings = bind};
+  VkDescriptorSetLayoutCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .bindingCount = nbind,
+      .pBindings = bind};
   VkResult r = vkCreateDescriptorSetLayout(b->dev, &ci, NULL, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
@@ -36,11 +36,10 @@ static int set_layout(tl_backend *b, uint32_t nbind, VkDescriptorSetLayout *out,
   return TL_OK;
 }
 
-static int module(tl_backend *b, const uint32_t *code, size_t size, VkShaderModule *out,
-                  char *err, size_t cap) {
-  VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                 .codeSize = size,
-                                 .pCode = code};
+static int module(tl_backend *b, const uint32_t *code, size_t size, VkShaderModule *out, char *err,
+                  size_t cap) {
+  VkShaderModuleCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
   VkResult r = vkCreateShaderModule(b->dev, &ci, NULL, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
@@ -53,10 +52,8 @@ static int pipeline(tl_backend *b, VkShaderModule mod, int spec, VkPipeline *out
                     size_t cap) {
   VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof(int32_t)};
   int32_t value = spec;
-  VkSpecializationInfo si = {.mapEntryCount = 1,
-                             .pMapEntries = &entry,
-                             .dataSize = sizeof value,
-                             .pData = &value};
+  VkSpecializationInfo si = {
+      .mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof value, .pData = &value};
   VkComputePipelineCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -78,9 +75,8 @@ int vk_pipeline_create(tl_backend *b, char *err, size_t cap) {
   if ((rc = set_layout(b, 8, &b->row_layout, err, cap))) return rc;
   if ((rc = set_layout(b, 2, &b->tensor_layout, err, cap))) return rc;
   VkDescriptorSetLayout sets[3] = {b->row_layout, b->tensor_layout, b->tensor_layout};
-  VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-                            .offset = 0,
-                            .size = sizeof(vk_push)};
+  VkPushConstantRange pr = {
+      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = sizeof(vk_push)};
   VkPipelineLayoutCreateInfo lci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                     .setLayoutCount = 3,
                                     .pSetLayouts = sets,
@@ -141,8 +137,7 @@ static int pool_add(tl_backend *b, char *err, size_t cap) {
   VkDescriptorPool pool;
   VkResult r = vkCreateDescriptorPool(b->dev, &pci, NULL, &pool);
   if (r != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: tensor descriptor pool: %s",
-                   vk_result_str(r));
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: tensor descriptor pool: %s", vk_result_str(r));
   b->pools[b->npools].pool = pool;
   b->pools[b->npools].used = 0;
   b->npools++;

@@ -170,8 +170,8 @@ static int check_tensor(tl_backend *b, const tl_tensor *t, size_t data_bytes, si
   /* the shaders index elements (row * cols + j) in int32 */
   if ((uint64_t)t->rows * (uint64_t)t->cols >= (1ull << 31)) {
     return tl_fail(err, cap, TL_E_UNSUPPORTED,
-                   "vulkan: tensor of %d x %d elements (at most 2^31 - 1 on this backend)",
-                   t->rows, t->cols);
+                   "vulkan: tensor of %d x %d elements (at most 2^31 - 1 on this backend)", t->rows,
+                   t->cols);
   }
   VkDeviceSize range = b->props.limits.maxStorageBufferRange;
   if (*w_size > range || *s_size > range) {
@@ -207,8 +207,8 @@ int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_
   rc = reserve(b, w_size, s_size, vt, &c, err, cap);
   if (!rc)
     rc = b->upload_mode == VK_UPLOAD_MAPPED
-             ? upload_mapped(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap)
-             : upload_staged(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap);
+        ? upload_mapped(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap)
+        : upload_staged(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap);
   pthread_mutex_unlock(&b->up_mx);
 
   if (rc) {
@@ -247,10 +247,10 @@ static int submit_lane(tl_backend *b, vk_lane *lane, vk_chunk *c, const vk_tenso
   } else {
     memcpy(lane->staging.map, src->data, src->span_bytes);
   }
-  VkBufferCopy reg[2] = {
-      {.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes},
-      {.srcOffset = from_at + scales_in_span, .dstOffset = vt->s_off,
-       .size = (VkDeviceSize)src->nscales * sizeof(float)}};
+  VkBufferCopy reg[2] = {{.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes},
+                         {.srcOffset = from_at + scales_in_span,
+                          .dstOffset = vt->s_off,
+                          .size = (VkDeviceSize)src->nscales * sizeof(float)}};
   vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);
   barrier(lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
@@ -280,8 +280,8 @@ int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, 
    * lane goes through the synchronous staging path: either way, landed on return */
   if (b->upload_mode == VK_UPLOAD_MAPPED ||
       (src->pin == NULL && src->span_bytes > VK_LANE_STAGING_BYTES)) {
-    int rc = vk_tensor_upload(b, t, src->data, src->data_bytes, src->scales, src->nscales,
-                              err, cap);
+    int rc =
+        vk_tensor_upload(b, t, src->data, src->data_bytes, src->scales, src->nscales, err, cap);
     if (rc == TL_OK) tl_upload_done(t, TL_OK, NULL);
     return rc;
   }

@@ -36,16 +36,18 @@ static int loader_chatter(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                           VkDebugUtilsMessageTypeFlagsEXT types,
                           const VkDebugUtilsMessengerCallbackDataEXT *data) {
   return !(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) &&
-         types == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && data &&
-         data->pMessageIdName && strcmp(data->pMessageIdName, "Loader Message") == 0;
+      types == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && data && data->pMessageIdName &&
+      strcmp(data->pMessageIdName, "Loader Message") == 0;
 }
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
-    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                 void *user) {
   (void)user;
-  if (!(severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)))
+  if (!(severity &
+        (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)))
     return VK_FALSE;
   if (loader_chatter(severity, types, data)) return VK_FALSE;
   atomic_fetch_add(&g_messages, 1);
@@ -62,17 +64,17 @@ void vk_validation_chain(VkDebugUtilsMessengerCreateInfoEXT *ci) {
   memset(ci, 0, sizeof *ci);
   ci->sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
   ci->messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   ci->messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+      VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   ci->pfnUserCallback = on_message;
 }
 
 int vk_validation_install(tl_backend *b, char *err, size_t cap) {
   PFN_vkCreateDebugUtilsMessengerEXT create =
-      (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-          b->inst, "vkCreateDebugUtilsMessengerEXT");
+      (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(b->inst,
+                                                                "vkCreateDebugUtilsMessengerEXT");
   if (!create)
     return tl_fail(err, cap, TL_E_UNSUPPORTED,
                    "vulkan: vkCreateDebugUtilsMessengerEXT is not available");
@@ -89,8 +91,8 @@ int vk_validation_install(tl_backend *b, char *err, size_t cap) {
 void vk_validation_remove(tl_backend *b) {
   if (!b->messenger) return;
   PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-      (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-          b->inst, "vkDestroyDebugUtilsMessengerEXT");
+      (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(b->inst,
+                                                                 "vkDestroyDebugUtilsMessengerEXT");
   if (destroy) destroy(b->inst, b->messenger, NULL);
   b->messenger = VK_NULL_HANDLE;
 }

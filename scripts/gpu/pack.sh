@@ -28,7 +28,8 @@ done
 
 cp -r node_modules/koffi "$out/node_modules/"
 cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
-banner="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"
+# koffi is loaded with require(); the alias keeps clear of sources that import createRequire themselves
+banner="import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);"
 for entry in src/cli/oracle.ts src/cli/bench.ts src/cli/native_defects.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"

@@ -151,7 +151,8 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'POST-FILL-WAIT': {
     kind: 'safety',
     family: 'fill_wait residency',
-    statement: 'when fill_wait returns without stop, nothing is queued or in flight: every expert enqueued before is resident or failed',
+    statement:
+      'when fill_wait returns without stop, nothing is queued or in flight: every expert enqueued before is resident or failed',
     reason: 'the engine frees RAM copies right after fill_wait, trusting residency (#1360)',
     when: 'at a call or return',
   },
@@ -172,21 +173,24 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'POST-SHUTDOWN': {
     kind: 'safety',
     family: 'nothing left after shutdown',
-    statement: 'after shutdown: ring empty, nothing queued or resident, zero device allocations and staging copies when the backend shuts down, budgets released',
+    statement:
+      'after shutdown: ring empty, nothing queued or resident, zero device allocations and staging copies when the backend shuts down, budgets released',
     reason: 'a shutdown that joins but does not release leaks every tensor (a validation layer counted 21)',
     when: 'end of run',
   },
   'PROG-FILL': {
     kind: 'liveness',
     family: 'fill_wait residency',
-    statement: 'with no faults and devices that hold their budgets, every expert plan_fill returned is resident when fill_wait returns',
+    statement:
+      'with no faults and devices that hold their budgets, every expert plan_fill returned is resident when fill_wait returns',
     reason: 'a tier that plans but never promotes a planned expert passes every safety property',
     when: 'at a call or return',
   },
   'COMP-EXACT-ONCE': {
     kind: 'safety',
     family: 'exactly once',
-    statement: 'every routed expert of every token and layer contributes exactly once, computed from its own input, in route order',
+    statement:
+      'every routed expert of every token and layer contributes exactly once, computed from its own input, in route order',
     reason: 'a failed take whose experts nobody recomputes changes the output silently',
     when: 'every op',
   },
@@ -214,7 +218,8 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'LIVE-LOST-WAKEUP': {
     kind: 'liveness',
     family: 'liveness',
-    statement: 'whenever mx is released, every thread asleep on a condition variable still has a reason to sleep (its wait predicate holds)',
+    statement:
+      'whenever mx is released, every thread asleep on a condition variable still has a reason to sleep (its wait predicate holds)',
     reason: 'whoever ends a wait must signal or broadcast: a forgotten one strands the waiter until luck rescues it',
     when: 'every unlock',
   },
@@ -235,8 +240,10 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'SYNC-DISCIPLINE': {
     kind: 'safety',
     family: 'sync discipline',
-    statement: 'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',
-    reason: 'a dropped lock or unlock, or a statement moved out of its critical section, is a data race or a deadlock in C',
+    statement:
+      'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',
+    reason:
+      'a dropped lock or unlock, or a statement moved out of its critical section, is a data race or a deadlock in C',
     when: 'every op',
   },
   'LIMIT-THREADS': {
@@ -249,14 +256,16 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'SPEC-INIT': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'init refuses exactly the invalid configurations, sets budgets, loads heat and places the trunk as the protocol says, and a failed stage leaves nothing allocated',
+    statement:
+      'init refuses exactly the invalid configurations, sets budgets, loads heat and places the trunk as the protocol says, and a failed stage leaves nothing allocated',
     reason: 'a half-initialized tier leaks, or runs on a configuration the engine cannot compute',
     when: 'every unlock',
   },
   'SPEC-PLAN': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'plan_fill reserves, in heat or natural order, every expert that fits its home device, and only those: the plan is maximal and ordered',
+    statement:
+      'plan_fill reserves, in heat or natural order, every expert that fits its home device, and only those: the plan is maximal and ordered',
     reason: 'planning too few leaves VRAM idle; planning in the wrong order uploads cold experts first',
     when: 'every unlock',
   },
@@ -264,20 +273,24 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     kind: 'safety',
     family: 'refinement',
     statement: 'fill_wait returns exactly when nothing is in flight (or the tier stops), and waits otherwise',
-    reason: 'returning early lets the engine free RAM copies still being uploaded (#1360); never returning hangs the warmstart',
+    reason:
+      'returning early lets the engine free RAM copies still being uploaded (#1360); never returning hangs the warmstart',
     when: 'every unlock',
   },
   'SPEC-ENQUEUE': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'note, note_block, note_planned and release_ram count heat, keep or drop RAM pointers, and enqueue or refuse exactly as the protocol says',
-    reason: 'a tier that never promotes at decode time (#1391) or keeps a streamed pointer passes every safety property',
+    statement:
+      'note, note_block, note_planned and release_ram count heat, keep or drop RAM pointers, and enqueue or refuse exactly as the protocol says',
+    reason:
+      'a tier that never promotes at decode time (#1391) or keeps a streamed pointer passes every safety property',
     when: 'every unlock',
   },
   'SPEC-ADMISSION': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'an LFRU round swaps exactly when hot > cold + floor(cold/4) + 4, coldest resident against hottest candidate, on backends that reclaim',
+    statement:
+      'an LFRU round swaps exactly when hot > cold + floor(cold/4) + 4, coldest resident against hottest candidate, on backends that reclaim',
     reason: 'a wrong admission rule thrashes or never adapts; a swap on a fill-once arena leaks',
     when: 'every unlock',
   },
@@ -298,7 +311,8 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'SPEC-MASK': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'issue sets exactly the bits of routed experts resident on a device whose group was issued, at most 32 rows per device, into each devices own block',
+    statement:
+      'issue sets exactly the bits of routed experts resident on a device whose group was issued, at most 32 rows per device, into each devices own block',
     reason: 'a clear bit for a resident expert wastes the GPU; a set bit for a missing one loses the expert',
     when: 'every unlock',
   },
@@ -312,35 +326,40 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'SPEC-COUNTERS': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'uploads, failures, hits, misses, swaps, abandoned swaps and queue-full skips count exactly the events they name',
+    statement:
+      'uploads, failures, hits, misses, swaps, abandoned swaps and queue-full skips count exactly the events they name',
     reason: 'the engine reports and tunes from these numbers',
     when: 'every unlock',
   },
   'SPEC-HEAT-FILE': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'the heat file is read in its format and halved on load, ignored when of another shape, and written at shutdown',
+    statement:
+      'the heat file is read in its format and halved on load, ignored when of another shape, and written at shutdown',
     reason: 'a heat file loaded without halving dominates the next run; a wrong one plans by a neighbours heat',
     when: 'every unlock',
   },
   'SPEC-UPLOADER': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'the uploader dequeues in order, waits for an open group before evicting, abandons only at shutdown, and finishes every entry as the protocol says',
+    statement:
+      'the uploader dequeues in order, waits for an open group before evicting, abandons only at shutdown, and finishes every entry as the protocol says',
     reason: 'an uploader that loses an entry or evicts early breaks residency and memory safety',
     when: 'every unlock',
   },
   'SPEC-SHUTDOWN': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'shutdown stops, wakes, waits for woken callers, drains the open group and releases everything in the protocols order',
+    statement:
+      'shutdown stops, wakes, waits for woken callers, drains the open group and releases everything in the protocols order',
     reason: 'a shutdown that returns with a caller inside, or releases under an open group, is a use after free',
     when: 'every unlock',
   },
   'SPEC-WAKEUP': {
     kind: 'safety',
     family: 'refinement',
-    statement: 'every signal and broadcast the protocol prescribes is made, and every wait is on the protocols condition variable',
+    statement:
+      'every signal and broadcast the protocol prescribes is made, and every wait is on the protocols condition variable',
     reason: 'a missing broadcast strands a waiter (#1340); a wait on the wrong variable never wakes',
     when: 'every unlock',
   },

@@ -17,7 +17,12 @@ export interface CheckedWorld {
   /** device bytes a tensor the world handed out really takes */
   deviceBytes(tensor: TensorHandle): number;
   /** what a handle the world handed out holds (layer -1: a trunk matrix, eid its offer index) */
-  tensorOwner(tensor: TensorHandle): { readonly dev: number; readonly layer: number; readonly eid: number; readonly part: string };
+  tensorOwner(tensor: TensorHandle): {
+    readonly dev: number;
+    readonly layer: number;
+    readonly eid: number;
+    readonly part: string;
+  };
   stagingOwner(staging: StagingCopy): { readonly layer: number; readonly eid: number };
   hostArrayKind(array: HostArray): string;
   /** device memory the backend itself says it holds for tensors on dev (a native

@@ -20,7 +20,13 @@ export class CombineLedger {
 
   constructor(private readonly layers: number) {}
 
-  record(token: number, layer: number, routed: readonly number[], parts: readonly Contribution[], provenance: (p: Contribution) => Provenance): void {
+  record(
+    token: number,
+    layer: number,
+    routed: readonly number[],
+    parts: readonly Contribution[],
+    provenance: (p: Contribution) => Provenance,
+  ): void {
     const key = token * this.layers + layer;
     if (this.seen.has(key)) throw new Violation('COMP-EXACT-ONCE', `token ${token} layer ${layer} combined twice`);
     this.seen.add(key);
@@ -56,6 +62,7 @@ function checkCombined(
 
 /** COMP-MISS-WEIGHTS: an expert computed on the CPU must have RAM weights. */
 export function requireCpuWeights<R>(layer: number, eid: number, ram: R | null): R {
-  if (ram === null) throw new Violation('COMP-MISS-WEIGHTS', `L${layer}E${eid} computed on the CPU with no RAM weights`);
+  if (ram === null)
+    throw new Violation('COMP-MISS-WEIGHTS', `L${layer}E${eid} computed on the CPU with no RAM weights`);
   return ram;
 }

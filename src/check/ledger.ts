@@ -85,7 +85,10 @@ export class Ledger {
     if (!t.alive) throw new Violation('MEM-DEVICE', `double free of tensor ${describeTensor(t)}`);
     if (t.dev !== dev) throw new Violation('MEM-DEVICE', `tensor ${describeTensor(t)} freed on device ${dev}`);
     if (t.refs > 0 && !this.backendShutdown) {
-      throw new Violation('MEM-DEVICE', `tensor ${describeTensor(t)} freed while an open group on device ${t.dev} reads it`);
+      throw new Violation(
+        'MEM-DEVICE',
+        `tensor ${describeTensor(t)} freed while an open group on device ${t.dev} reads it`,
+      );
     }
     t.alive = false;
     this.liveTensors--;
@@ -130,8 +133,10 @@ export class Ledger {
 
   /** the bytes an upload sends must be the expert's own, from a live staging copy */
   checkUploadSource(s: SimStaging | null | undefined, layer: number, eid: number): void {
-    if (s === null || s === undefined) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} has no staging copy to read`);
-    if (!s.alive) throw new Violation('MEM-HOST', `upload of L${layer}E${eid} reads staging copy s${s.id} after it was freed`);
+    if (s === null || s === undefined)
+      throw new Violation('MEM-HOST', `upload of L${layer}E${eid} has no staging copy to read`);
+    if (!s.alive)
+      throw new Violation('MEM-HOST', `upload of L${layer}E${eid} reads staging copy s${s.id} after it was freed`);
     if (s.layer !== layer || s.eid !== eid) {
       throw new Violation('MEM-UPLOAD-BYTES', `upload of L${layer}E${eid} sends the bytes of L${s.layer}E${s.eid}`);
     }
@@ -153,8 +158,10 @@ export class Ledger {
 
   openGroup(dev: number, tensors: SimTensor[], holder: string): void {
     for (const t of tensors) {
-      if (!t.alive) throw new Violation('MEM-DEVICE', `group on device ${dev} issued with freed tensor ${describeTensor(t)}`);
-      if (t.dev !== dev) throw new Violation('MEM-DEVICE', `group on device ${dev} uses tensor ${describeTensor(t)} of device ${t.dev}`);
+      if (!t.alive)
+        throw new Violation('MEM-DEVICE', `group on device ${dev} issued with freed tensor ${describeTensor(t)}`);
+      if (t.dev !== dev)
+        throw new Violation('MEM-DEVICE', `group on device ${dev} uses tensor ${describeTensor(t)} of device ${t.dev}`);
     }
     for (const t of tensors) t.refs++;
     this.openGroups[dev] = tensors;
@@ -164,9 +171,11 @@ export class Ledger {
 
   closeGroup(dev: number): void {
     const tensors = this.openGroups[dev];
-    if (tensors === null || tensors === undefined) throw new Violation('MEM-DEVICE', `take on device ${dev} with no group open`);
+    if (tensors === null || tensors === undefined)
+      throw new Violation('MEM-DEVICE', `take on device ${dev} with no group open`);
     for (const t of tensors) {
-      if (!t.alive) throw new Violation('MEM-DEVICE', `group on device ${dev} computed with freed tensor ${describeTensor(t)}`);
+      if (!t.alive)
+        throw new Violation('MEM-DEVICE', `group on device ${dev} computed with freed tensor ${describeTensor(t)}`);
       t.refs--;
     }
     this.openGroups[dev] = null;
@@ -177,7 +186,8 @@ export class Ledger {
   /** a device operation starts using a buffer: nobody else may have it in flight */
   claim(buf: string, holder: string): void {
     const other = this.busy.get(buf);
-    if (other !== undefined) throw new Violation('MEM-BUFFER-OWNER', `${holder} uses buffer ${buf} while ${other} has it in flight`);
+    if (other !== undefined)
+      throw new Violation('MEM-BUFFER-OWNER', `${holder} uses buffer ${buf} while ${other} has it in flight`);
     this.busy.set(buf, holder);
   }
 

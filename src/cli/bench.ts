@@ -30,7 +30,15 @@ import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
-import { countOption, intOption, parseOrFail, positiveOption, reportUnexpectedErrors, secondsOption, usageError } from './cli_args.js';
+import {
+  countOption,
+  intOption,
+  parseOrFail,
+  positiveOption,
+  reportUnexpectedErrors,
+  secondsOption,
+  usageError,
+} from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
 reportUnexpectedErrors('bench');
@@ -44,8 +52,10 @@ type Section = (typeof SECTIONS)[number];
 /** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
 const DEFAULT_SECTIONS: readonly Section[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
-const seconds = (v: string | undefined, name: string, fallback: number): number => secondsOption('bench', v, name, fallback);
-const count = (v: string | undefined, name: string, fallback: number): number => countOption('bench', v, name, fallback);
+const seconds = (v: string | undefined, name: string, fallback: number): number =>
+  secondsOption('bench', v, name, fallback);
+const count = (v: string | undefined, name: string, fallback: number): number =>
+  countOption('bench', v, name, fallback);
 
 const { values } = parseOrFail('bench', {
   options: {
@@ -72,7 +82,8 @@ const { values } = parseOrFail('bench', {
 const only = (values.only ?? DEFAULT_SECTIONS.join(',')).split(',') as Section[];
 for (const s of only) if (!SECTIONS.includes(s)) fail(`no section '${s}'; known: ${SECTIONS.join(', ')}`);
 const strategies = (values.strategies ?? STRATEGIES.join(',')).split(',');
-for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
+for (const s of strategies)
+  if (!(STRATEGIES as readonly string[]).includes(s)) fail(`no strategy '${s}'; known: ${STRATEGIES.join(', ')}`);
 const root = process.cwd();
 const outDir = prepareOutputDir('bench', 'out', values.out ?? 'reports');
 // every number is read before the first section runs: a typo must not cost minutes
@@ -115,7 +126,9 @@ if (only.includes('speed')) {
     refinementCost: noRefinement.stepsPerSecond / Math.max(1, on.stepsPerSecond),
   };
   const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
-  log(`  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`);
+  log(
+    `  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`,
+  );
 }
 
 if (only.includes('scaling')) {
@@ -137,8 +150,11 @@ if (only.includes('exhaustive')) {
     log(`exhaustive: ${c.label} ...`);
     const row = exploreRow(s, c, limit);
     const perState = row.stepsPerState !== null ? `, ${row.stepsPerState.toFixed(1)} steps per state` : '';
-    const rate = row.statesPerSecond !== null ? `, ${Math.round(row.statesPerSecond).toLocaleString('en-US')} states/s` : '';
-    log(`  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s${rate}${perState}`);
+    const rate =
+      row.statesPerSecond !== null ? `, ${Math.round(row.statesPerSecond).toLocaleString('en-US')} states/s` : '';
+    log(
+      `  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s${rate}${perState}`,
+    );
     if (row.violations.length > 0) unexpected = true;
     return row;
   });
@@ -146,16 +162,31 @@ if (only.includes('exhaustive')) {
   const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
   const jobs = [];
   for (const n of [1, 2]) {
-    log(`exhaustive: DPOR of ${describeScenario(two)} in ${n} part${n === 1 ? '' : 's'} on ${n} thread${n === 1 ? '' : 's'} ...`);
+    log(
+      `exhaustive: DPOR of ${describeScenario(two)} in ${n} part${n === 1 ? '' : 's'} on ${n} thread${n === 1 ? '' : 's'} ...`,
+    );
     const j = await jobsRow(two, `DPOR, unbounded, ${n} job${n === 1 ? '' : 's'}`, n, limit);
-    log(`  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${j.schedules} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${Math.round(j.schedulesPerSecond)} schedules/s`);
+    log(
+      `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${j.schedules} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${Math.round(j.schedulesPerSecond)} schedules/s`,
+    );
     if (j.violations.length > 0) unexpected = true;
     jobs.push(j);
   }
   const [one, pair] = jobs;
-  const speedup = one !== undefined && pair !== undefined && one.wallSeconds > 0 ? one.wallSeconds / pair.wallSeconds : null;
-  if (speedup !== null) log(`  2 jobs: ${speedup.toFixed(2)}x the wall-clock speed of 1 job (${pair?.schedulesPerSecond.toFixed(0)} vs ${one?.schedulesPerSecond.toFixed(0)} schedules/s; the parts overlap)`);
-  report.exhaustive = { scenario: describeScenario(s), rows, reductionFactor: reductionFactor(rows), jobsScenario: describeScenario(two), jobs, jobsSpeedup: speedup };
+  const speedup =
+    one !== undefined && pair !== undefined && one.wallSeconds > 0 ? one.wallSeconds / pair.wallSeconds : null;
+  if (speedup !== null)
+    log(
+      `  2 jobs: ${speedup.toFixed(2)}x the wall-clock speed of 1 job (${pair?.schedulesPerSecond.toFixed(0)} vs ${one?.schedulesPerSecond.toFixed(0)} schedules/s; the parts overlap)`,
+    );
+  report.exhaustive = {
+    scenario: describeScenario(s),
+    rows,
+    reductionFactor: reductionFactor(rows),
+    jobsScenario: describeScenario(two),
+    jobs,
+    jobsSpeedup: speedup,
+  };
 }
 
 if (only.includes('race')) {
@@ -180,7 +211,13 @@ if (only.includes('upload')) {
     fail(e instanceof NativeError ? e.message : String(e));
   }
   if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
-  report.upload = await measureUpload({ lib, device: opts.device, expertGiB: opts.expertsGiB, tokens: opts.uploadTokens, log });
+  report.upload = await measureUpload({
+    lib,
+    device: opts.device,
+    expertGiB: opts.expertsGiB,
+    tokens: opts.uploadTokens,
+    log,
+  });
   if (report.upload.problems.length > 0) unexpected = true;
 }
 

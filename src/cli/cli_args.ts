@@ -30,7 +30,14 @@ function numberOf(tool: string, value: string, name: string, wants: string): num
 }
 
 /** an integer option in [min, max], or its default */
-export function intOption(tool: string, value: string | undefined, name: string, min: number, max: number, fallback: number): number {
+export function intOption(
+  tool: string,
+  value: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   const wants = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
   const n = numberOf(tool, value, name, wants);
@@ -50,7 +57,13 @@ export function seedOption(tool: string, value: string | undefined, fallback: nu
 
 /** a budget in seconds: a positive number (zero would check nothing), or with `zeroMeans`
  *  (what 0 does, for the message) a number >= 0 */
-export function secondsOption(tool: string, value: string | undefined, name: string, fallback: number, zeroMeans?: string): number {
+export function secondsOption(
+  tool: string,
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  zeroMeans?: string,
+): number {
   if (value === undefined) return fallback;
   const wants = zeroMeans === undefined ? 'a positive number of seconds' : `a number of seconds >= 0 (0: ${zeroMeans})`;
   const n = numberOf(tool, value, name, wants);
@@ -116,7 +129,14 @@ export function shardOption(tool: string, value: string | undefined): ShardOptio
   const m = /^(\d+)\/(\d+)$/.exec(value);
   const index = Number(m?.[1]);
   const count = Number(m?.[2]);
-  if (m === null || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || count < 1 || count > MAX_JOBS || index >= count) {
+  if (
+    m === null ||
+    !Number.isSafeInteger(index) ||
+    !Number.isSafeInteger(count) ||
+    count < 1 ||
+    count > MAX_JOBS ||
+    index >= count
+  ) {
     usageError(tool, `--shard wants i/n with integers 0 <= i < n <= ${MAX_JOBS}, e.g. 0/4; got '${value}'`);
   }
   return { index, count };

@@ -48,7 +48,17 @@ import { runPool } from '../../mutants/lib/pool.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
-import { countOption, jobsOption, parseOrFail, reportUnexpectedErrors, runIdentity, secondsOption, seedOption, shardOption, usageError } from './cli_args.js';
+import {
+  countOption,
+  jobsOption,
+  parseOrFail,
+  reportUnexpectedErrors,
+  runIdentity,
+  secondsOption,
+  seedOption,
+  shardOption,
+  usageError,
+} from './cli_args.js';
 import { writeShardFile } from '../report/shard_file.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
@@ -67,7 +77,13 @@ function sourcesAt(dir: string, commit: string | null): { commit: string; change
   };
   if (commit !== null) return { commit: commit.slice(0, 7), changed: [] };
   const status = git(['status', '--porcelain', '--', 'src', 'model', 'properties']) ?? '';
-  return { commit: git(['rev-parse', '--short', 'HEAD'])?.trim() ?? 'HEAD', changed: status.split('\n').filter((l) => l.length > 3).map((l) => l.slice(3)) };
+  return {
+    commit: git(['rev-parse', '--short', 'HEAD'])?.trim() ?? 'HEAD',
+    changed: status
+      .split('\n')
+      .filter((l) => l.length > 3)
+      .map((l) => l.slice(3)),
+  };
 }
 
 const { values } = parseOrFail('mutants', {
@@ -99,17 +115,25 @@ const { values } = parseOrFail('mutants', {
 });
 
 const root = REPO_ROOT;
-if (values['catalogue-only'] === true && values['operators-only'] === true) fail('--catalogue-only and --operators-only exclude each other');
+if (values['catalogue-only'] === true && values['operators-only'] === true)
+  fail('--catalogue-only and --operators-only exclude each other');
 // checked here: a mutant's properties run that refuses them would look like a dead mutant
 if (values.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(values.strategy)) {
   fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy}'`);
 }
-if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite)) fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
+if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite))
+  fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
 // every number is read before anything slow starts
 const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
 const seed = seedOption('mutants', values.seed, 20261129);
 const runs = values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : undefined;
-const matrixSeconds = secondsOption('mutants', values['matrix-seconds'], 'matrix-seconds', 2, 'no sampling pass, an empty kill matrix');
+const matrixSeconds = secondsOption(
+  'mutants',
+  values['matrix-seconds'],
+  'matrix-seconds',
+  2,
+  'no sampling pass, an empty kill matrix',
+);
 const jobs = jobsOption('mutants', values.jobs);
 const shard = shardOption('mutants', values.shard);
 const baselineSeconds = secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(seconds, 3));
@@ -125,7 +149,10 @@ if (values.at !== undefined) {
 // an interrupted run leaves no scratch copy and no child behind, and writes what finished
 // (SIGINT: 130, SIGTERM: 143)
 let writePartial: (signal: string) => void = () => {};
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
     killAllChildren();
     writePartial(signal);
@@ -137,7 +164,13 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 if (values.replay !== undefined) {
   // replays on the working tree's sources, or on a commit's with --at
   const from = commit !== null ? makeSnapshot(root, commit) : null;
-  const rc = await replayMutantCounterexample(root, resolve(values.replay), values.full === true, values['catalogue-dir'], from?.dir);
+  const rc = await replayMutantCounterexample(
+    root,
+    resolve(values.replay),
+    values.full === true,
+    values['catalogue-dir'],
+    from?.dir,
+  );
   from?.remove();
   process.exit(rc);
 }
@@ -196,7 +229,8 @@ const skipped = mine.filter((e) => !runEquivalent && e.equivalent !== undefined)
 if (values['no-baseline'] !== true && toRun.length > 0) {
   process.stderr.write('baseline: the unmutated sources, a short run ...\n');
   const problem = await checkBaseline(settings, baselineSeconds);
-  if (problem !== null) fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
+  if (problem !== null)
+    fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
 }
 
 const startLoad = loadavg();
@@ -214,7 +248,8 @@ function line(r: MutantResult): string {
     return `${head}: killed by ${r.property}${r.asExpected === false ? ' (UNEXPECTED)' : ''} after ${r.runsToKill} runs, ${r.secondsToKill?.toFixed(2)} s (wall ${r.wallSeconds.toFixed(1)} s); ${r.choices} choices, ${r.steps} steps`;
   }
   if (r.status === 'survived') return `${head}: SURVIVED ${r.runs} runs (wall ${r.wallSeconds.toFixed(1)} s)`;
-  if (r.status === 'inconclusive') return `${head}: INCONCLUSIVE (${r.property ?? ''}): ${r.error ?? ''}; ${r.replay ?? ''}`;
+  if (r.status === 'inconclusive')
+    return `${head}: INCONCLUSIVE (${r.property ?? ''}): ${r.error ?? ''}; ${r.replay ?? ''}`;
   return `${head}: ${r.status.toUpperCase()}: ${r.error ?? ''}`;
 }
 
@@ -227,7 +262,12 @@ function writeReport(results: readonly MutantResult[], complete: boolean, interr
   const report = buildMutantsReport(all, {
     date,
     command: `npm run mutants${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
-    progress: { planned: toRun.length + skipped.length, finished: results.length + skipped.length, complete, interrupted },
+    progress: {
+      planned: toRun.length + skipped.length,
+      finished: results.length + skipped.length,
+      complete,
+      interrupted,
+    },
     // the scratch copies' paths are gone when the report is read
     settings: { ...settings, root: undefined, outDir: undefined, sourceDir: undefined, jobs },
     machine: { cores: cpus().length, loadAverageAtStart: startLoad },
@@ -244,7 +284,9 @@ const done: MutantResult[] = [];
 writePartial = (signal) => {
   clearInterval(ticker);
   writeReport(done, false, signal);
-  progress.done(`mutants: interrupted by ${signal}: ${done.length} of ${toRun.length} mutants finished; partial report in ${reportPath()}`);
+  progress.done(
+    `mutants: interrupted by ${signal}: ${done.length} of ${toRun.length} mutants finished; partial report in ${reportPath()}`,
+  );
 };
 writeReport(done, false, null);
 
@@ -275,7 +317,15 @@ const all = final.results;
 if (shard !== null) {
   const { summary: _summary, results: _results, ...meta } = final;
   const mutants = entries.map((e) => e.mutant.id);
-  writeShardFile(settings.outDir, { tool: 'mutants', index: shard.index, count: shard.count, command: runIdentity(args), mutants, meta, results: all });
+  writeShardFile(settings.outDir, {
+    tool: 'mutants',
+    index: shard.index,
+    count: shard.count,
+    command: runIdentity(args),
+    mutants,
+    meta,
+    results: all,
+  });
 }
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
 

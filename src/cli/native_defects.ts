@@ -58,22 +58,28 @@ const { values } = parseOrFail(TOOL, {
 });
 
 const backends = (values.backend ?? '').split(',') as NativeBackend[];
-for (const b of backends) if (!NATIVE_BACKENDS.includes(b)) usageError(TOOL, `--backend wants some of ${NATIVE_BACKENDS.join(', ')} (comma-separated), got '${b}'`);
+for (const b of backends)
+  if (!NATIVE_BACKENDS.includes(b))
+    usageError(TOOL, `--backend wants some of ${NATIVE_BACKENDS.join(', ')} (comma-separated), got '${b}'`);
 const fixture = resolve(values.fixture ?? '');
 if (!existsSync(fixture)) usageError(TOOL, `--fixture ${values.fixture}: no such model directory`);
 const tokens = Number(values.tokens);
-if (!Number.isInteger(tokens) || tokens < 1) usageError(TOOL, `--tokens wants a positive integer, got '${values.tokens}'`);
+if (!Number.isInteger(tokens) || tokens < 1)
+  usageError(TOOL, `--tokens wants a positive integer, got '${values.tokens}'`);
 // one device on Vulkan (the backend drives one); two simulated devices on the CPU
 const devicesOf = (b: NativeBackend): string => values.devices ?? (b === 'cpu' ? '0,1' : '0');
 
 const prebuilt = values.prebuilt !== undefined ? resolve(values.prebuilt) : null;
 const oracleScript = values.oracle !== undefined ? resolve(values.oracle) : undefined;
-if (oracleScript !== undefined && !existsSync(oracleScript)) usageError(TOOL, `--oracle ${values.oracle}: no such file`);
-if (prebuilt !== null && values['build-into'] !== undefined) usageError(TOOL, '--prebuilt and --build-into exclude each other');
+if (oracleScript !== undefined && !existsSync(oracleScript))
+  usageError(TOOL, `--oracle ${values.oracle}: no such file`);
+if (prebuilt !== null && values['build-into'] !== undefined)
+  usageError(TOOL, '--prebuilt and --build-into exclude each other');
 
 /** What a prebuilt directory holds: the defects, and the libraries built of them. */
 const MANIFEST = 'defects.json';
-const libraryIn = (dir: string, backend: NativeBackend, d: NativeDefect | null): string => join(dir, backend, `${d?.id ?? 'control'}.so`);
+const libraryIn = (dir: string, backend: NativeBackend, d: NativeDefect | null): string =>
+  join(dir, backend, `${d?.id ?? 'control'}.so`);
 
 let defects: NativeDefect[];
 try {
@@ -90,7 +96,11 @@ try {
 if (values.defect !== undefined) {
   defects = defects.filter((d) => d.id === values.defect);
   if (defects.length === 0) usageError(TOOL, `no native defect '${values.defect}' (see mutants/native/)`);
-  if (!backends.some((b) => defects[0]?.backends.includes(b))) usageError(TOOL, `native defect '${values.defect}' is not in the ${backends.join(', ')} code (it is in ${defects[0]?.backends.join(', ')})`);
+  if (!backends.some((b) => defects[0]?.backends.includes(b)))
+    usageError(
+      TOOL,
+      `native defect '${values.defect}' is not in the ${backends.join(', ')} code (it is in ${defects[0]?.backends.join(', ')})`,
+    );
 }
 // a patch that no longer applies is bad input: the defect would silently be no defect
 if (prebuilt === null) {
@@ -113,7 +123,20 @@ function verdict(library: string, d: NativeDefect, backend: NativeBackend): Orac
     const v = runOracleChild({
       // a bundled oracle runs where it was started; the sources' one from the repository
       ...(oracleScript !== undefined ? { cwd: process.cwd(), script: oracleScript } : { cwd: REPO_ROOT }),
-      args: ['--backend', backend, '--devices', devicesOf(backend), '--tokens', String(tokens), '--fixture', fixture, '--lib', library, '--only', run],
+      args: [
+        '--backend',
+        backend,
+        '--devices',
+        devicesOf(backend),
+        '--tokens',
+        String(tokens),
+        '--fixture',
+        fixture,
+        '--lib',
+        library,
+        '--only',
+        run,
+      ],
       env: { ...(backend === 'vulkan' && values['no-validation'] !== true ? VK_SYNC_ENV : {}), ...d.env },
       timeoutSeconds: 600,
     });
@@ -152,7 +175,9 @@ if (values['build-into'] !== undefined) {
     }
   }
   writeFileSync(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
-  process.stdout.write(`${TOOL}: the control and ${defects.length} defects built for ${backends.join(', ')} into ${into}\n`);
+  process.stdout.write(
+    `${TOOL}: the control and ${defects.length} defects built for ${backends.join(', ')} into ${into}\n`,
+  );
   process.exit(0);
 }
 
@@ -166,7 +191,9 @@ function control(backend: NativeBackend, mine: readonly NativeDefect[]): void {
       progress.update(`${backend} control: ${d.runs.join(', ')}`);
       const v = verdict(scratch.library, d, backend);
       if (v.status !== 'survived') {
-        process.stderr.write(`${TOOL}: the unpatched ${backend} library fails the runs of ${d.id} (${v.status}: ${v.evidence}); no kill would mean anything\n`);
+        process.stderr.write(
+          `${TOOL}: the unpatched ${backend} library fails the runs of ${d.id} (${v.status}: ${v.evidence}); no kill would mean anything\n`,
+        );
         process.exit(1);
       }
     }
@@ -194,8 +221,17 @@ for (const backend of backends) {
     try {
       progress.update(`${backend} ${d.id}: oracle on ${d.runs.join(', ')}`);
       const v = verdict(scratch.library, d, backend);
-      rows.push({ id: d.id, backend, status: v.status, evidence: v.evidence, seconds: scratch.buildSeconds + v.seconds, command });
-      progress.done(`${v.status.padEnd(8)} ${backend} ${d.id}${v.evidence !== '' ? `: ${v.evidence.slice(0, 220)}` : ''}`);
+      rows.push({
+        id: d.id,
+        backend,
+        status: v.status,
+        evidence: v.evidence,
+        seconds: scratch.buildSeconds + v.seconds,
+        command,
+      });
+      progress.done(
+        `${v.status.padEnd(8)} ${backend} ${d.id}${v.evidence !== '' ? `: ${v.evidence.slice(0, 220)}` : ''}`,
+      );
     } finally {
       scratch.remove();
     }
@@ -213,5 +249,7 @@ const md = writeKillTable(values.report ?? 'reports', {
   rows,
 });
 const killed = rows.filter((r) => r.status === 'killed').length;
-process.stdout.write(`\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${backends.join(', ')}; kill table in ${md}\n`);
+process.stdout.write(
+  `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${backends.join(', ')}; kill table in ${md}\n`,
+);
 process.exit(killed === rows.length ? 0 : 1);

@@ -72,15 +72,21 @@ try {
 if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
 // the devices, the driver and the backend's environment are judged once, up front
 const probe = lib.createEngine(devices, 0);
-if (probe.status.code !== 0) fail(`cannot create a ${backend} engine on devices [${devices.join(',')}]: ${probe.status.message}`);
+if (probe.status.code !== 0)
+  fail(`cannot create a ${backend} engine on devices [${devices.join(',')}]: ${probe.status.message}`);
 const destroyed = lib.destroy(probe.engine);
-if (destroyed.code !== 0) fail(`the ${backend} engine on devices [${devices.join(',')}] fails to shut down: ${destroyed.message}`);
+if (destroyed.code !== 0)
+  fail(`the ${backend} engine on devices [${devices.join(',')}] fails to shut down: ${destroyed.message}`);
 
 const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
 // the CPU-only run always comes first: every other run's hidden states are compared with it
-const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, { experts: model.shape.experts, int8Trunk: model.shape.trunkFormat === 1 });
+const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, {
+  experts: model.shape.experts,
+  int8Trunk: model.shape.trunkFormat === 1,
+});
 const chosen = rest.filter((s) => values.only === undefined || s.name.includes(values.only));
-if (chosen.length === 0) fail(`--only '${values.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
+if (chosen.length === 0)
+  fail(`--only '${values.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
 const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
 
 const progress = new Progress();
@@ -92,14 +98,31 @@ const report = (interrupted: string | null): boolean => {
   const messages = validationMessages();
   const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
   const fixture = values.fixture ?? '';
-  writeOracleReport(reportDir, { backend, devices, tokens, fixture, library: lib.path, rows, validation, validationMessages: messages, ok, planned: specs.length, interrupted });
+  writeOracleReport(reportDir, {
+    backend,
+    devices,
+    tokens,
+    fixture,
+    library: lib.path,
+    rows,
+    validation,
+    validationMessages: messages,
+    ok,
+    planned: specs.length,
+    interrupted,
+  });
   return ok;
 };
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
     removeHeatDir(heatDir);
     report(signal);
-    progress.done(`oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}`);
+    progress.done(
+      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}`,
+    );
     process.exit(code);
   });
 }
@@ -120,12 +143,20 @@ try {
     const first = differs >= 0 ? differs : r.generated.length < tokens ? r.generated.length : -1;
     // every step's hidden state, present and equal: two empty lists are not identical
     const identical = baseline !== null && baseline.length === steps && sameBits(baseline, r.hidden);
-    const row: OracleRow = { result: r, matched, firstDivergence: first, hiddenIdentical: identical, pass: r.ok && matched === tokens && identical };
+    const row: OracleRow = {
+      result: r,
+      matched,
+      firstDivergence: first,
+      hiddenIdentical: identical,
+      pass: r.ok && matched === tokens && identical,
+    };
     rows.push(row);
     progress.done(
       `${row.pass ? 'ok  ' : 'FAIL'} ${spec.name.padEnd(34)} ${matched}/${tokens} tokens, hidden ${identical ? 'bit-identical' : 'DIFFERENT'}, ` +
         `resident ${r.residentAtEnd}, hit ${pct(r.hits, r.hits + r.misses)}, uploads ${r.uploads}, swaps ${r.swaps}, ${r.tokPerSec.toFixed(0)} tok/s` +
-        (r.trunkOnDevice + r.trunkOnCpu > 0 ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)` : '') +
+        (r.trunkOnDevice + r.trunkOnCpu > 0
+          ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)`
+          : '') +
         (r.lru !== null ? `, RAM LRU ${pct(r.lru.hits, r.lru.hits + r.lru.misses)}` : '') +
         (r.problem !== null ? `\n     ${r.problem}` : ''),
     );
@@ -137,7 +168,12 @@ try {
 const ok = report(null);
 process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const messages = validationMessages();
-const validated = validation === null ? '' : validation === 'off' ? ', validation: off' : `, validation (${validation}): ${messages ?? 0} messages`;
+const validated =
+  validation === null
+    ? ''
+    : validation === 'off'
+      ? ', validation: off'
+      : `, validation (${validation}): ${messages ?? 0} messages`;
 process.stdout.write(
   `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
     `${validated}; report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}\n`,
@@ -151,17 +187,24 @@ function validationOf(b: string): Validation | null {
   if (v === '' || v === '0') return 'off';
   // synchronization validation is asked for by TIERLAB_VK_VALIDATION=sync or in the layer's
   // own environment (native/vulkan/vulkan.mk sets both)
-  const layerSync = /SYNCHRONIZATION_VALIDATION/.test(process.env.VK_LAYER_ENABLES ?? '') || process.env.VK_KHRONOS_VALIDATION_VALIDATE_SYNC === '1';
+  const layerSync =
+    /SYNCHRONIZATION_VALIDATION/.test(process.env.VK_LAYER_ENABLES ?? '') ||
+    process.env.VK_KHRONOS_VALIDATION_VALIDATE_SYNC === '1';
   if (v === 'sync' || (v === '1' && layerSync)) return 'sync';
   if (v === '1') return 'core';
-  return fail(`TIERLAB_VK_VALIDATION=${v}: want 1 (the validation layer), sync (with synchronization validation), or 0 or unset (off)`);
+  return fail(
+    `TIERLAB_VK_VALIDATION=${v}: want 1 (the validation layer), sync (with synchronization validation), or 0 or unset (off)`,
+  );
 }
 
 function sameBits(a: readonly Float32Array[], b: readonly Float32Array[]): boolean {
   if (a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i];
-    return y !== undefined && Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+    return (
+      y !== undefined &&
+      Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength))
+    );
   });
 }
 

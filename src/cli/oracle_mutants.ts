@@ -48,11 +48,13 @@ const { values } = parseOrFail(TOOL, {
 const fixture = resolve(values.fixture ?? '');
 if (!existsSync(fixture)) usageError(TOOL, `--fixture ${values.fixture}: no such model directory`);
 const tokens = Number(values.tokens);
-if (!Number.isInteger(tokens) || tokens < 1) usageError(TOOL, `--tokens wants a positive integer, got '${values.tokens}'`);
+if (!Number.isInteger(tokens) || tokens < 1)
+  usageError(TOOL, `--tokens wants a positive integer, got '${values.tokens}'`);
 const devices = values.devices ?? '0,1';
 if (!/^\d+(,\d+)*$/.test(devices)) usageError(TOOL, `--devices wants ids like 0,1, got '${devices}'`);
 const backend = values.backend ?? 'cpu';
-if (!['cpu', 'cuda', 'vulkan'].includes(backend)) usageError(TOOL, `--backend must be cpu, cuda or vulkan, got '${backend}'`);
+if (!['cpu', 'cuda', 'vulkan'].includes(backend))
+  usageError(TOOL, `--backend must be cpu, cuda or vulkan, got '${backend}'`);
 const library = resolve(libraryPath(backend));
 if (!existsSync(library)) usageError(TOOL, `${library}: no ${backend} engine (make -C native ${backend})`);
 
@@ -94,7 +96,9 @@ const t0 = performance.now();
 progress.update('control: the unpatched sources through the whole matrix');
 const controlVerdict = runOracleChild(oracleIn(snapshot.dir));
 if (controlVerdict.status !== 'survived') {
-  process.stderr.write(`${TOOL}: the unpatched sources fail the oracle (${controlVerdict.status}: ${controlVerdict.evidence}); no kill would mean anything\n`);
+  process.stderr.write(
+    `${TOOL}: the unpatched sources fail the oracle (${controlVerdict.status}: ${controlVerdict.evidence}); no kill would mean anything\n`,
+  );
   process.exit(1);
 }
 progress.done(`control: the unpatched sources pass every run (${controlVerdict.seconds.toFixed(1)} s)`);
@@ -112,7 +116,9 @@ for (const [i, e] of entries.entries()) {
     const said = v.status === 'survived' ? `: ${why ?? 'no reason given'}` : v.evidence !== '' ? `: ${v.evidence}` : '';
     progress.done(`${v.status.padEnd(8)} ${id}${said.slice(0, 240)}`);
     if (v.status === 'killed' && ORACLE_UNREACHABLE[id] !== undefined) {
-      process.stderr.write(`${TOOL}: ${id} is killed, yet mutants/lib/oracle_unreachable.ts says the real engine cannot show it; drop that entry\n`);
+      process.stderr.write(
+        `${TOOL}: ${id} is killed, yet mutants/lib/oracle_unreachable.ts says the real engine cannot show it; drop that entry\n`,
+      );
     }
   } finally {
     scratch.remove();

@@ -27,7 +27,10 @@ export function prepareOutputDir(tool: string, option: string, dir: string): str
     writeFileSync(probe, '');
     rmSync(probe);
   } catch (e) {
-    usageError(tool, `--${option} ${dir}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    usageError(
+      tool,
+      `--${option} ${dir}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   return wanted;
 }

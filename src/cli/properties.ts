@@ -49,7 +49,18 @@ import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
-import { countOption, intOption, jobsOption, parseOrFail, reportUnexpectedErrors, runIdentity, secondsOption, seedOption, shardOption, usageError } from './cli_args.js';
+import {
+  countOption,
+  intOption,
+  jobsOption,
+  parseOrFail,
+  reportUnexpectedErrors,
+  runIdentity,
+  secondsOption,
+  seedOption,
+  shardOption,
+  usageError,
+} from './cli_args.js';
 import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard } from '../../properties/parallel_runs.js';
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
@@ -92,25 +103,45 @@ const shard = shardOption('properties', values.shard);
 const jobsGiven = jobsOption('properties', values.jobs);
 
 const strategy = (values.strategy ?? 'choices') as StrategyName;
-if (!STRATEGIES.includes(strategy)) fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
+if (!STRATEGIES.includes(strategy))
+  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
 const seed = seedOption('properties', values.seed, 20261129);
 const given = values.scenario !== undefined ? loadScenario(values.scenario) : null;
 // on one scenario, an exhaustive search runs to the end of its bound unless --runs caps it
-const runs = countOption('properties', values.runs, 'runs', given !== null && strategy === 'exhaustive' ? Infinity : 1500);
+const runs = countOption(
+  'properties',
+  values.runs,
+  'runs',
+  given !== null && strategy === 'exhaustive' ? Infinity : 1500,
+);
 const seconds = values.seconds !== undefined ? secondsOption('properties', values.seconds, 'seconds', 0) : undefined;
-const depth = values.depth !== undefined ? intOption('properties', values.depth, 'depth', 1, MAX_PCT_DEPTH, 2) : undefined;
+const depth =
+  values.depth !== undefined ? intOption('properties', values.depth, 'depth', 1, MAX_PCT_DEPTH, 2) : undefined;
 const confidence = values.confidence !== undefined ? Number(values.confidence) : undefined;
-if (confidence !== undefined && !(confidence > 0 && confidence < 1)) fail(`--confidence wants a number in (0, 1), e.g. 0.99; got '${values.confidence ?? ''}'`);
+if (confidence !== undefined && !(confidence > 0 && confidence < 1))
+  fail(`--confidence wants a number in (0, 1), e.g. 0.99; got '${values.confidence ?? ''}'`);
 if (confidence !== undefined && (strategy !== 'pct' || given === null)) {
-  fail('--confidence needs --strategy pct and --scenario FILE: the bound holds for one scenario, whose threads and steps it measures');
+  fail(
+    '--confidence needs --strategy pct and --scenario FILE: the bound holds for one scenario, whose threads and steps it measures',
+  );
 }
 const preemptions = parsePreemptions(values.preemptions);
-if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct') fail('--depth and --confidence are for --strategy pct');
-if ((preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) && strategy !== 'exhaustive') {
+if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct')
+  fail('--depth and --confidence are for --strategy pct');
+if (
+  (preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) &&
+  strategy !== 'exhaustive'
+) {
   fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
 }
-if (values.shortest === true && (strategy !== 'exhaustive' || given === null)) fail('--shortest needs --strategy exhaustive and --scenario FILE');
-if (shard !== null && given !== null && strategy === 'exhaustive' && (values['no-reduction'] === true || preemptions === undefined || Number.isFinite(preemptions))) {
+if (values.shortest === true && (strategy !== 'exhaustive' || given === null))
+  fail('--shortest needs --strategy exhaustive and --scenario FILE');
+if (
+  shard !== null &&
+  given !== null &&
+  strategy === 'exhaustive' &&
+  (values['no-reduction'] === true || preemptions === undefined || Number.isFinite(preemptions))
+) {
   fail('--shard splits an unbounded DPOR search of one scenario: give --preemptions inf, without --no-reduction');
 }
 if (values.property !== undefined && !isPropertyId(values.property)) {
@@ -221,7 +252,10 @@ for (const [i, label] of labels.entries()) {
   if (values.bail === true) failedEarly = true;
   if (values.quiet === true) continue;
   const traced = replayCounterexample(f.scenario, f.choices);
-  const how = result.strategy === 'choices' ? `fast-check seed ${f.seed} path ${f.path || '-'}` : `shrunk by the prefix minimizer (${result.strategy}, seed ${f.seed})`;
+  const how =
+    result.strategy === 'choices'
+      ? `fast-check seed ${f.seed} path ${f.path || '-'}`
+      : `shrunk by the prefix minimizer (${result.strategy}, seed ${f.seed})`;
   process.stdout.write(
     [
       '',
@@ -241,7 +275,15 @@ for (const [i, label] of labels.entries()) {
 
 const args = process.argv.slice(2);
 if (shard !== null) {
-  writeShardFile(reportDir, { tool: 'properties', index: shard.index, count: shard.count, command: runIdentity(args), seed, strategy, labels: shardLabels });
+  writeShardFile(reportDir, {
+    tool: 'properties',
+    index: shard.index,
+    count: shard.count,
+    command: runIdentity(args),
+    seed,
+    strategy,
+    labels: shardLabels,
+  });
 }
 const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
 const report = buildReport(results, { seed, strategy, command, replays });

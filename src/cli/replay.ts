@@ -19,15 +19,22 @@ import { writeCounterexampleHtml } from '../report/write_report.js';
 import { EXIT, exitForViolations } from '../check/exit_codes.js';
 
 reportUnexpectedErrors('replay');
-const { values, positionals } = parseOrFail('replay', { options: { full: { type: 'boolean' }, html: { type: 'string' } }, allowPositionals: true });
+const { values, positionals } = parseOrFail('replay', {
+  options: { full: { type: 'boolean' }, html: { type: 'string' } },
+  allowPositionals: true,
+});
 if (positionals.length !== 1) {
-  usageError('replay', `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`);
+  usageError(
+    'replay',
+    `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`,
+  );
 }
 const file = positionals[0] ?? '';
 // an InputError from the loader is one line and exit 2 (reportUnexpectedErrors)
 const cx = loadCounterexample(file);
 const r = replayCounterexample(cx.scenario, cx.choices);
-if (r.scheduleProblem !== null) usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);
+if (r.scheduleProblem !== null)
+  usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);
 // a fixed bug's file carries the patch that puts the bug back
 const putBack = cx.regression !== null ? ` (npm run mutants -- --replay ${file} puts it back)` : '';
 const fixedNote = `: the bug it records is fixed${putBack}`;

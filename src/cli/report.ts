@@ -16,7 +16,8 @@ import { resolve } from 'node:path';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
 import { parseOrFail, usageError } from './cli_args.js';
 
-const USAGE = 'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
+const USAGE =
+  'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
 const SUBCOMMANDS = ['build', 'counterexample', 'merge'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
@@ -24,7 +25,11 @@ function fail(message: string): never {
   return usageError('report', message);
 }
 
-const { values, positionals } = parseOrFail('report', { options: { jobs: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+const { values, positionals } = parseOrFail('report', {
+  options: { jobs: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
+  allowPositionals: true,
+  strict: true,
+});
 if (values.help === true) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
@@ -49,7 +54,8 @@ async function build(args: readonly string[]): Promise<number> {
 
 function counterexample(args: readonly string[]): number {
   const [file, out] = args;
-  if (file === undefined || out === undefined || args.length > 2) fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
+  if (file === undefined || out === undefined || args.length > 2)
+    fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
   const bytes = writeCounterexampleHtml(file, out);
   process.stdout.write(`lane diagram of ${file} in ${out} (${(bytes / 1024).toFixed(0)} KiB)\n`);
@@ -61,7 +67,11 @@ async function merge(args: readonly string[]): Promise<number> {
   if (values.jobs !== undefined) fail('--jobs is an option of build');
   // loaded only here: merging mutants needs mutants/lib, which a scratch copy has not
   const { mergeShardReports } = await import('./report_merge.js');
-  return mergeShardReports(args.map((a) => resolve(a)), resolve(values.out ?? 'reports'), (line) => process.stdout.write(`${line}\n`));
+  return mergeShardReports(
+    args.map((a) => resolve(a)),
+    resolve(values.out ?? 'reports'),
+    (line) => process.stdout.write(`${line}\n`),
+  );
 }
 
 if (values.out !== undefined && sub !== 'merge') fail('--out is an option of merge');

@@ -24,16 +24,28 @@ import { EXIT, exitForViolations } from '../check/exit_codes.js';
 import { checkShardSet, readShardFile, type MutantsShard, type PropertiesShard } from '../report/shard_file.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 
-export async function mergeShardReports(dirs: readonly string[], out: string, log: (line: string) => void): Promise<number> {
+export async function mergeShardReports(
+  dirs: readonly string[],
+  out: string,
+  log: (line: string) => void,
+): Promise<number> {
   const shards = dirs.map((d) => readShardFile(d));
   checkShardSet(dirs, shards);
   const command = `npm run report -- merge ${dirs.join(' ')}`;
-  const code = shards[0]?.tool === 'mutants' ? mergeMutants(shards as MutantsShard[], out, command, log) : mergeProperties(shards as PropertiesShard[], out, command, log);
+  const code =
+    shards[0]?.tool === 'mutants'
+      ? mergeMutants(shards as MutantsShard[], out, command, log)
+      : mergeProperties(shards as PropertiesShard[], out, command, log);
   log(htmlReportLine(await writeHtmlReport(out)));
   return code;
 }
 
-function mergeProperties(shards: readonly PropertiesShard[], out: string, command: string, log: (line: string) => void): number {
+function mergeProperties(
+  shards: readonly PropertiesShard[],
+  out: string,
+  command: string,
+  log: (line: string) => void,
+): number {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const results: SuiteResult[] = [];
@@ -49,11 +61,19 @@ function mergeProperties(shards: readonly PropertiesShard[], out: string, comman
       result = joinUnits(head.request, units);
     }
     results.push(result);
-    log(`${head.label}: ${result.runs} runs, ${result.failure === null ? (Object.keys(result.violations).length > 0 ? 'VIOLATIONS' : 'ok') : `FAIL ${result.failure.property}`}`);
+    log(
+      `${head.label}: ${result.runs} runs, ${result.failure === null ? (Object.keys(result.violations).length > 0 ? 'VIOLATIONS' : 'ok') : `FAIL ${result.failure.property}`}`,
+    );
     if (result.guarantee !== undefined) log(`  ${result.guarantee.statement}`);
     const f = result.failure;
     if (f !== null) {
-      const file = saveCounterexample(join(out, 'counterexamples'), { property: f.property, detail: f.detail, mutant: null, scenario: f.scenario, choices: f.choices });
+      const file = saveCounterexample(join(out, 'counterexamples'), {
+        property: f.property,
+        detail: f.detail,
+        mutant: null,
+        scenario: f.scenario,
+        choices: f.choices,
+      });
       replays.set(result, `npm run replay -- ${file}`);
     }
   });
@@ -61,9 +81,16 @@ function mergeProperties(shards: readonly PropertiesShard[], out: string, comman
   writeReport(out, report, results);
   const guarantees = results.filter((r) => r.guarantee !== undefined);
   if (guarantees.length > 0) {
-    appendFileSync(join(out, 'properties.md'), ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''].join('\n'));
+    appendFileSync(
+      join(out, 'properties.md'),
+      ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''].join(
+        '\n',
+      ),
+    );
   }
-  log(`${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${join(out, 'properties.md')}`);
+  log(
+    `${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${join(out, 'properties.md')}`,
+  );
   const violated = new Set<PropertyId>();
   for (const r of results) {
     for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
@@ -73,11 +100,18 @@ function mergeProperties(shards: readonly PropertiesShard[], out: string, comman
   return report.complete ? EXIT.ok : EXIT.incomplete;
 }
 
-function mergeMutants(shards: readonly MutantsShard[], out: string, command: string, log: (line: string) => void): number {
+function mergeMutants(
+  shards: readonly MutantsShard[],
+  out: string,
+  command: string,
+  log: (line: string) => void,
+): number {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const order = new Map(first.mutants.map((id, i) => [id, i]));
-  const results: MutantResult[] = shards.flatMap((s) => s.results).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  const results: MutantResult[] = shards
+    .flatMap((s) => s.results)
+    .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   const wallSeconds = Math.max(...shards.map((s) => s.meta.wallSeconds));
   const progress = {
     planned: shards.reduce((n, s) => n + s.meta.progress.planned, 0),
@@ -87,6 +121,8 @@ function mergeMutants(shards: readonly MutantsShard[], out: string, command: str
   };
   writeMutantsReport(out, buildMutantsReport(results, { ...first.meta, command, progress, wallSeconds }));
   const bad = results.filter((r) => r.kind === 'catalogue' && r.status !== 'killed');
-  log(`${shards.length} shards joined: ${results.length} mutants, ${results.filter((r) => r.status === 'killed').length} killed; report in ${join(out, 'mutants.md')}`);
+  log(
+    `${shards.length} shards joined: ${results.length} mutants, ${results.filter((r) => r.status === 'killed').length} killed; report in ${join(out, 'mutants.md')}`,
+  );
   return bad.length > 0 ? 1 : 0;
 }

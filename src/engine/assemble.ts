@@ -74,7 +74,9 @@ export function assemble(a: AssemblyInput): Assembly {
       ramCapacity: a.ramCapacity,
       weightBytes: a.weightBytes,
       scaleBytes: a.scaleBytes,
-      budgetBytes: s.budgetExperts.map((b) => (b === 'auto' ? 'auto' : b * a.expertFootprint + (a.budgetExtraBytes ?? 0))),
+      budgetBytes: s.budgetExperts.map((b) =>
+        b === 'auto' ? 'auto' : b * a.expertFootprint + (a.budgetExtraBytes ?? 0),
+      ),
       reserveBytes: a.reserveExperts * a.expertFootprint,
       ringCapacity: s.ringCapacity,
       wantSwaps: s.wantSwaps,
@@ -106,7 +108,12 @@ export function assemble(a: AssemblyInput): Assembly {
 /** A scenario's dense trunk: one matrix of `bytes` per device (none for 0). */
 function denseOffers(bytes: number, devices: number): TrunkOffer[] {
   if (bytes === 0) return [];
-  return Array.from({ length: devices }, (_, d) => ({ name: `dense${d}`, layer: -1, weightBytes: bytes, scaleBytes: 0 }));
+  return Array.from({ length: devices }, (_, d) => ({
+    name: `dense${d}`,
+    layer: -1,
+    weightBytes: bytes,
+    scaleBytes: 0,
+  }));
 }
 
 /**
@@ -118,7 +125,13 @@ function denseOffers(bytes: number, devices: number): TrunkOffer[] {
  * its generators.
  */
 export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Checker[] {
-  const checkers = [accountingChecker(ctx), postconditionChecker(ctx), lostWakeupChecker(ctx), endStateChecker(ctx), progressChecker(ctx, opts)];
+  const checkers = [
+    accountingChecker(ctx),
+    postconditionChecker(ctx),
+    lostWakeupChecker(ctx),
+    endStateChecker(ctx),
+    progressChecker(ctx, opts),
+  ];
   return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world)] : checkers;
 }
 

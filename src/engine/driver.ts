@@ -56,9 +56,17 @@ export interface DriverPlan {
  */
 export type ShutdownPoint =
   | { readonly phase: 'plan' | 'warmstart' | 'fill'; readonly thread: 'caller' | 'own' }
-  | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean; readonly thread: 'caller' | 'own' };
+  | {
+      readonly phase: 'decode';
+      readonly token: number;
+      readonly layer: number;
+      readonly groupOpen: boolean;
+      readonly thread: 'caller' | 'own';
+    };
 
-type Here = { readonly phase: 'plan' | 'warmstart' | 'fill' } | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
+type Here =
+  | { readonly phase: 'plan' | 'warmstart' | 'fill' }
+  | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
 
 /** The engine's run: which thread, if any, shut the tier down on its own. */
 interface EngineRun {
@@ -108,7 +116,8 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number): Gen<void> {
     if (plan.warmstart === 'none') yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
   }
   for (let token = firstToken; token < firstToken + plan.tokens; token++) {
-    for (let layer = 0; layer < plan.layers; layer++) yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
+    for (let layer = 0; layer < plan.layers; layer++)
+      yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
     if (plan.trunkThroughTier) yield* denseStep(tier, lmHeadIndex(plan.layers));
     yield { k: 'finishToken', token };
     if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
@@ -189,7 +198,14 @@ function* attentionThroughTier(tier: Tier, token: number, layer: number): Gen<vo
 }
 
 /** One layer of one token; `at` is the token within this run, `token` the engine's step. */
-function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, layer: number, token: number): Gen<void> {
+function* decodeLayer(
+  tier: Tier,
+  plan: DriverPlan,
+  run: EngineRun,
+  at: number,
+  layer: number,
+  token: number,
+): Gen<void> {
   yield* maybeShutdown(tier, plan, run, { phase: 'decode', token: at, layer, groupOpen: false });
   if (plan.trunkThroughTier) {
     // the norms of the layer's input, then the router, before the route is known
@@ -230,7 +246,12 @@ function* decodeLayer(tier: Tier, plan: DriverPlan, run: EngineRun, at: number, 
   yield { k: 'combine', token, layer, parts: ordered };
 }
 
-function* computeOnCpu(route: RouteInfo, parts: (Contribution | null)[], wanted: (k: number) => boolean, streaming: boolean): Gen<void> {
+function* computeOnCpu(
+  route: RouteInfo,
+  parts: (Contribution | null)[],
+  wanted: (k: number) => boolean,
+  streaming: boolean,
+): Gen<void> {
   for (let k = 0; k < route.eids.length; k++) {
     const eid = route.eids[k];
     if (eid === undefined || !wanted(k)) continue;

@@ -23,7 +23,12 @@ export interface MatrixModel {
 /** The matrix for `devices` devices of a model with `experts` experts per device when all fit. */
 export function oracleMatrix(devices: number, perDevice: number, model?: MatrixModel): OracleRunSpec[] {
   const budget = (n: number): readonly number[] => new Array<number>(devices).fill(n);
-  const b: Budgets = { none: budget(0), one: budget(1), half: budget(Math.max(1, Math.ceil(perDevice / 2))), all: budget(perDevice) };
+  const b: Budgets = {
+    none: budget(0),
+    one: budget(1),
+    half: budget(Math.max(1, Math.ceil(perDevice / 2))),
+    all: budget(perDevice),
+  };
   const base: OracleRunSpec = {
     name: '',
     budgetExperts: b.none,
@@ -36,7 +41,12 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
     faults: NO_FAULTS,
     shutdownAt: null,
   };
-  return [...residencyRows(base, b, model), ...faultRows(base, b), ...arrangedRows(base, b), ...trunkRows(base, b, model)];
+  return [
+    ...residencyRows(base, b, model),
+    ...faultRows(base, b),
+    ...arrangedRows(base, b),
+    ...trunkRows(base, b, model),
+  ];
 }
 
 interface Budgets {
@@ -49,8 +59,17 @@ interface Budgets {
 /** Budgets, starts, swaps, streaming through the RAM LRUs, a slow bus and device. */
 function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): OracleRunSpec[] {
   const { one, half, all } = b;
-  const streamingSwaps: OracleRunSpec = { ...base, budgetExperts: half, streaming: true, wantSwaps: true, swapPeriod: 2 };
-  const lruSizes = model === undefined ? [] : [...new Set([1, 2, Math.max(1, Math.floor(model.experts / 2))])].filter((n) => n < model.experts);
+  const streamingSwaps: OracleRunSpec = {
+    ...base,
+    budgetExperts: half,
+    streaming: true,
+    wantSwaps: true,
+    swapPeriod: 2,
+  };
+  const lruSizes =
+    model === undefined
+      ? []
+      : [...new Set([1, 2, Math.max(1, Math.floor(model.experts / 2))])].filter((n) => n < model.experts);
   return [
     { ...base, name: 'cpu-only (nothing resident)' },
     { ...base, name: 'one expert, cold', budgetExperts: one },
@@ -58,14 +77,45 @@ function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Or
     { ...base, name: 'half, cold', budgetExperts: half },
     { ...base, name: 'half, warmstart', budgetExperts: half, warmstart: 'plan' },
     { ...base, name: 'everything, cold', budgetExperts: all },
-    { ...base, name: 'everything, warmstart, no early reserve', budgetExperts: all, warmstart: 'plan', loaders: 4, reserve: false },
+    {
+      ...base,
+      name: 'everything, warmstart, no early reserve',
+      budgetExperts: all,
+      warmstart: 'plan',
+      loaders: 4,
+      reserve: false,
+    },
     { ...base, name: 'everything, warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4 },
     { ...base, name: 'half, swaps', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true },
-    { ...base, name: 'half, swaps, warm heat file', budgetExperts: half, wantSwaps: true, swapPeriod: 2, useHeatFile: true, warmstart: 'plan' },
+    {
+      ...base,
+      name: 'half, swaps, warm heat file',
+      budgetExperts: half,
+      wantSwaps: true,
+      swapPeriod: 2,
+      useHeatFile: true,
+      warmstart: 'plan',
+    },
     { ...streamingSwaps, name: 'half, streaming, swaps' },
-    ...lruSizes.map((n): OracleRunSpec => ({ ...streamingSwaps, name: `half, streaming, swaps, RAM LRU ${n}`, lruPerLayer: n })),
-    { ...base, name: 'slow bus (2 ms a copy: cpu, cuda), warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4, copyDelayUs: 2000 },
-    { ...base, name: 'slow device (2 ms a group: cpu, cuda), warmstart', budgetExperts: all, warmstart: 'plan', loaders: 4, groupDelayUs: 2000 },
+    ...lruSizes.map(
+      (n): OracleRunSpec => ({ ...streamingSwaps, name: `half, streaming, swaps, RAM LRU ${n}`, lruPerLayer: n }),
+    ),
+    {
+      ...base,
+      name: 'slow bus (2 ms a copy: cpu, cuda), warmstart',
+      budgetExperts: all,
+      warmstart: 'plan',
+      loaders: 4,
+      copyDelayUs: 2000,
+    },
+    {
+      ...base,
+      name: 'slow device (2 ms a group: cpu, cuda), warmstart',
+      budgetExperts: all,
+      warmstart: 'plan',
+      loaders: 4,
+      groupDelayUs: 2000,
+    },
   ];
 }
 
@@ -76,12 +126,31 @@ function faultRows(base: OracleRunSpec, b: Budgets): OracleRunSpec[] {
   const warmSwaps: OracleRunSpec = { ...base, budgetExperts: half, warmstart: 'plan', wantSwaps: true, swapPeriod: 2 };
   return [
     { ...warm, name: 'fault: failed upload', faults: { ...NO_FAULTS, uploadFails: [4] }, arranged: 'upload-failed' },
-    { ...warm, name: "fault: failed upload of an expert's last tensor", faults: { ...NO_FAULTS, uploadFails: [2] }, arranged: 'upload-failed' },
-    { ...warm, name: 'fault: failed take (device 0)', faults: { ...NO_FAULTS, takeFails: [3] }, arranged: 'take-failed' },
+    {
+      ...warm,
+      name: "fault: failed upload of an expert's last tensor",
+      faults: { ...NO_FAULTS, uploadFails: [2] },
+      arranged: 'upload-failed',
+    },
+    {
+      ...warm,
+      name: 'fault: failed take (device 0)',
+      faults: { ...NO_FAULTS, takeFails: [3] },
+      arranged: 'take-failed',
+    },
     { ...warm, name: 'fault: failed issue', faults: { ...NO_FAULTS, issueFails: [2] } },
     { ...warm, name: 'fault: failed warmstart load (null weights)', faults: { ...NO_FAULTS, loadFails: [3] } },
-    { ...warmSwaps, name: 'fault: failed warmstart upload, then swaps', faults: { ...NO_FAULTS, uploadFails: [2] }, arranged: 'upload-failed' },
-    { ...warmSwaps, name: 'fault: failed staging copy in warmstart, then swaps', faults: { ...NO_FAULTS, stageFails: [1] } },
+    {
+      ...warmSwaps,
+      name: 'fault: failed warmstart upload, then swaps',
+      faults: { ...NO_FAULTS, uploadFails: [2] },
+      arranged: 'upload-failed',
+    },
+    {
+      ...warmSwaps,
+      name: 'fault: failed staging copy in warmstart, then swaps',
+      faults: { ...NO_FAULTS, stageFails: [1] },
+    },
   ];
 }
 
@@ -91,15 +160,33 @@ function arrangedRows(base: OracleRunSpec, b: Budgets): OracleRunSpec[] {
   const swaps: OracleRunSpec = { ...base, budgetExperts: half, wantSwaps: true, swapPeriod: 2 };
   return [
     { ...swaps, name: 'half, swaps, refill at the first swap', refillAtFirstSwap: true },
-    { ...base, name: 'shutdown mid-fill', budgetExperts: all, warmstart: 'plan', shutdownAt: { phase: 'warmstart', thread: 'caller' } },
-    { ...base, name: 'warmstart through a full ring (note_block, ring 1)', budgetExperts: all, warmstart: 'block', ringCapacity: 1, arranged: 'ring-full' },
+    {
+      ...base,
+      name: 'shutdown mid-fill',
+      budgetExperts: all,
+      warmstart: 'plan',
+      shutdownAt: { phase: 'warmstart', thread: 'caller' },
+    },
+    {
+      ...base,
+      name: 'warmstart through a full ring (note_block, ring 1)',
+      budgetExperts: all,
+      warmstart: 'block',
+      ringCapacity: 1,
+      arranged: 'ring-full',
+    },
     {
       ...swaps,
       name: 'shutdown with a group open',
       shutdownAt: { phase: 'decode', token: 12, layer: 0, groupOpen: true, thread: 'caller' },
       arranged: 'shutdown-with-group-open',
     },
-    { ...swaps, name: 'shutdown with a swap parked on the open group', shutdownAtFirstSwap: true, arranged: 'swap-abandoned-at-shutdown' },
+    {
+      ...swaps,
+      name: 'shutdown with a swap parked on the open group',
+      shutdownAtFirstSwap: true,
+      arranged: 'swap-abandoned-at-shutdown',
+    },
   ];
 }
 
@@ -112,7 +199,23 @@ function trunkRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Oracle
     { ...base, name: 'half the trunk, by value per byte', trunk: 'half' },
     { ...base, name: 'experts only (trunk on the CPU)', budgetExperts: all, warmstart: 'plan', loaders: 4 },
     { ...base, name: 'trunk and experts', budgetExperts: all, warmstart: 'plan', loaders: 4, trunk: 'all' },
-    { ...base, name: 'trunk and half the experts, swaps', budgetExperts: half, wantSwaps: true, swapPeriod: 2, trunk: 'all' },
-    { ...base, name: 'trunk, streaming, RAM LRU 2', budgetExperts: half, streaming: true, wantSwaps: true, swapPeriod: 2, lruPerLayer: 2, trunk: 'all' },
+    {
+      ...base,
+      name: 'trunk and half the experts, swaps',
+      budgetExperts: half,
+      wantSwaps: true,
+      swapPeriod: 2,
+      trunk: 'all',
+    },
+    {
+      ...base,
+      name: 'trunk, streaming, RAM LRU 2',
+      budgetExperts: half,
+      streaming: true,
+      wantSwaps: true,
+      swapPeriod: 2,
+      lruPerLayer: 2,
+      trunk: 'all',
+    },
   ];
 }

@@ -77,7 +77,21 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
   // the upload path is the Vulkan backend's choice of environment (staged by default)
   const upload = r.backend === 'vulkan' ? (process.env.TIERLAB_VK_UPLOAD ?? 'staged') : null;
   const { planned, interrupted, validation, validationMessages } = r;
-  const body = { date, backend: r.backend, devices: r.devices, fixture: r.fixture, library: r.library, tokens: r.tokens, ok: r.ok, planned, interrupted, upload, validation, validationMessages, runs };
+  const body = {
+    date,
+    backend: r.backend,
+    devices: r.devices,
+    fixture: r.fixture,
+    library: r.library,
+    tokens: r.tokens,
+    ok: r.ok,
+    planned,
+    interrupted,
+    upload,
+    validation,
+    validationMessages,
+    runs,
+  };
   writeFileSync(join(dir, `oracle-${r.backend}.json`), JSON.stringify(body, null, 2) + '\n');
   const verdict =
     interrupted !== null
@@ -90,20 +104,35 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     '',
     `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
       (upload !== null ? ` - uploads ${upload}` : '') +
-      (validation === null ? '' : validation === 'off' ? ' - Vulkan validation: off' : ` - Vulkan validation (${validation}): ${validationMessages ?? 0} messages`),
+      (validation === null
+        ? ''
+        : validation === 'off'
+          ? ' - Vulkan validation: off'
+          : ` - Vulkan validation (${validation}): ${validationMessages ?? 0} messages`),
     '',
     '| run | tokens | first divergence | hidden states vs CPU-only | resident | hit rate | uploads | swaps | trunk resident (GEMVs on device) | RAM LRU hits | upload GB/s | tok/s | arranged situation | notes |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (x) =>
-        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[x.problem, ...x.notes].filter((n) => n !== null).join('; ').slice(0, 200)} |`,
+        `| ${x.name} | ${x.tokensMatched}/${x.tokens} | ${x.firstDivergence < 0 ? '-' : x.firstDivergence} | ${x.hiddenBitIdentical ? 'bit-identical' : '**different**'} | ${x.residentAtEnd} | ${x.lookups === 0 ? '-' : `${(100 * x.hitRate).toFixed(1)} %`} | ${x.uploads}${x.uploadFailures > 0 ? ` (+${x.uploadFailures} failed)` : ''} | ${x.swaps} | ${trunkCell(x)} | ${lruCell(x.lruHits, x.lruMisses)} | ${x.uploadGBps.toFixed(3)} | ${x.tokPerSec.toFixed(0)} | ${x.arranged === null ? '-' : `${x.arranged}${x.situations.includes(x.arranged) ? '' : ' (**missed**)'}`} | ${[
+          x.problem,
+          ...x.notes,
+        ]
+          .filter((n) => n !== null)
+          .join('; ')
+          .slice(0, 200)} |`,
     ),
     '',
   ];
   writeFileSync(join(dir, `oracle-${r.backend}.md`), md.join('\n'));
 }
 
-function trunkCell(x: { trunkResident: number; trunkOffered: number; trunkGemvsOnDevice: number; trunkGemvsOnCpu: number }): string {
+function trunkCell(x: {
+  trunkResident: number;
+  trunkOffered: number;
+  trunkGemvsOnDevice: number;
+  trunkGemvsOnCpu: number;
+}): string {
   if (x.trunkGemvsOnDevice + x.trunkGemvsOnCpu === 0) return '-';
   const all = x.trunkGemvsOnDevice + x.trunkGemvsOnCpu;
   return `${x.trunkResident}/${x.trunkOffered} (${((100 * x.trunkGemvsOnDevice) / all).toFixed(0)} %)`;

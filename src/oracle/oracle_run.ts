@@ -33,7 +33,10 @@ import { COVERAGE_MARKS as COVERAGE_ORDER, CoverageChecker, type CoverageMark } 
  * that site's calls on device 0), or on the host side: a warmstart RAM load (the loader
  * hands the tier null weights) or a staging copy, counted over the run.
  */
-export type OracleRunSpec = Pick<RunSpec, 'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'> & {
+export type OracleRunSpec = Pick<
+  RunSpec,
+  'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'
+> & {
   readonly name: string;
   readonly faults: FaultPlan;
   readonly useHeatFile: boolean;
@@ -156,7 +159,8 @@ function trunkProbe(tier: Tier): Checker & { device: number; cpu: number; reside
     resident: 0,
     onMark(_rt: unknown, _th: unknown, op: MarkOp) {
       if (op.k === 'ret' && op.ret.fn === 'dense_matmul' && op.ret.value) probe.device++;
-      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0) probe.resident = tier.st.dense.filter((d) => d !== null).length;
+      if (op.k === 'call' && op.call.fn === 'shutdown' && probe.resident === 0)
+        probe.resident = tier.st.dense.filter((d) => d !== null).length;
     },
     onOp(_rt: unknown, _th: unknown, op: Op) {
       if (op.k === 'denseCpu') probe.cpu++;
@@ -207,15 +211,32 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
   if (spec.shutdownAtFirstSwap !== true && spec.refillAtFirstSwap !== true) return runOnce(ctx, spec);
   // the same run without the early shutdown or the refill says where its first swap comes
   const probe = swapProbe();
-  const plain = { ...spec, shutdownAtFirstSwap: false, refillAtFirstSwap: false, shutdownAt: null, refillAfterToken: undefined, arranged: undefined };
+  const plain = {
+    ...spec,
+    shutdownAtFirstSwap: false,
+    refillAtFirstSwap: false,
+    shutdownAt: null,
+    refillAfterToken: undefined,
+    arranged: undefined,
+  };
   const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, plain);
   const step = probe.steps[0];
   // a backend that does not reclaim fills once: the tier never swaps, there is nothing
   // to arrange, and the plain run is the run
-  if (first.ok && !first.swapsOn) return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
-  if (!first.ok || step === undefined) return emptyResult(spec, first.ok ? 'arranged: the run has no swap to arrange around' : `arranged: the run without it failed: ${first.problem}`);
+  if (first.ok && !first.swapsOn)
+    return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
+  if (!first.ok || step === undefined)
+    return emptyResult(
+      spec,
+      first.ok
+        ? 'arranged: the run has no swap to arrange around'
+        : `arranged: the run without it failed: ${first.problem}`,
+    );
   if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
-  return runOnce(ctx, { ...spec, shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' } });
+  return runOnce(ctx, {
+    ...spec,
+    shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' },
+  });
 }
 
 async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleRunResult> {
@@ -232,7 +253,9 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const { cfg, tier, plan } = built;
     const world = new RealWorld(lib, engine, model, {
       devices: cfg.devices,
-      ram: spec.streaming ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts } : { kind: 'resident' },
+      ram: spec.streaming
+        ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts }
+        : { kind: 'resident' },
       heatPath: spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null,
       prompt,
       steps,
@@ -242,8 +265,15 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const probe = residencyProbe(tier);
     const trunk = trunkProbe(tier);
     const coverage = new CoverageChecker(checkCtx);
-    const faultFree = spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
-    const checkers: Checker[] = [...standardCheckers(checkCtx, { faultFree, refinement: true }), probe, trunk, coverage, ...(ctx.probes ?? [])];
+    const faultFree =
+      spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
+    const checkers: Checker[] = [
+      ...standardCheckers(checkCtx, { faultFree, refinement: true }),
+      probe,
+      trunk,
+      coverage,
+      ...(ctx.probes ?? []),
+    ];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
     const c = tier.st.counters;
@@ -325,7 +355,8 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
   const footprint = [...weightBytes, ...scaleBytes].reduce((a, b) => a + lib.footprint(b), 0);
   const int8Trunk = model.shape.trunkFormat === TRUNK_INT8;
   const offers = int8Trunk && (spec.trunk ?? 'cpu') !== 'cpu' ? trunkOffers(model.shape) : [];
-  if (!int8Trunk && (spec.trunk ?? 'cpu') !== 'cpu') return `${model.name} has a float32 trunk: there is no int8 trunk to place (trunk '${spec.trunk}')`;
+  if (!int8Trunk && (spec.trunk ?? 'cpu') !== 'cpu')
+    return `${model.name} has a float32 trunk: there is no int8 trunk to place (trunk '${spec.trunk}')`;
   const built = assemble({
     spec: {
       ...spec,

@@ -9,12 +9,12 @@
 // trunk (trunkFormat 1) quantizes every trunk matrix once and runs attention and MoE in
 // parallel from the same residual, attention's output added first.
 
-import type { LayerWeights, LoadedModel, ModelShape } from "../fixture/model_types.js";
-import { TRUNK_INT8 } from "../fixture/model_types.js";
-import type { UnpackedExpert } from "./reference_expert.js";
-import { expertForward, unpackExpert } from "./reference_expert.js";
-import { argmaxWithMargin, matvec, rmsnorm, softmax, topK } from "./reference_math.js";
-import { int8Matvec, quantizeRows, type Int8Rows } from "./reference_trunk.js";
+import type { LayerWeights, LoadedModel, ModelShape } from '../fixture/model_types.js';
+import { TRUNK_INT8 } from '../fixture/model_types.js';
+import type { UnpackedExpert } from './reference_expert.js';
+import { expertForward, unpackExpert } from './reference_expert.js';
+import { argmaxWithMargin, matvec, rmsnorm, softmax, topK } from './reference_math.js';
+import { int8Matvec, quantizeRows, type Int8Rows } from './reference_trunk.js';
 
 /** Where one layer sent the token. */
 export interface LayerRoute {
@@ -178,7 +178,7 @@ export interface ReferenceRun {
 
 /** Feeds the prompt one token per step, then n greedy steps (MATH.md's decoding). */
 export function referenceGenerate(model: LoadedModel, prompt: readonly number[], n: number): ReferenceRun {
-  if (prompt.length < 1) throw new RangeError("referenceGenerate: the prompt is empty");
+  if (prompt.length < 1) throw new RangeError('referenceGenerate: the prompt is empty');
   if (!Number.isInteger(n) || n < 1 || prompt.length + n > MAX_REFERENCE_POSITIONS) {
     throw new RangeError(`referenceGenerate: n = ${n} is not in [1, ${MAX_REFERENCE_POSITIONS - prompt.length}]`);
   }

@@ -8,9 +8,9 @@
 // bit fields here, not from the engine's table); groups and 128 x 128 blocks are summed
 // in order; t is clamped to the table's [-512, 511].
 
-import type { ExpertMatrix, ExpertWeights } from "../fixture/model_types.js";
-import { FMT_FP8_BLOCK, FMT_I4_GROUP, FMT_I8_ROW, FP8_BLOCK, SILU_LUT_SIZE } from "../fixture/model_types.js";
-import { quant, rintHalfEven } from "./reference_quant.js";
+import type { ExpertMatrix, ExpertWeights } from '../fixture/model_types.js';
+import { FMT_FP8_BLOCK, FMT_I4_GROUP, FMT_I8_ROW, FP8_BLOCK, SILU_LUT_SIZE } from '../fixture/model_types.js';
+import { quant, rintHalfEven } from './reference_quant.js';
 
 /** A matrix unpacked to one weight value per element, row-major [rows][cols]. */
 export interface UnpackedMatrix {
@@ -38,7 +38,8 @@ export function unpackMatrix(m: ExpertMatrix): UnpackedMatrix {
   if (m.format === FMT_FP8_BLOCK) {
     if (m.data.length !== n) throw new Error(`unpackMatrix: ${m.data.length} e4m3 codes for ${m.rows}x${m.cols}`);
     const nScales = Math.ceil(m.rows / FP8_BLOCK) * Math.ceil(m.cols / FP8_BLOCK);
-    if (m.scales.length !== nScales) throw new Error(`unpackMatrix: ${m.scales.length} block scales, expected ${nScales}`);
+    if (m.scales.length !== nScales)
+      throw new Error(`unpackMatrix: ${m.scales.length} block scales, expected ${nScales}`);
     const values = Float64Array.from(m.data, (b) => e4m3Value(b & 0xff));
     return { rows: m.rows, cols: m.cols, group: FP8_BLOCK, grouped: false, blocked: true, w: values, scales: m.scales };
   }
@@ -107,7 +108,9 @@ export function expertForward(ex: UnpackedExpert, siluLut: Float32Array, x: Floa
   const F = ex.gate.rows;
   const H = ex.down.rows;
   if (x.length !== H || ex.gate.cols !== H || ex.up.rows !== F || ex.down.cols !== F) {
-    throw new Error(`expertForward: shapes disagree (x ${x.length}, gate ${F}x${ex.gate.cols}, down ${H}x${ex.down.cols})`);
+    throw new Error(
+      `expertForward: shapes disagree (x ${x.length}, gate ${F}x${ex.gate.cols}, down ${H}x${ex.down.cols})`,
+    );
   }
   const qx = quant(x);
   const h = new Float64Array(F);

@@ -6,7 +6,7 @@
 // Invariants: a matrix is quantized once, at construction; a GEMV reads x's float64
 // values (the only place the reference may differ from the engine: its hidden state).
 
-import { quant } from "./reference_quant.js";
+import { quant } from './reference_quant.js';
 
 export interface Int8Rows {
   readonly rows: number;

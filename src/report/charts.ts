@@ -89,21 +89,64 @@ export function lineChart(opts: {
   const parts: string[] = [el('text', { x: L, y: 14, class: 'ct' }, esc(opts.title))];
   for (const t of sy.ticks) {
     const y = sy.at(t);
-    parts.push(leaf('line', { class: 'grid', x1: L, y1: y, x2: W - R, y2: y }), el('text', { class: 'ax', x: L - 4, y: y + 3, 'text-anchor': 'end' }, short(t)));
+    parts.push(
+      leaf('line', { class: 'grid', x1: L, y1: y, x2: W - R, y2: y }),
+      el('text', { class: 'ax', x: L - 4, y: y + 3, 'text-anchor': 'end' }, short(t)),
+    );
   }
   const xTicks = opts.logX === true ? [...new Set(xs)].sort((a, b) => a - b) : sx.ticks;
-  for (const t of xTicks) parts.push(el('text', { class: 'ax', x: sx.at(t), y: H - B + 13, 'text-anchor': 'middle' }, short(t)));
+  for (const t of xTicks)
+    parts.push(el('text', { class: 'ax', x: sx.at(t), y: H - B + 13, 'text-anchor': 'middle' }, short(t)));
   parts.push(el('text', { class: 'ax', x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' }, esc(opts.xLabel)));
-  parts.push(el('text', { class: 'ax', x: 10, y: (T + H - B) / 2, transform: `rotate(-90 10 ${num((T + H - B) / 2)})`, 'text-anchor': 'middle' }, esc(opts.yLabel)));
+  parts.push(
+    el(
+      'text',
+      {
+        class: 'ax',
+        x: 10,
+        y: (T + H - B) / 2,
+        transform: `rotate(-90 10 ${num((T + H - B) / 2)})`,
+        'text-anchor': 'middle',
+      },
+      esc(opts.yLabel),
+    ),
+  );
   opts.series.forEach((s, i) => {
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
-    parts.push(leaf('polyline', { class: `line-${s.cls}`, points: pts.map((p) => `${num(sx.at(p[0]))},${num(sy.at(p[1]))}`).join(' ') }));
-    for (const p of pts) parts.push(el('circle', { class: `dot-${s.cls}`, cx: sx.at(p[0]), cy: sy.at(p[1]), r: 3 }, title(`${s.name}: ${short(p[0])} -> ${short(p[1])}`)));
+    parts.push(
+      leaf('polyline', {
+        class: `line-${s.cls}`,
+        points: pts.map((p) => `${num(sx.at(p[0]))},${num(sy.at(p[1]))}`).join(' '),
+      }),
+    );
+    for (const p of pts)
+      parts.push(
+        el(
+          'circle',
+          { class: `dot-${s.cls}`, cx: sx.at(p[0]), cy: sy.at(p[1]), r: 3 },
+          title(`${s.name}: ${short(p[0])} -> ${short(p[1])}`),
+        ),
+      );
     // the legend, under the title
     const lx = L + 110 * i;
-    parts.push(leaf('rect', { class: `dot-${s.cls}`, x: lx, y: 21, width: 10, height: 10 }), el('text', { class: 'ax', x: lx + 14, y: 30 }, esc(s.name)));
+    parts.push(
+      leaf('rect', { class: `dot-${s.cls}`, x: lx, y: 21, width: 10, height: 10 }),
+      el('text', { class: 'ax', x: lx + 14, y: 30 }, esc(s.name)),
+    );
   });
-  return el('svg', { class: 'chart', xmlns: 'http://www.w3.org/2000/svg', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': opts.title }, ...parts);
+  return el(
+    'svg',
+    {
+      class: 'chart',
+      xmlns: 'http://www.w3.org/2000/svg',
+      width: W,
+      height: H,
+      viewBox: `0 0 ${W} ${H}`,
+      role: 'img',
+      'aria-label': opts.title,
+    },
+    ...parts,
+  );
 }
 
 export interface Bar {
@@ -135,7 +178,10 @@ export function barChart(opts: {
   const bottom = T + opts.bars.length * (BAR + 4);
   for (const t of sx.ticks) {
     const x = sx.at(t);
-    parts.push(leaf('line', { class: 'grid', x1: x, y1: T - 2, x2: x, y2: bottom }), el('text', { class: 'ax', x, y: bottom + 12, 'text-anchor': 'middle' }, short(t)));
+    parts.push(
+      leaf('line', { class: 'grid', x1: x, y1: T - 2, x2: x, y2: bottom }),
+      el('text', { class: 'ax', x, y: bottom + 12, 'text-anchor': 'middle' }, short(t)),
+    );
   }
   parts.push(el('text', { class: 'ax', x: W - R, y: bottom + 26, 'text-anchor': 'end' }, esc(opts.unit)));
   opts.bars.forEach((b, i) => {
@@ -144,13 +190,43 @@ export function barChart(opts: {
     const x1 = sx.at(b.value);
     const tip = title(b.tip ?? `${b.label}: ${short(b.value)} ${opts.unit}`);
     parts.push(el('text', { class: 'ax', x: L - 6, y: y + BAR - 4, 'text-anchor': 'end' }, esc(b.label)));
-    parts.push(el('rect', { class: `bar${b.cls !== undefined && b.cls !== '' ? ' ' + b.cls : ''}`, x: x0, y, width: Math.max(1, x1 - x0), height: BAR }, tip));
+    parts.push(
+      el(
+        'rect',
+        {
+          class: `bar${b.cls !== undefined && b.cls !== '' ? ' ' + b.cls : ''}`,
+          x: x0,
+          y,
+          width: Math.max(1, x1 - x0),
+          height: BAR,
+        },
+        tip,
+      ),
+    );
     parts.push(el('text', { class: 'ax', x: Math.max(x0, x1) + 4, y: y + BAR - 4 }, short(b.value)));
   });
   if (opts.ref !== undefined) {
     const x = sx.at(opts.ref.value);
-    parts.push(el('line', { class: 'ref', x1: x, y1: T - 6, x2: x, y2: bottom + 2 }, title(`${opts.ref.label}: ${short(opts.ref.value)} ${opts.unit}`)));
+    parts.push(
+      el(
+        'line',
+        { class: 'ref', x1: x, y1: T - 6, x2: x, y2: bottom + 2 },
+        title(`${opts.ref.label}: ${short(opts.ref.value)} ${opts.unit}`),
+      ),
+    );
     parts.push(el('text', { class: 'ax', x: x + 3, y: T - 8 }, esc(`${opts.ref.label} ${short(opts.ref.value)}`)));
   }
-  return el('svg', { class: 'chart', xmlns: 'http://www.w3.org/2000/svg', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': opts.title }, ...parts);
+  return el(
+    'svg',
+    {
+      class: 'chart',
+      xmlns: 'http://www.w3.org/2000/svg',
+      width: W,
+      height: H,
+      viewBox: `0 0 ${W} ${H}`,
+      role: 'img',
+      'aria-label': opts.title,
+    },
+    ...parts,
+  );
 }

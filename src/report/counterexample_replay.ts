@@ -31,7 +31,11 @@ export function mutantOf(file: string): string | null {
  * Replays `file` here. `shownAs` is the name the page gives it, `replay` the command that
  * prints the same trace (`npm run replay -- FILE`, or the mutants CLI's for a mutant).
  */
-export function replayToView(file: string, shownAs: string = file, replay: string = `npm run replay -- ${shownAs}`): CounterexampleView {
+export function replayToView(
+  file: string,
+  shownAs: string = file,
+  replay: string = `npm run replay -- ${shownAs}`,
+): CounterexampleView {
   const cx = loadCounterexample(file);
   const r = replayCounterexample(cx.scenario, cx.choices);
   const found = r.violation !== null ? { property: r.violation.property, detail: r.violation.detail } : null;
@@ -59,10 +63,16 @@ export function propertyStatements(): Record<string, string> {
 // only as this file itself, not as a bundle that includes it (scripts/gpu/pack.sh's
 // oracle.mjs, whose import.meta.url is the entry point's too)
 const self = fileURLToPath(import.meta.url);
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === self && basename(self).startsWith('counterexample_replay.')) {
+if (
+  process.argv[1] !== undefined &&
+  resolve(process.argv[1]) === self &&
+  basename(self).startsWith('counterexample_replay.')
+) {
   const [file, out, shownAs, replay] = process.argv.slice(2);
   if (file === undefined || out === undefined) {
-    process.stderr.write('usage: tsx src/report/counterexample_replay.ts CX.json OUT.json [SHOWN-AS] [REPLAY-COMMAND]\n');
+    process.stderr.write(
+      'usage: tsx src/report/counterexample_replay.ts CX.json OUT.json [SHOWN-AS] [REPLAY-COMMAND]\n',
+    );
     process.exit(2);
   }
   try {

@@ -6,7 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 
-export type FieldType = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'string?' | 'number?' | 'object?' | 'array?';
+export type FieldType =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'array'
+  | 'object'
+  | 'string?'
+  | 'number?'
+  | 'object?'
+  | 'array?';
 
 export type Shape = Readonly<Record<string, FieldType>>;
 
@@ -26,11 +35,15 @@ function typeOk(v: unknown, t: FieldType): boolean {
  * the first field that does not fit.
  */
 export function checkShape(value: unknown, shape: Shape, file: string, path = ''): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ReportInputError(`${file}: ${path === '' ? 'the file' : path} is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ReportInputError(`${file}: ${path === '' ? 'the file' : path} is not a JSON object`);
   const o = value as Record<string, unknown>;
   for (const [k, t] of Object.entries(shape)) {
     const v = o[k];
-    if (!typeOk(v, t)) throw new ReportInputError(`${file}: ${path === '' ? '' : path + '.'}${k} should be ${t.replace('?', ' or null')}, is ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
+    if (!typeOk(v, t))
+      throw new ReportInputError(
+        `${file}: ${path === '' ? '' : path + '.'}${k} should be ${t.replace('?', ' or null')}, is ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`,
+      );
   }
 }
 

@@ -69,7 +69,10 @@ function columnTip(r: MutantInput): string {
 
 export function renderKillMatrix(input: KillMatrixInput): string {
   const rows = matrixRows(input);
-  const groups = GROUPS.map((g) => ({ name: g.name, cols: input.results.filter((r) => g.statuses.includes(r.status)) })).filter((g) => g.cols.length > 0);
+  const groups = GROUPS.map((g) => ({
+    name: g.name,
+    cols: input.results.filter((r) => g.statuses.includes(r.status)),
+  })).filter((g) => g.cols.length > 0);
   const blind = new Set(unexercised(input));
   const parts: string[] = [];
   const CELL = input.results.length <= WIDE_UP_TO ? CELL_WIDE : CELL_NARROW;
@@ -82,7 +85,14 @@ export function renderKillMatrix(input: KillMatrixInput): string {
     const statement = input.statements[p];
     const dim = blind.has(p);
     parts.push(
-      el('text', { class: dim ? 'ax hm-row dim' : 'ax hm-row', x: ROW_LABEL - 6, y: y + CELL - 3, 'text-anchor': 'end' }, esc(p + (dim ? ' ·' : '')), title(`${p}${statement !== undefined ? `: ${statement}` : ''}${dim ? '\nno mutant of this run exercises it' : ''}`)),
+      el(
+        'text',
+        { class: dim ? 'ax hm-row dim' : 'ax hm-row', x: ROW_LABEL - 6, y: y + CELL - 3, 'text-anchor': 'end' },
+        esc(p + (dim ? ' ·' : '')),
+        title(
+          `${p}${statement !== undefined ? `: ${statement}` : ''}${dim ? '\nno mutant of this run exercises it' : ''}`,
+        ),
+      ),
     );
   });
 
@@ -91,12 +101,18 @@ export function renderKillMatrix(input: KillMatrixInput): string {
     const gx = x;
     for (const r of g.cols) {
       const col: string[] = [];
-      const bg = r.status === 'survived' ? 'hm-cell hm-surv' : r.status === 'killed' ? 'hm-cell hm-none' : 'hm-cell hm-eq';
+      const bg =
+        r.status === 'survived' ? 'hm-cell hm-surv' : r.status === 'killed' ? 'hm-cell hm-none' : 'hm-cell hm-eq';
       col.push(el('rect', { class: bg, x, y: gridTop, width: CELL, height: rows.length * CELL }, title(columnTip(r))));
       const anchor = r.counterexample !== null ? input.diagramOf(r.counterexample) : null;
       const label = r.id.length > HEAD_LABEL_CHARS ? `${r.id.slice(0, HEAD_LABEL_CHARS - 1)}…` : r.id;
       const hx = x + CELL / 2 + 3;
-      const head = el('text', { class: 'ax hm-head', x: hx, y: gridTop - 5, transform: `rotate(-90 ${num(hx)} ${gridTop - 5})` }, esc(label), title(columnTip(r)));
+      const head = el(
+        'text',
+        { class: 'ax hm-head', x: hx, y: gridTop - 5, transform: `rotate(-90 ${num(hx)} ${gridTop - 5})` },
+        esc(label),
+        title(columnTip(r)),
+      );
       col.push(anchor !== null ? el('a', { href: `#${anchor}` }, head) : head);
       rows.forEach((p, i) => {
         const y = gridTop + i * CELL;
@@ -107,8 +123,22 @@ export function renderKillMatrix(input: KillMatrixInput): string {
         const how = isKill
           ? `K: its shrunk counterexample killed the mutant: ${r.runsToKill ?? '?'} schedules, ${r.secondsToKill ?? '?'} s of search`
           : `no shrinking, no bail: failed ${failing} of ${r.matrixRuns} sampled runs${seconds !== null ? `, one every ${seconds.toPrecision(2)} s` : ''}`;
-        const tip = title(`${p} on ${r.id}\n${how}${isKill && failing > 0 ? `\n(sampling: failed ${failing} of ${r.matrixRuns} runs)` : ''}`);
-        const cell = el('rect', { class: isKill ? 'hm-cell hm-k' : 'hm-cell', x: x + 1, y: y + 1, width: CELL - 2, height: CELL - 2, style: `fill:${seconds !== null ? killColour(seconds) : 'var(--op)'}`, 'data-property': p }, tip);
+        const tip = title(
+          `${p} on ${r.id}\n${how}${isKill && failing > 0 ? `\n(sampling: failed ${failing} of ${r.matrixRuns} runs)` : ''}`,
+        );
+        const cell = el(
+          'rect',
+          {
+            class: isKill ? 'hm-cell hm-k' : 'hm-cell',
+            x: x + 1,
+            y: y + 1,
+            width: CELL - 2,
+            height: CELL - 2,
+            style: `fill:${seconds !== null ? killColour(seconds) : 'var(--op)'}`,
+            'data-property': p,
+          },
+          tip,
+        );
         col.push(isKill && anchor !== null ? el('a', { href: `#${anchor}` }, cell) : cell);
       });
       parts.push(el('g', { class: 'hm-col', 'data-mutant': r.id, 'data-status': r.status }, ...col));
@@ -120,11 +150,25 @@ export function renderKillMatrix(input: KillMatrixInput): string {
   }
   const width = Math.max(x + 40, ROW_LABEL + 200);
   const height = gridBottom + 22;
-  return el('svg', { class: 'heatmap', xmlns: 'http://www.w3.org/2000/svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `kill matrix: ${rows.length} properties x ${input.results.length} mutants` }, ...parts);
+  return el(
+    'svg',
+    {
+      class: 'heatmap',
+      xmlns: 'http://www.w3.org/2000/svg',
+      width,
+      height,
+      viewBox: `0 0 ${width} ${height}`,
+      role: 'img',
+      'aria-label': `kill matrix: ${rows.length} properties x ${input.results.length} mutants`,
+    },
+    ...parts,
+  );
 }
 
 /** Properties no mutant of the run made fail: the catalogue's blind spots for this run. */
 export function unexercised(input: KillMatrixInput): string[] {
   const rows = matrixRows(input);
-  return rows.filter((p) => !input.results.some((r) => (r.status === 'killed' && r.property === p) || (r.matrix?.[p] ?? 0) > 0));
+  return rows.filter(
+    (p) => !input.results.some((r) => (r.status === 'killed' && r.property === p) || (r.matrix?.[p] ?? 0) > 0),
+  );
 }

@@ -39,7 +39,10 @@ const CALL_H = 4;
 const CALL_GAP = 5;
 
 /** x of each step's left edge and each step's width, for the chosen axis */
-function columns(m: LaneModel, axis: LaneAxis): { x: (step: number) => number; w: (step: number) => number; width: number; col: number } {
+function columns(
+  m: LaneModel,
+  axis: LaneAxis,
+): { x: (step: number) => number; w: (step: number) => number; width: number; col: number } {
   const n = m.lastStep - m.firstStep + 1;
   const col = Math.min(COL_MAX, Math.max(COL_MIN, TARGET_WIDTH / n));
   const widths = new Array<number>(n).fill(col);
@@ -59,7 +62,9 @@ function columns(m: LaneModel, axis: LaneAxis): { x: (step: number) => number; w
 
 function cellTitle(m: LaneModel, c: Cell): string {
   const holder = mxHolderAt(m, c.step);
-  const lines = [`step ${c.step} · t ${c.t.toFixed(2)} µs · ${m.lanes[c.tid] ?? c.tid} · mx held by ${holder === null ? 'nobody' : (m.lanes[holder] ?? holder)}`];
+  const lines = [
+    `step ${c.step} · t ${c.t.toFixed(2)} µs · ${m.lanes[c.tid] ?? c.tid} · mx held by ${holder === null ? 'nobody' : (m.lanes[holder] ?? holder)}`,
+  ];
   for (const i of c.items) {
     const d = describeEvent(i.event, i.text);
     lines.push(`${d.op}${d.result !== null ? ` → ${d.result}` : ''}${i.dt > 0 ? `  (${num(i.dt)} µs)` : ''}`);
@@ -78,7 +83,11 @@ function mark(c: Cell, x: number, w: number, y: number, tip: string): string {
     case 'thread':
       return el('circle', { ...a, cx, cy: mid, r: c.kind === 'woken' ? 3 : 2.5 }, tip);
     case 'spurious':
-      return el('path', { ...a, d: `M${num(cx)} ${num(mid - 6)}l2 4.5l4.5 .5l-3.5 3l1 4.5l-4 -2.5l-4 2.5l1 -4.5l-3.5 -3l4.5 -.5z` }, tip);
+      return el(
+        'path',
+        { ...a, d: `M${num(cx)} ${num(mid - 6)}l2 4.5l4.5 .5l-3.5 3l1 4.5l-4 -2.5l-4 2.5l1 -4.5l-3.5 -3l4.5 -.5z` },
+        tip,
+      );
     case 'violation':
       return el('circle', { ...a, cx, cy: mid, r: 5 }, tip);
     case 'mark':
@@ -92,7 +101,12 @@ function mark(c: Cell, x: number, w: number, y: number, tip: string): string {
 }
 
 function span(s: Span, x0: number, x1: number, y: number): string {
-  const what = { mx: 'holds mx', 'wait-cv': 'waits on cv', 'wait-cv_take': 'waits on cv_take', woken: 'woken, re-taking mx' }[s.kind];
+  const what = {
+    mx: 'holds mx',
+    'wait-cv': 'waits on cv',
+    'wait-cv_take': 'waits on cv_take',
+    woken: 'woken, re-taking mx',
+  }[s.kind];
   const tip = title(`${what}: steps ${s.from}–${s.to}${s.open ? ' (still at the end)' : ''}`);
   if (s.kind === 'woken') {
     const mid = y + ROW_Y + ROW_H / 2;
@@ -102,7 +116,10 @@ function span(s: Span, x0: number, x1: number, y: number): string {
 }
 
 /** The diagram of a trace, as an <svg> element. */
-export function renderLaneSvg(trace: CounterexampleView['trace'], opts: { axis?: LaneAxis; statement?: string | null } = {}): string {
+export function renderLaneSvg(
+  trace: CounterexampleView['trace'],
+  opts: { axis?: LaneAxis; statement?: string | null } = {},
+): string {
   const m = buildLaneModel(trace);
   const axis = opts.axis ?? 'step';
   const col = columns(m, axis);
@@ -120,11 +137,16 @@ export function renderLaneSvg(trace: CounterexampleView['trace'], opts: { axis?:
     parts.push(el('text', { class: 'ax', x: x + 2, y: 11 }, String(s)));
     if (t !== undefined) parts.push(el('text', { class: 'ax t', x: x + 2, y: 22 }, `${num(t)}µs`));
   }
-  parts.push(el('text', { class: 'ax', x: 4, y: 11 }, 'step'), el('text', { class: 'ax t', x: 4, y: 22 }, 't (virtual)'));
+  parts.push(
+    el('text', { class: 'ax', x: 4, y: 11 }, 'step'),
+    el('text', { class: 'ax t', x: 4, y: 22 }, 't (virtual)'),
+  );
 
   m.lanes.forEach((name, tid) => {
     const y = laneY(tid);
-    const lane: string[] = [leaf('rect', { class: tid % 2 === 0 ? 'lane-bg' : 'lane-bg alt', x: 0, y, width: col.width, height: LANE_H })];
+    const lane: string[] = [
+      leaf('rect', { class: tid % 2 === 0 ? 'lane-bg' : 'lane-bg alt', x: 0, y, width: col.width, height: LANE_H }),
+    ];
     lane.push(el('text', { class: 'lane-name', x: 6, y: y + ROW_Y + ROW_H - 3 }, esc(name)));
     for (const s of m.spans) if (s.tid === tid) lane.push(span(s, col.x(s.from), col.x(s.to) + col.w(s.to), y));
     for (const c of m.calls) {
@@ -132,11 +154,21 @@ export function renderLaneSvg(trace: CounterexampleView['trace'], opts: { axis?:
       const x0 = col.x(c.from);
       const x1 = col.x(c.to) + col.w(c.to);
       const cy = y + CALL_Y + c.depth * CALL_GAP;
-      const tip = title(`${c.fn}${c.arg !== null ? ' ' + c.arg : ''}: steps ${c.from}–${c.to}${c.open ? ' (not returned at the end)' : ` = ${c.value ?? ''}`}`);
-      lane.push(el('rect', { class: c.open ? 'call open' : 'call', x: x0, y: cy, width: Math.max(2, x1 - x0), height: CALL_H }, tip));
-      if (x1 - x0 > c.fn.length * 5.5 + 4 && c.depth === 0) lane.push(el('text', { class: 'call-name', x: x0 + 2, y: cy + CALL_H + 9 }, esc(c.fn)));
+      const tip = title(
+        `${c.fn}${c.arg !== null ? ' ' + c.arg : ''}: steps ${c.from}–${c.to}${c.open ? ' (not returned at the end)' : ` = ${c.value ?? ''}`}`,
+      );
+      lane.push(
+        el(
+          'rect',
+          { class: c.open ? 'call open' : 'call', x: x0, y: cy, width: Math.max(2, x1 - x0), height: CALL_H },
+          tip,
+        ),
+      );
+      if (x1 - x0 > c.fn.length * 5.5 + 4 && c.depth === 0)
+        lane.push(el('text', { class: 'call-name', x: x0 + 2, y: cy + CALL_H + 9 }, esc(c.fn)));
     }
-    for (const c of m.cells) if (c.tid === tid) lane.push(mark(c, col.x(c.step), col.w(c.step), y, title(cellTitle(m, c))));
+    for (const c of m.cells)
+      if (c.tid === tid) lane.push(mark(c, col.x(c.step), col.w(c.step), y, title(cellTitle(m, c))));
     parts.push(el('g', { class: 'lane', 'data-tid': tid, 'data-name': name }, ...lane));
   });
 
@@ -149,30 +181,92 @@ export function renderLaneSvg(trace: CounterexampleView['trace'], opts: { axis?:
     const y1 = laneY(a.toTid) + ROW_Y + ROW_H / 2 + (a.toTid > a.fromTid ? -6 : 6);
     const bend = Math.max(6, Math.abs(x1 - x0) / 2);
     const what = { signal: 'signal woke', broadcast: 'broadcast woke', spawn: 'spawned', join: 'joined by' }[a.kind];
-    const tip = title(`${m.lanes[a.fromTid] ?? a.fromTid} (step ${a.fromStep}) ${what} ${m.lanes[a.toTid] ?? a.toTid} (step ${a.toStep})`);
-    parts.push(el('path', { class: `ar ar-${a.kind}`, d: `M${num(x0)} ${num(y0)}C${num(x0 + bend)} ${num(y0)} ${num(x1 - bend)} ${num(y1)} ${num(x1)} ${num(y1)}`, 'marker-end': 'url(#arrowhead)' }, tip));
+    const tip = title(
+      `${m.lanes[a.fromTid] ?? a.fromTid} (step ${a.fromStep}) ${what} ${m.lanes[a.toTid] ?? a.toTid} (step ${a.toStep})`,
+    );
+    parts.push(
+      el(
+        'path',
+        {
+          class: `ar ar-${a.kind}`,
+          d: `M${num(x0)} ${num(y0)}C${num(x0 + bend)} ${num(y0)} ${num(x1 - bend)} ${num(y1)} ${num(x1)} ${num(y1)}`,
+          'marker-end': 'url(#arrowhead)',
+        },
+        tip,
+      ),
+    );
   }
 
   if (m.violation !== null) {
     const v = m.violation;
     const x = col.x(v.step);
-    const tip = title(`step ${v.step}: VIOLATED ${v.property}${opts.statement ? `: ${opts.statement}` : ''}\n${v.detail}`);
+    const tip = title(
+      `step ${v.step}: VIOLATED ${v.property}${opts.statement ? `: ${opts.statement}` : ''}\n${v.detail}`,
+    );
     // drawn first so the marks stay on top of the band
-    parts.unshift(el('rect', { class: 'vband', 'data-violation-step': v.step, x: x - 1, y: TOP - 4, width: col.w(v.step) + 2, height: lanesBottom - TOP + 8 }, tip));
+    parts.unshift(
+      el(
+        'rect',
+        {
+          class: 'vband',
+          'data-violation-step': v.step,
+          x: x - 1,
+          y: TOP - 4,
+          width: col.w(v.step) + 2,
+          height: lanesBottom - TOP + 8,
+        },
+        tip,
+      ),
+    );
     const label = `step ${v.step}: ${v.property}`;
     // right-aligned to the band when it sits near the right end
     const anchorEnd = x > col.width - label.length * 6.5 - 20;
-    parts.push(el('text', { class: 'vlabel', x: anchorEnd ? x + col.w(v.step) : x, y: lanesBottom + 16, 'text-anchor': anchorEnd ? 'end' : null }, esc(label), tip));
+    parts.push(
+      el(
+        'text',
+        {
+          class: 'vlabel',
+          x: anchorEnd ? x + col.w(v.step) : x,
+          y: lanesBottom + 16,
+          'text-anchor': anchorEnd ? 'end' : null,
+        },
+        esc(label),
+        tip,
+      ),
+    );
   }
 
   const label = `${m.lanes.length} threads, steps ${m.firstStep}–${m.lastStep}${m.violation !== null ? `, violation at step ${m.violation.step}` : ''}`;
-  return el('svg', { class: `lanes-svg axis-${axis}`, xmlns: 'http://www.w3.org/2000/svg', width: col.width, height, viewBox: `0 0 ${num(col.width)} ${height}`, role: 'img', 'aria-label': label }, ...parts);
+  return el(
+    'svg',
+    {
+      class: `lanes-svg axis-${axis}`,
+      xmlns: 'http://www.w3.org/2000/svg',
+      width: col.width,
+      height,
+      viewBox: `0 0 ${num(col.width)} ${height}`,
+      role: 'img',
+      'aria-label': label,
+    },
+    ...parts,
+  );
 }
 
 /** Colour key for the marks and spans. */
 export function laneLegend(): string {
   const item = (cls: string, text: string, shape = 'rect'): string =>
-    el('span', { class: 'key' }, el('svg', { width: 14, height: 12, viewBox: '0 0 14 12' }, shape === 'rect' ? leaf('rect', { class: cls, x: 1, y: 1, width: 12, height: 10 }) : leaf('circle', { class: cls, cx: 7, cy: 6, r: 4 })), esc(text));
+    el(
+      'span',
+      { class: 'key' },
+      el(
+        'svg',
+        { width: 14, height: 12, viewBox: '0 0 14 12' },
+        shape === 'rect'
+          ? leaf('rect', { class: cls, x: 1, y: 1, width: 12, height: 10 })
+          : leaf('circle', { class: cls, cx: 7, cy: 6, r: 4 }),
+      ),
+      esc(text),
+    );
   return el(
     'p',
     { class: 'legend' },
@@ -206,7 +300,14 @@ export function renderCounterexample(cx: CounterexampleView): string {
   const v = cx.violation;
   const verdict =
     v !== null
-      ? el('p', { class: 'violated' }, el('b', {}, `VIOLATED ${esc(v.property)}`), cx.statement !== null ? `: ${esc(cx.statement)}` : '', leaf('br'), el('span', { class: 'detail' }, esc(v.detail)))
+      ? el(
+          'p',
+          { class: 'violated' },
+          el('b', {}, `VIOLATED ${esc(v.property)}`),
+          cx.statement !== null ? `: ${esc(cx.statement)}` : '',
+          leaf('br'),
+          el('span', { class: 'detail' }, esc(v.detail)),
+        )
       : el(
           'p',
           { class: 'clean' },
@@ -229,7 +330,9 @@ export function renderCounterexample(cx: CounterexampleView): string {
       leaf('br'),
       `replay: `,
       el('code', { class: 'replay' }, esc(cx.replay)),
-      cx.traceSha256 !== null ? el('span', { class: 'sha' }, ` · trace sha256 ${esc(cx.traceSha256.slice(0, 16))}…`) : '',
+      cx.traceSha256 !== null
+        ? el('span', { class: 'sha' }, ` · trace sha256 ${esc(cx.traceSha256.slice(0, 16))}…`)
+        : '',
     ),
     el(
       'div',

@@ -34,7 +34,19 @@ export interface CellItem {
 }
 
 /** What a cell is drawn as: its most telling event. */
-export type CellKind = 'violation' | 'fault' | 'woken' | 'spurious' | 'notify' | 'wait' | 'mutex' | 'backend' | 'engine' | 'op' | 'thread' | 'mark';
+export type CellKind =
+  | 'violation'
+  | 'fault'
+  | 'woken'
+  | 'spurious'
+  | 'notify'
+  | 'wait'
+  | 'mutex'
+  | 'backend'
+  | 'engine'
+  | 'op'
+  | 'thread'
+  | 'mark';
 
 export interface Cell {
   readonly step: number;
@@ -85,7 +97,12 @@ export interface LaneModel {
   readonly spans: readonly Span[];
   readonly calls: readonly CallSpan[];
   readonly arrows: readonly Arrow[];
-  readonly violation: { readonly step: number; readonly tid: number; readonly property: string; readonly detail: string } | null;
+  readonly violation: {
+    readonly step: number;
+    readonly tid: number;
+    readonly property: string;
+    readonly detail: string;
+  } | null;
   /** virtual time after each drawn step (the time ruler) */
   readonly timeAt: ReadonlyMap<number, number>;
 }
@@ -93,7 +110,20 @@ export interface LaneModel {
 /** Longer traces are drawn from this many steps before their end (the violation is at the end). */
 export const MAX_DRAWN_STEPS = 2500;
 
-const PRIORITY: readonly CellKind[] = ['violation', 'fault', 'spurious', 'woken', 'notify', 'wait', 'mutex', 'backend', 'engine', 'op', 'thread', 'mark'];
+const PRIORITY: readonly CellKind[] = [
+  'violation',
+  'fault',
+  'spurious',
+  'woken',
+  'notify',
+  'wait',
+  'mutex',
+  'backend',
+  'engine',
+  'op',
+  'thread',
+  'mark',
+];
 
 function kindOf(e: TraceEvent): CellKind {
   switch (e.kind) {
@@ -195,7 +225,8 @@ export function buildLaneModel(trace: TraceData): LaneModel {
         lastNotify.set(r.tid, { step: r.step, kind: e.kind });
         break;
       case 'spawn':
-        if (r.step >= firstDrawn) arrows.push({ kind: 'spawn', fromTid: r.tid, fromStep: r.step, toTid: e.tid, toStep: r.step });
+        if (r.step >= firstDrawn)
+          arrows.push({ kind: 'spawn', fromTid: r.tid, fromStep: r.step, toTid: e.tid, toStep: r.step });
         break;
       case 'join': {
         const joined = tidOf.get(e.name);
@@ -223,7 +254,16 @@ export function buildLaneModel(trace: TraceData): LaneModel {
           const c = stack[at];
           stack.splice(at);
           if (c !== undefined && r.step >= firstDrawn) {
-            calls.push({ tid: r.tid, fn: c.fn, arg: c.arg, value: e.value, depth: at, from: clip(c.from), to: r.step, open: false });
+            calls.push({
+              tid: r.tid,
+              fn: c.fn,
+              arg: c.arg,
+              value: e.value,
+              depth: at,
+              from: clip(c.from),
+              to: r.step,
+              open: false,
+            });
           }
         }
         break;
@@ -237,7 +277,9 @@ export function buildLaneModel(trace: TraceData): LaneModel {
   }
   for (const [tid, o] of openSpan) spans.push({ tid, kind: o.kind, from: clip(o.from), to: lastStep, open: true });
   for (const [tid, stack] of callStack) {
-    stack.forEach((c, depth) => calls.push({ tid, fn: c.fn, arg: c.arg, value: null, depth, from: clip(c.from), to: lastStep, open: true }));
+    stack.forEach((c, depth) =>
+      calls.push({ tid, fn: c.fn, arg: c.arg, value: null, depth, from: clip(c.from), to: lastStep, open: true }),
+    );
   }
   const cells: Cell[] = [...cellItems.values()].map((c) => ({
     step: c.step,
@@ -246,7 +288,18 @@ export function buildLaneModel(trace: TraceData): LaneModel {
     items: c.items,
     kind: PRIORITY.find((k) => c.items.some((i) => kindOf(i.event) === k)) ?? 'mark',
   }));
-  return { lanes, firstStep: firstDrawn, lastStep, elidedSteps: firstDrawn - (records[0]?.step ?? 0), cells, spans, calls, arrows, violation, timeAt };
+  return {
+    lanes,
+    firstStep: firstDrawn,
+    lastStep,
+    elidedSteps: firstDrawn - (records[0]?.step ?? 0),
+    cells,
+    spans,
+    calls,
+    arrows,
+    violation,
+    timeAt,
+  };
 }
 
 /** Who holds mx at a step, from the model's spans (the state the protocol guards). */

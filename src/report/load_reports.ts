@@ -44,7 +44,12 @@ function load<T>(dir: string, name: string, check: (data: unknown, file: string)
  * first, then relative to the working directory and to the report directory's parent.
  */
 function locate(dir: string, sub: string, named: string): string | null {
-  const candidates = [isAbsolute(named) ? named : null, join(dir, sub, basename(named)), resolve(named), resolve(dirname(resolve(dir)), named)];
+  const candidates = [
+    isAbsolute(named) ? named : null,
+    join(dir, sub, basename(named)),
+    resolve(named),
+    resolve(dirname(resolve(dir)), named),
+  ];
   return candidates.find((c): c is string => c !== null && existsSync(c)) ?? null;
 }
 
@@ -55,7 +60,12 @@ interface Wanted {
   readonly by: string;
 }
 
-async function replayAll(dir: string, wanted: readonly Wanted[], jobs: number | undefined, problems: string[]): Promise<Map<string, CounterexampleView>> {
+async function replayAll(
+  dir: string,
+  wanted: readonly Wanted[],
+  jobs: number | undefined,
+  problems: string[],
+): Promise<Map<string, CounterexampleView>> {
   const views = new Map<string, CounterexampleView>();
   const onMutants: MutantReplayRequest[] = [];
   for (const w of wanted) {
@@ -68,9 +78,16 @@ async function replayAll(dir: string, wanted: readonly Wanted[], jobs: number | 
     try {
       const mutant = mutantOf(path);
       // in-process when the sources this process runs are the ones it was found on
-      if (mutant === null || mutant === process.env['TIERLAB_MUTANT']) views.set(w.named, replayToView(path, w.named, w.replay));
+      if (mutant === null || mutant === process.env['TIERLAB_MUTANT'])
+        views.set(w.named, replayToView(path, w.named, w.replay));
       // the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean
-      else onMutants.push({ path, shownAs: w.named, mutant, replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay });
+      else
+        onMutants.push({
+          path,
+          shownAs: w.named,
+          mutant,
+          replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay,
+        });
     } catch (e) {
       problems.push(`${w.named}: ${(e as Error).message}`);
     }
@@ -92,19 +109,42 @@ export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Pro
   const problems: string[] = [];
   const props = load(dir, 'properties.json', propertiesReport, problems);
   const muts = load(dir, 'mutants.json', mutantsReport, problems);
-  const oracleFiles = existsSync(dir) ? readdirSync(dir).filter((f) => /^oracle-[A-Za-z0-9_-]+\.json$/.test(f)).sort() : [];
-  const oracles = oracleFiles.map((f) => load(dir, f, oracleReport, problems)).filter((o): o is OracleInput => o !== null);
+  const oracleFiles = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => /^oracle-[A-Za-z0-9_-]+\.json$/.test(f))
+        .sort()
+    : [];
+  const oracles = oracleFiles
+    .map((f) => load(dir, f, oracleReport, problems))
+    .filter((o): o is OracleInput => o !== null);
   const bench = load(dir, 'bench.json', benchReport, problems);
   const stryker: StrykerInput | null = load(dir, join('stryker', 'mutation.json'), strykerScore, problems);
 
   const wanted: Wanted[] = [];
   for (const s of props?.suites ?? []) {
     const named = s.failure !== null ? replayFile(s.failure.replay) : null;
-    if (s.failure !== null && named !== null) wanted.push({ named, sub: 'counterexamples', replay: s.failure.replay, by: 'properties.json' });
+    if (s.failure !== null && named !== null)
+      wanted.push({ named, sub: 'counterexamples', replay: s.failure.replay, by: 'properties.json' });
   }
   for (const r of muts?.results ?? []) {
-    if (r.status === 'killed' && r.counterexample !== null) wanted.push({ named: r.counterexample, sub: 'mutants', replay: r.replay ?? `npm run mutants -- --replay ${r.counterexample}`, by: 'mutants.json' });
+    if (r.status === 'killed' && r.counterexample !== null)
+      wanted.push({
+        named: r.counterexample,
+        sub: 'mutants',
+        replay: r.replay ?? `npm run mutants -- --replay ${r.counterexample}`,
+        by: 'mutants.json',
+      });
   }
   const counterexamples = await replayAll(dir, wanted, opts.jobs, problems);
-  return { dir, properties: props, mutants: muts, oracles, bench, stryker, counterexamples, statements: propertyStatements(), problems };
+  return {
+    dir,
+    properties: props,
+    mutants: muts,
+    oracles,
+    bench,
+    stryker,
+    counterexamples,
+    statements: propertyStatements(),
+    problems,
+  };
 }

@@ -44,25 +44,41 @@ async function mutantsById(ids: readonly string[]): Promise<Map<string, MutantEn
     for (const id of ids) out.set(id, `cannot list the mutants: ${(e as Error).message.split('\n')[0] ?? ''}`);
     return out;
   }
-  for (const id of ids) out.set(id, all.find((e) => e.mutant.id === id) ?? `no mutant '${id}' in the catalogue or the current sources`);
+  for (const id of ids)
+    out.set(id, all.find((e) => e.mutant.id === id) ?? `no mutant '${id}' in the catalogue or the current sources`);
   return out;
 }
 
-async function replayOne(req: MutantReplayRequest, entry: MutantEntry | string | undefined, workDir: string, index: number): Promise<ReplayAnswer> {
-  if (entry === undefined || typeof entry === 'string') return { problem: `${req.shownAs}: cannot apply mutant ${req.mutant}: ${entry ?? 'unknown'}` };
+async function replayOne(
+  req: MutantReplayRequest,
+  entry: MutantEntry | string | undefined,
+  workDir: string,
+  index: number,
+): Promise<ReplayAnswer> {
+  if (entry === undefined || typeof entry === 'string')
+    return { problem: `${req.shownAs}: cannot apply mutant ${req.mutant}: ${entry ?? 'unknown'}` };
   let scratch: Scratch;
   try {
     scratch = makeScratch(REPO_ROOT, join(REPO_ROOT, 'node_modules'), entry.mutant);
   } catch (e) {
-    return { problem: `${req.shownAs}: mutant ${req.mutant} no longer applies to the sources: ${(e as Error).message.split('\n')[0] ?? ''}` };
+    return {
+      problem: `${req.shownAs}: mutant ${req.mutant} no longer applies to the sources: ${(e as Error).message.split('\n')[0] ?? ''}`,
+    };
   }
   try {
     const out = join(workDir, `view-${index}.json`);
     const [node, tsx] = tsxCommand(REPO_ROOT);
     const script = 'src/report/counterexample_replay.ts';
-    const r = await runChild(node, [...tsx, script, resolve(req.path), out, req.shownAs, req.replay], { cwd: scratch.dir, timeoutMs: CHILD_TIMEOUT_MS });
-    if (r.timedOut) return { problem: `${req.shownAs}: the replay on mutant ${req.mutant} ran past ${CHILD_TIMEOUT_MS / 1000} s` };
-    if (r.rc !== 0) return { problem: `${req.shownAs}: the replay on mutant ${req.mutant} failed: ${lastLines(r.stderr, 1) || `exit ${String(r.rc)}`}` };
+    const r = await runChild(node, [...tsx, script, resolve(req.path), out, req.shownAs, req.replay], {
+      cwd: scratch.dir,
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
+    if (r.timedOut)
+      return { problem: `${req.shownAs}: the replay on mutant ${req.mutant} ran past ${CHILD_TIMEOUT_MS / 1000} s` };
+    if (r.rc !== 0)
+      return {
+        problem: `${req.shownAs}: the replay on mutant ${req.mutant} failed: ${lastLines(r.stderr, 1) || `exit ${String(r.rc)}`}`,
+      };
     return { view: JSON.parse(readFileSync(out, 'utf8')) as CounterexampleView };
   } catch (e) {
     return { problem: `${req.shownAs}: the replay on mutant ${req.mutant} failed: ${(e as Error).message}` };
@@ -72,7 +88,10 @@ async function replayOne(req: MutantReplayRequest, entry: MutantEntry | string |
 }
 
 /** Replays every request on its mutant, `jobs` at a time; answers in request order. */
-export async function replayOnMutants(reqs: readonly MutantReplayRequest[], jobs: number = cpus().length): Promise<ReplayAnswer[]> {
+export async function replayOnMutants(
+  reqs: readonly MutantReplayRequest[],
+  jobs: number = cpus().length,
+): Promise<ReplayAnswer[]> {
   if (reqs.length === 0) return [];
   const entries = await mutantsById(reqs.map((r) => r.mutant));
   const workDir = mkdtempSync(join(tmpdir(), 'tierlab-report-'));

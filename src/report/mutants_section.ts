@@ -19,17 +19,33 @@ function score(rs: readonly MutantInput[]): string {
 
 function summaryRow(name: string, rs: readonly MutantInput[]): string[] {
   const count = (s: string): string => String(rs.filter((r) => r.status === s).length);
-  return [name, String(rs.length), count('killed'), count('survived'), count('equivalent'), count('stillborn'), count('inconclusive'), score(rs)];
+  return [
+    name,
+    String(rs.length),
+    count('killed'),
+    count('survived'),
+    count('equivalent'),
+    count('stillborn'),
+    count('inconclusive'),
+    score(rs),
+  ];
 }
 
 export function strykerBlock(s: StrykerInput | null): string {
-  if (s === null) return el('p', { class: 'note' }, 'No Stryker report (reports/stryker/mutation.json): `npm run stryker` writes one.');
+  if (s === null)
+    return el(
+      'p',
+      { class: 'note' },
+      'No Stryker report (reports/stryker/mutation.json): `npm run stryker` writes one.',
+    );
   return (
     el(
       'p',
       {},
       el('b', {}, `Stryker mutation score of the tier sources: ${s.score === null ? '-' : percent(s.score)}`),
-      esc(` (${s.killed} killed + ${s.timeout} timed out of ${s.killed + s.timeout + s.survived + s.noCoverage} counted; ${s.survived} survived, ${s.noCoverage} without coverage; ${s.excluded} errors or ignored not counted) from ${s.file}`),
+      esc(
+        ` (${s.killed} killed + ${s.timeout} timed out of ${s.killed + s.timeout + s.survived + s.noCoverage} counted; ${s.survived} survived, ${s.noCoverage} without coverage; ${s.excluded} errors or ignored not counted) from ${s.file}`,
+      ),
     ) +
     el(
       'details',
@@ -37,13 +53,25 @@ export function strykerBlock(s: StrykerInput | null): string {
       el('summary', {}, `per file (${s.byFile.length})`),
       table(
         ['file', 'detected', 'undetected', 'score'],
-        s.byFile.map((f) => [esc(f.file), n(String(f.detected)), n(String(f.undetected)), n(f.score === null ? '-' : percent(f.score))]),
+        s.byFile.map((f) => [
+          esc(f.file),
+          n(String(f.detected)),
+          n(String(f.undetected)),
+          n(f.score === null ? '-' : percent(f.score)),
+        ]),
       ),
     )
   );
 }
 
-export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonly<Record<string, string>>; views: ReadonlyMap<string, CounterexampleView>; stryker: StrykerInput | null }): string {
+export function renderMutantsSection(
+  m: MutantsInput,
+  ctx: {
+    statements: Readonly<Record<string, string>>;
+    views: ReadonlyMap<string, CounterexampleView>;
+    stryker: StrykerInput | null;
+  },
+): string {
   const cat = m.results.filter((r) => r.kind === 'catalogue');
   const ops = m.results.filter((r) => r.kind !== 'catalogue');
   const matrixSeconds = typeof m.settings['matrixSeconds'] === 'number' ? m.settings['matrixSeconds'] : null;
@@ -53,10 +81,19 @@ export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonl
   const out: string[] = [];
 
   out.push(
-    el('p', { class: 'meta' }, esc(`${m.date} · ${m.command} · sources ${m.sources.commit}${m.sources.changed.length > 0 ? ` with uncommitted changes to ${m.sources.changed.join(', ')}` : ''} · ${secs(m.wallSeconds)} s in all`)),
+    el(
+      'p',
+      { class: 'meta' },
+      esc(
+        `${m.date} · ${m.command} · sources ${m.sources.commit}${m.sources.changed.length > 0 ? ` with uncommitted changes to ${m.sources.changed.join(', ')}` : ''} · ${secs(m.wallSeconds)} s in all`,
+      ),
+    ),
     table(
       ['set', 'mutants', 'killed', 'survived', 'equivalent', 'stillborn', 'inconclusive', 'score'],
-      [...(cat.length > 0 ? [summaryRow('catalogue', cat)] : []), ...(ops.length > 0 ? [summaryRow('operators', ops)] : [])],
+      [
+        ...(cat.length > 0 ? [summaryRow('catalogue', cat)] : []),
+        ...(ops.length > 0 ? [summaryRow('operators', ops)] : []),
+      ],
     ),
     el('p', { class: 'note' }, 'Score: killed / (killed + survived).'),
   );
@@ -67,12 +104,17 @@ export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonl
       'p',
       { class: 'note' },
       'Properties down, mutants across. The outlined cell (K) is the property whose shrunk counterexample killed the mutant, coloured by the measured search seconds to that kill; click it for the lane diagram. ' +
-        esc(`Other cells: properties the sampling pass (${matrixSeconds ?? '?'} s per mutant, no shrinking, no bail) saw fail, coloured by the sampling seconds per failing run. Hatched columns survived; grey ones were not judged.`),
+        esc(
+          `Other cells: properties the sampling pass (${matrixSeconds ?? '?'} s per mutant, no shrinking, no bail) saw fail, coloured by the sampling seconds per failing run. Hatched columns survived; grey ones were not judged.`,
+        ),
     ),
     killColourKey('time to kill', 'kill-ramp-matrix'),
     el('div', { class: 'scroll' }, renderKillMatrix(matrixInput)),
   );
-  if (blind.length > 0) out.push(el('p', { class: 'warn' }, esc(`No mutant of this run exercises ${blind.join(', ')} (row labels marked ·).`)));
+  if (blind.length > 0)
+    out.push(
+      el('p', { class: 'warn' }, esc(`No mutant of this run exercises ${blind.join(', ')} (row labels marked ·).`)),
+    );
 
   const notKilled = m.results.filter((r) => r.status !== 'killed');
   if (notKilled.length > 0) {
@@ -83,7 +125,13 @@ export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonl
         notKilled.map((r) => [
           esc(r.id),
           r.status === 'survived' ? el('span', { class: 'bad' }, 'SURVIVED') : esc(r.status),
-          esc(r.status === 'survived' ? `${r.runs ?? '?'} schedules, every property held: ${r.title}` : r.status === 'equivalent' ? (r.equivalentReason ?? '') : (r.error ?? '')),
+          esc(
+            r.status === 'survived'
+              ? `${r.runs ?? '?'} schedules, every property held: ${r.title}`
+              : r.status === 'equivalent'
+                ? (r.equivalentReason ?? '')
+                : (r.error ?? ''),
+          ),
           esc(r.source),
         ]),
       ),
@@ -98,10 +146,16 @@ export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonl
         ['mutant', 'killed by', 'suite', 'schedules', 's to kill', 'choices / steps', 'lane diagram'],
         killed.map((r) => {
           const file = r.counterexample;
-          const link = file !== null && ctx.views.has(file) ? el('a', { href: `#${diagramAnchor(file)}` }, 'diagram') : file !== null ? el('span', { class: 'warn' }, 'not replayed') : '-';
+          const link =
+            file !== null && ctx.views.has(file)
+              ? el('a', { href: `#${diagramAnchor(file)}` }, 'diagram')
+              : file !== null
+                ? el('span', { class: 'warn' }, 'not replayed')
+                : '-';
           return [
             el('span', { title: r.title }, esc(r.id)),
-            esc(r.property ?? '?') + (r.asExpected === false ? el('span', { class: 'warn' }, ' (not an expected property)') : ''),
+            esc(r.property ?? '?') +
+              (r.asExpected === false ? el('span', { class: 'warn' }, ' (not an expected property)') : ''),
             esc(r.suite ?? '-'),
             n(r.runsToKill !== null ? int(r.runsToKill) : '-'),
             n(secs(r.secondsToKill)),
@@ -117,7 +171,16 @@ export function renderMutantsSection(m: MutantsInput, ctx: { statements: Readonl
 
   const diagrams = killed.flatMap((r) => {
     const v = r.counterexample !== null ? ctx.views.get(r.counterexample) : undefined;
-    return v === undefined ? [] : [el('details', {}, el('summary', {}, esc(`${r.id}: ${r.property ?? ''} in ${v.trace.records.length} records`)), renderCounterexample(v))];
+    return v === undefined
+      ? []
+      : [
+          el(
+            'details',
+            {},
+            el('summary', {}, esc(`${r.id}: ${r.property ?? ''} in ${v.trace.records.length} records`)),
+            renderCounterexample(v),
+          ),
+        ];
   });
   if (diagrams.length > 0) out.push(el('h3', {}, 'Lane diagrams of the kills'), ...diagrams);
   return out.join('\n');

@@ -12,7 +12,11 @@ import type { OracleInput } from './report_inputs.js';
 function residencyPlots(o: OracleInput): string {
   const runs = o.runs.filter((r) => r.residencyByToken !== undefined && r.residencyByToken.length > 0);
   if (runs.length === 0) {
-    return el('p', { class: 'note' }, 'Residency over time: this report does not record residency per token (no residencyByToken in its runs).');
+    return el(
+      'p',
+      { class: 'note' },
+      'Residency over time: this report does not record residency per token (no residencyByToken in its runs).',
+    );
   }
   return el(
     'div',
@@ -35,8 +39,16 @@ export function renderOracleReport(o: OracleInput): string {
     'p',
     {},
     el('b', { class: o.ok ? 'ok' : 'bad' }, o.ok ? 'all runs token-exact and bit-identical' : 'MISMATCH'),
-    esc(` · ${o.backend} on devices [${o.devices.join(',')}] · fixture ${o.fixture} · ${o.tokens} tokens per run · ${o.date}`),
-    o.validationMessages !== null ? el('span', { class: o.validationMessages === 0 ? 'ok' : 'bad' }, esc(` · validation messages: ${o.validationMessages}`)) : '',
+    esc(
+      ` · ${o.backend} on devices [${o.devices.join(',')}] · fixture ${o.fixture} · ${o.tokens} tokens per run · ${o.date}`,
+    ),
+    o.validationMessages !== null
+      ? el(
+          'span',
+          { class: o.validationMessages === 0 ? 'ok' : 'bad' },
+          esc(` · validation messages: ${o.validationMessages}`),
+        )
+      : '',
   );
   const rows = o.runs.map((r) => [
     esc(r.name),
@@ -55,7 +67,23 @@ export function renderOracleReport(o: OracleInput): string {
   return (
     el('h3', {}, esc(`${o.backend} (${o.runs.length} runs)`)) +
     head +
-    table(['run', 'verdict', 'tokens', 'first divergence', 'hidden states vs CPU-only', 'resident', 'hit rate', 'uploads', 'swaps', 'upload GB/s', 'tok/s', 'problems and notes'], rows) +
+    table(
+      [
+        'run',
+        'verdict',
+        'tokens',
+        'first divergence',
+        'hidden states vs CPU-only',
+        'resident',
+        'hit rate',
+        'uploads',
+        'swaps',
+        'upload GB/s',
+        'tok/s',
+        'problems and notes',
+      ],
+      rows,
+    ) +
     residencyPlots(o)
   );
 }

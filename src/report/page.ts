@@ -74,7 +74,19 @@ export const SHARED_SVG_DEFS = el(
   el(
     'defs',
     {},
-    el('marker', { id: 'arrowhead', viewBox: '0 0 6 6', refX: 5, refY: 3, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' }, leaf('path', { d: 'M0 0L6 3L0 6z', class: 'ah' })),
+    el(
+      'marker',
+      {
+        id: 'arrowhead',
+        viewBox: '0 0 6 6',
+        refX: 5,
+        refY: 3,
+        markerWidth: 6,
+        markerHeight: 6,
+        orient: 'auto-start-reverse',
+      },
+      leaf('path', { d: 'M0 0L6 3L0 6z', class: 'ah' }),
+    ),
     hatch('hatch-cv', 'var(--cv)'),
     hatch('hatch-cvt', 'var(--cvt)'),
     hatch('hatch-surv', 'var(--line)'),
@@ -82,7 +94,11 @@ export const SHARED_SVG_DEFS = el(
 );
 
 function hatch(id: string, colour: string): string {
-  return el('pattern', { id, width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, leaf('rect', { width: 2.5, height: 5, style: `fill:${colour}` }));
+  return el(
+    'pattern',
+    { id, width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+    leaf('rect', { width: 2.5, height: 5, style: `fill:${colour}` }),
+  );
 }
 
 export function renderPage(p: Page): string {
@@ -90,15 +106,34 @@ export function renderPage(p: Page): string {
   const problems =
     p.problems.length === 0
       ? ''
-      : el('div', { class: 'problems', id: 'problems' }, el('b', {}, `${p.problems.length} input${p.problems.length === 1 ? '' : 's'} could not be shown:`), el('ul', {}, ...p.problems.map((x) => el('li', {}, esc(x)))));
+      : el(
+          'div',
+          { class: 'problems', id: 'problems' },
+          el('b', {}, `${p.problems.length} input${p.problems.length === 1 ? '' : 's'} could not be shown:`),
+          el('ul', {}, ...p.problems.map((x) => el('li', {}, esc(x)))),
+        );
   const body = p.sections.map((s) => el('section', { id: s.id }, el('h2', {}, esc(s.heading)), s.html)).join('\n');
   return (
     '<!doctype html>\n' +
     el(
       'html',
       { lang: 'en' },
-      el('head', {}, '<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, initial-scale=1">', el('title', {}, esc(p.title)), el('style', {}, CSS), el('script', {}, SCRIPT)),
-      el('body', {}, SHARED_SVG_DEFS, el('header', {}, el('h1', {}, esc(p.title)), el('p', { class: 'sub' }, esc(p.subtitle)), nav), el('main', {}, problems, body)),
+      el(
+        'head',
+        {},
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        el('title', {}, esc(p.title)),
+        el('style', {}, CSS),
+        el('script', {}, SCRIPT),
+      ),
+      el(
+        'body',
+        {},
+        SHARED_SVG_DEFS,
+        el('header', {}, el('h1', {}, esc(p.title)), el('p', { class: 'sub' }, esc(p.subtitle)), nav),
+        el('main', {}, problems, body),
+      ),
     ) +
     '\n'
   );

@@ -25,7 +25,8 @@ export function replayFile(command: string): string | null {
 /** The run's headline: a run cut short with no violation is INCOMPLETE, never "held". */
 function verdictLine(p: PropertiesInput): string {
   if (!p.ok) return el('p', { class: 'bad' }, 'VIOLATIONS FOUND.');
-  if (!p.complete) return el('p', { class: 'warn' }, 'INCOMPLETE: no violation, but a guarantee was cut short by its budget.');
+  if (!p.complete)
+    return el('p', { class: 'warn' }, 'INCOMPLETE: no violation, but a guarantee was cut short by its budget.');
   return el('p', { class: 'ok' }, 'All properties held.');
 }
 
@@ -35,7 +36,13 @@ export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<s
   out.push(
     verdictLine(p),
     el('p', { class: 'meta' }, esc(`${p.date} · seed ${p.seed} · strategy ${p.strategy} · ${p.command}`)),
-    el('p', {}, esc(`${int(t.runs)} runs, ${int(t.steps)} simulated steps in ${secs(t.seconds)} s (${int(t.stepsPerSecond)} steps/s, ${int(t.runsPerSecond)} schedules/s, every checker on).`)),
+    el(
+      'p',
+      {},
+      esc(
+        `${int(t.runs)} runs, ${int(t.steps)} simulated steps in ${secs(t.seconds)} s (${int(t.stepsPerSecond)} steps/s, ${int(t.runsPerSecond)} schedules/s, every checker on).`,
+      ),
+    ),
   );
 
   out.push(
@@ -46,7 +53,9 @@ export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<s
         el('code', {}, esc(x.id)),
         esc(x.family),
         esc(x.statement),
-        x.violations > 0 ? el('span', { class: 'bad' }, esc(`${x.status} (${x.violations} runs)`)) : el('span', { class: 'ok' }, esc(x.status)),
+        x.violations > 0
+          ? el('span', { class: 'bad' }, esc(`${x.status} (${x.violations} runs)`))
+          : el('span', { class: 'ok' }, esc(x.status)),
       ]),
     ),
   );
@@ -59,14 +68,33 @@ export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<s
         let result: string;
         if (s.failure !== null) {
           const file = replayFile(s.failure.replay);
-          const link = file !== null && views.has(file) ? ` ${el('a', { href: `#${diagramAnchor(file)}` }, 'lane diagram')}` : '';
-          result = el('span', { class: 'bad' }, esc(s.failure.property)) + esc(`: ${s.failure.detail}`) + link + leaf('br') + el('code', {}, esc(s.failure.replay));
+          const link =
+            file !== null && views.has(file) ? ` ${el('a', { href: `#${diagramAnchor(file)}` }, 'lane diagram')}` : '';
+          result =
+            el('span', { class: 'bad' }, esc(s.failure.property)) +
+            esc(`: ${s.failure.detail}`) +
+            link +
+            leaf('br') +
+            el('code', {}, esc(s.failure.replay));
         } else {
           const v = Object.entries(s.violations);
-          result = v.length > 0 ? el('span', { class: 'bad' }, esc(`violations: ${v.map(([k, c]) => `${k} ${c}`).join(', ')}`)) : el('span', { class: 'ok' }, 'pass');
+          result =
+            v.length > 0
+              ? el('span', { class: 'bad' }, esc(`violations: ${v.map(([k, c]) => `${k} ${c}`).join(', ')}`))
+              : el('span', { class: 'ok' }, 'pass');
         }
-        if (s.guarantee !== undefined) result += leaf('br') + el('span', { class: s.guarantee.complete ? 'note' : 'warn' }, esc(s.guarantee.statement));
-        return [esc(s.suite), esc(s.strategy), n(int(s.runs)), n(int(s.steps)), n(secs(s.seconds)), n(s.seconds > 0 ? int(s.steps / s.seconds) : '-'), result];
+        if (s.guarantee !== undefined)
+          result +=
+            leaf('br') + el('span', { class: s.guarantee.complete ? 'note' : 'warn' }, esc(s.guarantee.statement));
+        return [
+          esc(s.suite),
+          esc(s.strategy),
+          n(int(s.runs)),
+          n(int(s.steps)),
+          n(secs(s.seconds)),
+          n(s.seconds > 0 ? int(s.steps / s.seconds) : '-'),
+          result,
+        ];
       }),
     ),
   );
@@ -80,15 +108,25 @@ export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<s
   }));
   out.push(
     el('h3', {}, 'Coverage marks'),
-    el('p', { class: 'note' }, esc(`How many runs reached each hard-to-reach situation. Red: never reached (the generator is blind there); amber: under ${UNDER_REACHED_PERCENT} % of runs.`)),
+    el(
+      'p',
+      { class: 'note' },
+      esc(
+        `How many runs reached each hard-to-reach situation. Red: never reached (the generator is blind there); amber: under ${UNDER_REACHED_PERCENT} % of runs.`,
+      ),
+    ),
     barChart({ title: 'runs reaching each mark', unit: '% of runs', bars }),
-    low.length > 0 ? el('p', { class: 'warn' }, esc(`Under-reached: ${low.map((c) => `${c.mark} (${c.runs} runs)`).join(', ')}.`)) : el('p', { class: 'ok' }, `Every mark reached by at least ${UNDER_REACHED_PERCENT} % of runs.`),
+    low.length > 0
+      ? el('p', { class: 'warn' }, esc(`Under-reached: ${low.map((c) => `${c.mark} (${c.runs} runs)`).join(', ')}.`))
+      : el('p', { class: 'ok' }, `Every mark reached by at least ${UNDER_REACHED_PERCENT} % of runs.`),
   );
 
   const found = p.suites.flatMap((s) => {
     const file = s.failure !== null ? replayFile(s.failure.replay) : null;
     const v = file !== null ? views.get(file) : undefined;
-    return v === undefined ? [] : [el('details', { open: true }, el('summary', {}, esc(`${s.suite}: ${v.property}`)), renderCounterexample(v))];
+    return v === undefined
+      ? []
+      : [el('details', { open: true }, el('summary', {}, esc(`${s.suite}: ${v.property}`)), renderCounterexample(v))];
   });
   if (found.length > 0) out.push(el('h3', {}, 'Counterexamples'), ...found);
   return out.join('\n');

@@ -40,8 +40,20 @@ export interface PropertiesInput {
   readonly ok: boolean;
   /** every guarantee asked for was reached; ok and not complete is INCOMPLETE */
   readonly complete: boolean;
-  readonly totals: { readonly runs: number; readonly steps: number; readonly seconds: number; readonly stepsPerSecond: number; readonly runsPerSecond: number };
-  readonly properties: readonly { readonly id: string; readonly family: string; readonly statement: string; readonly violations: number; readonly status: string }[];
+  readonly totals: {
+    readonly runs: number;
+    readonly steps: number;
+    readonly seconds: number;
+    readonly stepsPerSecond: number;
+    readonly runsPerSecond: number;
+  };
+  readonly properties: readonly {
+    readonly id: string;
+    readonly family: string;
+    readonly statement: string;
+    readonly violations: number;
+    readonly status: string;
+  }[];
   readonly suites: readonly {
     readonly suite: string;
     readonly strategy: string;
@@ -49,7 +61,12 @@ export interface PropertiesInput {
     readonly steps: number;
     readonly seconds: number;
     readonly violations: Record<string, number>;
-    readonly failure: null | { readonly property: string; readonly detail: string; readonly choices: readonly number[]; readonly replay: string };
+    readonly failure: null | {
+      readonly property: string;
+      readonly detail: string;
+      readonly choices: readonly number[];
+      readonly replay: string;
+    };
     readonly guarantee?: { readonly statement: string; readonly complete: boolean };
   }[];
   readonly coverage: readonly { readonly mark: string; readonly runs: number; readonly percent: number }[];
@@ -136,7 +153,12 @@ export interface SpeedInput {
 export interface BenchInput {
   readonly date: string;
   readonly command: string;
-  readonly machine: { readonly cores: number; readonly node: string; readonly loadAverageAtStart: readonly number[]; readonly loadAverageAtEnd: readonly number[] };
+  readonly machine: {
+    readonly cores: number;
+    readonly node: string;
+    readonly loadAverageAtStart: readonly number[];
+    readonly loadAverageAtEnd: readonly number[];
+  };
   readonly speed?: {
     readonly scenario: string;
     readonly on: SpeedInput;
@@ -146,7 +168,12 @@ export interface BenchInput {
     readonly noRefinement?: SpeedInput;
     readonly refinementCost?: number;
   };
-  readonly scaling?: readonly { readonly dimension: string; readonly value: number; readonly on: SpeedInput; readonly off: SpeedInput }[];
+  readonly scaling?: readonly {
+    readonly dimension: string;
+    readonly value: number;
+    readonly on: SpeedInput;
+    readonly off: SpeedInput;
+  }[];
   readonly exhaustive?: {
     readonly scenario: string;
     readonly rows: readonly {
@@ -167,7 +194,15 @@ export interface BenchInput {
     readonly change: string;
     readonly seeds: number;
     readonly runsPerSuite: number;
-    readonly rows: readonly { readonly strategy: string; readonly seeds: number; readonly found: number; readonly medianRuns: number | null; readonly medianSeconds: number | null; readonly worstRuns: number | null; readonly worstSeconds: number | null }[];
+    readonly rows: readonly {
+      readonly strategy: string;
+      readonly seeds: number;
+      readonly found: number;
+      readonly medianRuns: number | null;
+      readonly medianSeconds: number | null;
+      readonly worstRuns: number | null;
+      readonly worstSeconds: number | null;
+    }[];
   };
   readonly mutants?: {
     readonly available: boolean;
@@ -177,7 +212,15 @@ export interface BenchInput {
     readonly strategies: readonly string[];
     readonly rows: readonly {
       readonly id: string;
-      readonly byStrategy: Record<string, { readonly status: string; readonly property: string | null; readonly runsToKill: number | null; readonly secondsToKill: number | null }>;
+      readonly byStrategy: Record<
+        string,
+        {
+          readonly status: string;
+          readonly property: string | null;
+          readonly runsToKill: number | null;
+          readonly secondsToKill: number | null;
+        }
+      >;
       readonly firstKiller: string | null;
     }[];
     readonly wallSeconds: Record<string, number>;
@@ -197,7 +240,12 @@ export interface StrykerInput {
   /** (killed + timeout) / (killed + timeout + survived + no coverage), null when none counts */
   readonly score: number | null;
   /** per source file: detected (killed, timeout) and undetected (survived, no coverage) */
-  readonly byFile: readonly { readonly file: string; readonly detected: number; readonly undetected: number; readonly score: number | null }[];
+  readonly byFile: readonly {
+    readonly file: string;
+    readonly detected: number;
+    readonly undetected: number;
+    readonly score: number | null;
+  }[];
 }
 
 /** Everything one report directory holds, as loaded. */

@@ -75,10 +75,18 @@ export function readShardFile(dir: string): Shard {
     throw new Error(`${file}: not JSON: ${(e as Error).message}`);
   }
   const d = data as Record<string, unknown> | null;
-  if (d === null || typeof d !== 'object' || d.format !== SHARD_FORMAT) throw new Error(`${file}: not a tierlab shard report (format is not '${SHARD_FORMAT}')`);
+  if (d === null || typeof d !== 'object' || d.format !== SHARD_FORMAT)
+    throw new Error(`${file}: not a tierlab shard report (format is not '${SHARD_FORMAT}')`);
   if (d.tool !== 'properties' && d.tool !== 'mutants') throw new Error(`${file}: unknown tool '${String(d.tool)}'`);
   const { index, count } = d;
-  if (typeof index !== 'number' || typeof count !== 'number' || !Number.isInteger(index) || !Number.isInteger(count) || index < 0 || index >= count) {
+  if (
+    typeof index !== 'number' ||
+    typeof count !== 'number' ||
+    !Number.isInteger(index) ||
+    !Number.isInteger(count) ||
+    index < 0 ||
+    index >= count
+  ) {
     throw new Error(`${file}: malformed shard numbers (index ${String(index)}, count ${String(count)})`);
   }
   if (typeof d.command !== 'string') throw new Error(`${file}: no command`);
@@ -96,13 +104,19 @@ export function checkShardSet(dirs: readonly string[], shards: readonly Shard[])
   const seen = new Map<number, string>();
   shards.forEach((s, i) => {
     const dir = dirs[i] ?? '?';
-    if (s.tool !== first.tool) throw new Error(`${dir}: a ${s.tool} shard, but ${dirs[0] ?? '?'} is a ${first.tool} shard`);
-    if (s.count !== first.count) throw new Error(`${dir}: shard of ${s.count}, but ${dirs[0] ?? '?'} is a shard of ${first.count}`);
-    if (shardKey(s) !== key) throw new Error(`${dir}: a shard of another run (its options or inputs differ from ${dirs[0] ?? '?'}'s)`);
+    if (s.tool !== first.tool)
+      throw new Error(`${dir}: a ${s.tool} shard, but ${dirs[0] ?? '?'} is a ${first.tool} shard`);
+    if (s.count !== first.count)
+      throw new Error(`${dir}: shard of ${s.count}, but ${dirs[0] ?? '?'} is a shard of ${first.count}`);
+    if (shardKey(s) !== key)
+      throw new Error(`${dir}: a shard of another run (its options or inputs differ from ${dirs[0] ?? '?'}'s)`);
     const other = seen.get(s.index);
     if (other !== undefined) throw new Error(`${dir}: shard ${s.index}/${s.count} twice (also in ${other})`);
     seen.set(s.index, dir);
   });
   const missing = Array.from({ length: first.count }, (_, i) => i).filter((i) => !seen.has(i));
-  if (missing.length > 0) throw new Error(`shards missing: ${missing.map((i) => `${i}/${first.count}`).join(', ')} (every shard of the run is needed)`);
+  if (missing.length > 0)
+    throw new Error(
+      `shards missing: ${missing.map((i) => `${i}/${first.count}`).join(', ')} (every shard of the run is needed)`,
+    );
 }

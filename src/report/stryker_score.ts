@@ -31,9 +31,19 @@ export function strykerScore(data: unknown, file: string): StrykerInput {
       if (DETECTED.has(status)) detected++;
       if (UNDETECTED.has(status)) undetected++;
     }
-    byFile.push({ file: name, detected, undetected, score: detected + undetected > 0 ? detected / (detected + undetected) : null });
+    byFile.push({
+      file: name,
+      detected,
+      undetected,
+      score: detected + undetected > 0 ? detected / (detected + undetected) : null,
+    });
   }
   if (tally.mutants === 0) throw new ReportInputError(`${file}: holds no mutants`);
   const counted = tally.killed + tally.timeout + tally.survived + tally.noCoverage;
-  return { file, ...tally, score: counted > 0 ? (tally.killed + tally.timeout) / counted : null, byFile: byFile.sort((a, b) => a.file.localeCompare(b.file)) };
+  return {
+    file,
+    ...tally,
+    score: counted > 0 ? (tally.killed + tally.timeout) / counted : null,
+    byFile: byFile.sort((a, b) => a.file.localeCompare(b.file)),
+  };
 }

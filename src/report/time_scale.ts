@@ -36,7 +36,15 @@ export function killColourKey(label: string, id: string): string {
   });
   return el(
     'svg',
-    { class: 'key-ramp', xmlns: 'http://www.w3.org/2000/svg', width: W, height: 40, viewBox: `0 0 ${W} 40`, role: 'img', 'aria-label': label },
+    {
+      class: 'key-ramp',
+      xmlns: 'http://www.w3.org/2000/svg',
+      width: W,
+      height: 40,
+      viewBox: `0 0 ${W} 40`,
+      role: 'img',
+      'aria-label': label,
+    },
     el('defs', {}, el('linearGradient', { id }, ...stops)),
     el('text', { class: 'ax', x: 20, y: 10 }, esc(label)),
     leaf('rect', { x: 20, y: 14, width: W - 40, height: 10, fill: `url(#${id})` }),

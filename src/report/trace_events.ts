@@ -61,7 +61,19 @@ const BACKEND_OPS = new Set([
   'writeHeat',
   'backendShutdown',
 ]);
-const ENGINE_OPS = new Set(['route', 'ramOf', 'loadRam', 'freeRam', 'recycle', 'cpu', 'combine', 'finishToken', 'trunkBegin', 'attention', 'denseCpu']);
+const ENGINE_OPS = new Set([
+  'route',
+  'ramOf',
+  'loadRam',
+  'freeRam',
+  'recycle',
+  'cpu',
+  'combine',
+  'finishToken',
+  'trunkBegin',
+  'attention',
+  'denseCpu',
+]);
 
 function cvOf(s: string): CvName | null {
   return s === 'cv' || s === 'cv_take' ? s : null;

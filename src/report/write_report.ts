@@ -29,14 +29,29 @@ export interface HtmlReportResult {
 
 export function renderReportHtml(inputs: ReportInputs): string {
   const sections: PageSection[] = [];
-  if (inputs.properties !== null) sections.push({ id: 'properties', heading: 'Properties', html: renderPropertiesSection(inputs.properties, inputs.counterexamples) });
+  if (inputs.properties !== null)
+    sections.push({
+      id: 'properties',
+      heading: 'Properties',
+      html: renderPropertiesSection(inputs.properties, inputs.counterexamples),
+    });
   if (inputs.mutants !== null) {
-    sections.push({ id: 'mutants', heading: 'Mutants', html: renderMutantsSection(inputs.mutants, { statements: inputs.statements, views: inputs.counterexamples, stryker: inputs.stryker }) });
+    sections.push({
+      id: 'mutants',
+      heading: 'Mutants',
+      html: renderMutantsSection(inputs.mutants, {
+        statements: inputs.statements,
+        views: inputs.counterexamples,
+        stryker: inputs.stryker,
+      }),
+    });
   } else if (inputs.stryker !== null) {
     sections.push({ id: 'mutants', heading: 'Mutants', html: strykerBlock(inputs.stryker) });
   }
-  if (inputs.oracles.length > 0) sections.push({ id: 'oracle', heading: 'Oracle runs', html: renderOracleSection(inputs.oracles) });
-  if (inputs.bench !== null || inputs.oracles.length > 0) sections.push({ id: 'bench', heading: 'Bench', html: renderBenchSection(inputs.bench, inputs.oracles) });
+  if (inputs.oracles.length > 0)
+    sections.push({ id: 'oracle', heading: 'Oracle runs', html: renderOracleSection(inputs.oracles) });
+  if (inputs.bench !== null || inputs.oracles.length > 0)
+    sections.push({ id: 'bench', heading: 'Bench', html: renderBenchSection(inputs.bench, inputs.oracles) });
   const absent = [
     inputs.properties === null ? 'properties.json' : null,
     inputs.mutants === null ? 'mutants.json' : null,
@@ -77,7 +92,8 @@ export async function writeHtmlReport(reportDir: string, opts: LoadOptions = {})
   const inputs = await loadReportInputs(reportDir, opts);
   const file = join(reportDir, 'index.html');
   const reports = found(inputs);
-  const problems = reports.length === 0 && inputs.problems.length === 0 ? [`no JSON report in ${reportDir}`] : inputs.problems;
+  const problems =
+    reports.length === 0 && inputs.problems.length === 0 ? [`no JSON report in ${reportDir}`] : inputs.problems;
   const bytes = write(file, renderReportHtml({ ...inputs, problems }));
   return { file, bytes, found: reports, problems };
 }
@@ -85,7 +101,10 @@ export async function writeHtmlReport(reportDir: string, opts: LoadOptions = {})
 /** One line for a CLI to print after writing the report. */
 export function htmlReportLine(r: HtmlReportResult): string {
   const size = `${(r.bytes / 1024).toFixed(0)} KiB`;
-  const problems = r.problems.length === 0 ? '' : `; ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}: ${r.problems.join('; ')}`;
+  const problems =
+    r.problems.length === 0
+      ? ''
+      : `; ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}: ${r.problems.join('; ')}`;
   return `html report in ${r.file} (${size}, ${r.found.join(', ') || 'nothing'}${problems})`;
 }
 

@@ -35,5 +35,7 @@ export function readHeatFile(file: Uint8Array | null, layers: number, experts: n
     view.getUint32(8, true) === experts &&
     file.byteLength === 12 + 4 * layers * experts;
   if (!ok) return null;
-  return Array.from({ length: layers }, (_, l) => Array.from({ length: experts }, (_, e) => view.getUint32(12 + 4 * (l * experts + e), true)));
+  return Array.from({ length: layers }, (_, l) =>
+    Array.from({ length: experts }, (_, e) => view.getUint32(12 + 4 * (l * experts + e), true)),
+  );
 }

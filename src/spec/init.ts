@@ -44,7 +44,8 @@ function init(s: SpecState, io: SpecIo): 'active' | 'off' | 'already' {
   }
   if (c.heatFile) {
     const heat = readHeatFile(io.readHeat('SPEC-HEAT-FILE'), c.layers, c.experts);
-    if (heat !== null) s.slots.forEach((row, l) => row.forEach((x, e) => (x.heat = Math.floor((heat[l]?.[e] ?? 0) / 2))));
+    if (heat !== null)
+      s.slots.forEach((row, l) => row.forEach((x, e) => (x.heat = Math.floor((heat[l]?.[e] ?? 0) / 2))));
   }
   placeTrunk(s, io);
   if (!io.op({ k: 'spawn', name: 'uploader' }, 'SPEC-INIT')) {
@@ -85,7 +86,14 @@ function freeArrays(io: SpecIo): void {
 function freshTables(s: SpecState): void {
   const c = s.cfg;
   s.slots = Array.from({ length: c.layers }, () =>
-    Array.from({ length: c.experts }, () => ({ heat: 0, resident: false, queued: false, planned: false, tensors: false, ram: false })),
+    Array.from({ length: c.experts }, () => ({
+      heat: 0,
+      resident: false,
+      queued: false,
+      planned: false,
+      tensors: false,
+      ram: false,
+    })),
   );
   s.budget = new Array<number>(c.devices).fill(0);
   s.used = new Array<number>(c.devices).fill(0);

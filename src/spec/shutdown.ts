@@ -36,7 +36,12 @@ export class ShutdownCall implements SpecCall {
           return UNLOCK;
         }
         this.value = 'done';
-        this.heat = s.cfg.heatFile ? writeHeatFile(s.slots.map((row) => row.map((x) => x.heat)), s.cfg.experts) : null;
+        this.heat = s.cfg.heatFile
+          ? writeHeatFile(
+              s.slots.map((row) => row.map((x) => x.heat)),
+              s.cfg.experts,
+            )
+          : null;
         s.stop = true;
         io.op({ k: 'signal', cv: 'cv' }, 'SPEC-WAKEUP');
         io.op({ k: 'broadcast', cv: 'cv_take' }, 'SPEC-WAKEUP');

@@ -46,7 +46,13 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
       const slot = slotOf(st, route.layer, eid);
       const devRows = rows[slot.home];
       const devPos = positions[slot.home];
-      if (slot.resident && slot.tensors !== null && devRows !== undefined && devPos !== undefined && devRows.length < MAX_GROUP_ROWS) {
+      if (
+        slot.resident &&
+        slot.tensors !== null &&
+        devRows !== undefined &&
+        devPos !== undefined &&
+        devRows.length < MAX_GROUP_ROWS
+      ) {
         devRows.push({ layer: route.layer, eid, tensors: slot.tensors });
         devPos.push(k);
         mask[k] = true;

@@ -16,7 +16,8 @@ export function decodeHeat(bytes: Uint8Array | null, layers: number, experts: nu
   if (bytes === null) return null;
   if (bytes.byteLength !== HEADER_BYTES + 4 * layers * experts) return null;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (v.getUint32(0, true) !== HEAT_MAGIC || v.getUint32(4, true) !== layers || v.getUint32(8, true) !== experts) return null;
+  if (v.getUint32(0, true) !== HEAT_MAGIC || v.getUint32(4, true) !== layers || v.getUint32(8, true) !== experts)
+    return null;
   const heat: number[][] = [];
   for (let l = 0; l < layers; l++) {
     const row: number[] = [];

@@ -20,8 +20,10 @@ import { uploaderThread } from './uploader.js';
 export function configProblem(st: TierState): string | null {
   const c = st.cfg;
   if (c.topk > MAX_GROUP_ROWS) return `topk ${c.topk} exceeds ${MAX_GROUP_ROWS} rows per group`;
-  if (c.ramCapacity < c.experts && !c.streaming) return `RAM holds ${c.ramCapacity} of ${c.experts} experts per layer: full residency needs streaming mode`;
-  if (c.expertFormat === 1 && c.groupSize !== 0) return `int8 experts are scaled per row, not in groups of ${c.groupSize}`;
+  if (c.ramCapacity < c.experts && !c.streaming)
+    return `RAM holds ${c.ramCapacity} of ${c.experts} experts per layer: full residency needs streaming mode`;
+  if (c.expertFormat === 1 && c.groupSize !== 0)
+    return `int8 experts are scaled per row, not in groups of ${c.groupSize}`;
   if (c.streaming && c.heatFile) return 'streaming mode has no heat-file warmstart';
   return null;
 }
@@ -35,7 +37,8 @@ export function* init(st: TierState): Gen<InitResult> {
   if (slots === null) return { state: 'off', reason: 'cannot allocate the slot table' };
   const ring = yield* perform({ k: 'hostAlloc', what: 'ring', bytes: cfg.ringCapacity * RING_ENTRY_BYTES });
   if (ring === null) return yield* rollback(st, [slots], 'cannot allocate the upload ring');
-  if (!(yield* perform({ k: 'syncInit' }))) return yield* rollback(st, [slots, ring], 'cannot initialize the mutex and condition variables');
+  if (!(yield* perform({ k: 'syncInit' })))
+    return yield* rollback(st, [slots, ring], 'cannot initialize the mutex and condition variables');
   resetTables(st);
   st.hostArrays = [slots, ring];
   for (let dev = 0; dev < cfg.devices; dev++) {
@@ -75,7 +78,8 @@ function* loadHeat(st: TierState): Gen<void> {
   const heat = decodeHeat(bytes, st.cfg.layers, st.cfg.experts);
   if (heat === null) {
     // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
-    if (bytes !== null) yield { k: 'mark', what: 'heat-file-ignored', detail: `${bytes.byteLength} bytes, not this model's shape` };
+    if (bytes !== null)
+      yield { k: 'mark', what: 'heat-file-ignored', detail: `${bytes.byteLength} bytes, not this model's shape` };
     return;
   }
   for (const row of st.slots) for (const slot of row) slot.heat = (heat[slot.layer]?.[slot.eid] ?? 0) >>> 1;
@@ -89,7 +93,13 @@ function* placeDense(st: TierState): Gen<void> {
     const charge = trunkCharge(offer);
     const dev = roomiestDevice(st.budget, st.used, charge);
     if (dev < 0) continue; // fits nowhere: computed on the CPU
-    const tensor = yield* perform({ k: 'uploadDense', dev, index, weightBytes: offer.weightBytes, scaleBytes: offer.scaleBytes });
+    const tensor = yield* perform({
+      k: 'uploadDense',
+      dev,
+      index,
+      weightBytes: offer.weightBytes,
+      scaleBytes: offer.scaleBytes,
+    });
     if (tensor === null) continue;
     st.dense[index] = { dev, tensor };
     st.used[dev] = (st.used[dev] ?? 0) + charge;

@@ -26,7 +26,12 @@ export function* shutdown(st: TierState): Gen<'done' | 'already'> {
     yield UNLOCK;
     return 'already';
   }
-  const heat = st.cfg.heatFile ? encodeHeat(st.slots.map((row) => row.map((slot) => slot.heat)), st.cfg.experts) : null;
+  const heat = st.cfg.heatFile
+    ? encodeHeat(
+        st.slots.map((row) => row.map((slot) => slot.heat)),
+        st.cfg.experts,
+      )
+    : null;
   st.stop = true;
   yield SIGNAL_CV;
   yield BROADCAST_TAKE;

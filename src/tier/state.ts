@@ -92,10 +92,10 @@ export function createState(cfg: TierConfig): TierState {
     cfg,
     expBytes: expertBytes(cfg),
     active: false,
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
+    // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     hostArrays: [],
     slots: [],
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
+    // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     budget: [],
     used: [],
     ring: [],
@@ -104,9 +104,9 @@ export function createState(cfg: TierConfig): TierState {
     qn: 0,
     inflight: 0,
     stop: false,
-// Stryker disable next-line UnaryOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
+    // Stryker disable next-line UnaryOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     uploaderTid: -1,
-// Stryker disable next-line BooleanLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
+    // Stryker disable next-line BooleanLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     issueOpen: false,
     groups: [],
     groupsBusy: false,
@@ -126,19 +126,29 @@ export function resetTables(st: TierState): void {
   for (let layer = 0; layer < cfg.layers; layer++) {
     const row: Slot[] = [];
     for (let eid = 0; eid < cfg.experts; eid++) {
-      row.push({ layer, eid, home: eid % cfg.devices, heat: 0, resident: false, queued: false, planned: false, tensors: null, ram: null });
+      row.push({
+        layer,
+        eid,
+        home: eid % cfg.devices,
+        heat: 0,
+        resident: false,
+        queued: false,
+        planned: false,
+        tensors: null,
+        ram: null,
+      });
     }
     st.slots.push(row);
   }
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
+  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.budget = new Array<number>(cfg.devices).fill(0);
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
+  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.used = new Array<number>(cfg.devices).fill(0);
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
+  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.ring = new Array<RingEntry | null>(cfg.ringCapacity).fill(null);
-// Stryker disable next-line ObjectLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
+  // Stryker disable next-line ObjectLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.groups = Array.from({ length: cfg.devices }, () => []);
-// Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
+  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.dense = new Array<DenseResident | null>(cfg.trunk.length).fill(null);
   st.qh = 0;
   st.qt = 0;

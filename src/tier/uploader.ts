@@ -60,7 +60,14 @@ export function* uploaderThread(st: TierState): Gen<void> {
     }
     const handles: TensorHandle[] = [];
     for (const part of EXPERT_PARTS) {
-      const h = yield* perform({ k: 'upload', dev: slot.home, staging: entry.staging, part, layer: entry.layer, eid: entry.eid });
+      const h = yield* perform({
+        k: 'upload',
+        dev: slot.home,
+        staging: entry.staging,
+        part,
+        layer: entry.layer,
+        eid: entry.eid,
+      });
       if (h === null) break;
       handles.push(h);
     }

@@ -66,7 +66,15 @@ describe('bench parts', () => {
       command: 'c',
       machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
       exhaustive: { scenario: 's', rows: [row('plain', false, 100), row('sleep', true, 25)], reductionFactor: 4 },
-      mutants: { available: false, note: 'no mutation runner', secondsPerMutant: 1, jobs: 1, strategies: [], rows: [], wallSeconds: {} },
+      mutants: {
+        available: false,
+        note: 'no mutation runner',
+        secondsPerMutant: 1,
+        jobs: 1,
+        strategies: [],
+        rows: [],
+        wallSeconds: {},
+      },
     };
     const md = renderMarkdown(report);
     expect(md).toMatch(/Reduction factor of sleep sets on the same bound: 4.00 x/);

@@ -8,7 +8,19 @@ import { dporSearch } from '../../model/explore/dpor_search.js';
 import type { Subject } from '../../model/explore/subject.js';
 import type { Strategy } from '../../model/rt/strategy.js';
 import { allTraceNames, Recorder, traceName } from './trace_classes.js';
-import { lockedIncrement, nothing, output, racyIncrement, readCounter, setAndWake, spawner, steps, toySubject, waitFor, writeCounter } from './toy_subject.js';
+import {
+  lockedIncrement,
+  nothing,
+  output,
+  racyIncrement,
+  readCounter,
+  setAndWake,
+  spawner,
+  steps,
+  toySubject,
+  waitFor,
+  writeCounter,
+} from './toy_subject.js';
 
 /** Runs the subject and names the trace of every schedule the search completes. */
 function recording(subject: Subject, names: Set<string>): Subject {
@@ -47,11 +59,25 @@ function recording(subject: Subject, names: Set<string>): Subject {
 
 const programs: [string, Subject][] = [
   ['independent ops', toySubject(spawner([steps([output, output]), steps([writeCounter(3), writeCounter(4)])]))],
-  ['conflicting writes', toySubject(spawner([steps([writeCounter(1), writeCounter(2)]), steps([writeCounter(3), writeCounter(4)])]))],
-  ['lost updates, three threads', toySubject(spawner([racyIncrement(), racyIncrement(), steps([nothing, output, writeCounter(7)])]))],
-  ['readers and writers', toySubject(spawner([steps([readCounter, readCounter]), steps([writeCounter(1)]), steps([readCounter, writeCounter(2)])]))],
+  [
+    'conflicting writes',
+    toySubject(spawner([steps([writeCounter(1), writeCounter(2)]), steps([writeCounter(3), writeCounter(4)])])),
+  ],
+  [
+    'lost updates, three threads',
+    toySubject(spawner([racyIncrement(), racyIncrement(), steps([nothing, output, writeCounter(7)])])),
+  ],
+  [
+    'readers and writers',
+    toySubject(
+      spawner([steps([readCounter, readCounter]), steps([writeCounter(1)]), steps([readCounter, writeCounter(2)])]),
+    ),
+  ],
   ['critical sections', toySubject(spawner([lockedIncrement(), lockedIncrement(), lockedIncrement()]))],
-  ['locks and plain ops', toySubject(spawner([lockedIncrement(), steps([writeCounter(5), output]), lockedIncrement()]))],
+  [
+    'locks and plain ops',
+    toySubject(spawner([lockedIncrement(), steps([writeCounter(5), output]), lockedIncrement()])),
+  ],
   ['a waiter and a broadcast', toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast')]))],
   ['two waiters, one signal', toySubject(spawner([waitFor(1), waitFor(1), setAndWake(1, 'signal')]))],
   ['spurious wakeups', toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast')]), undefined, 2)],
@@ -62,7 +88,11 @@ describe('optimal DPOR', () => {
     it(`explores each Mazurkiewicz trace exactly once: ${label}`, () => {
       const oracle = allTraceNames(subject, 'dpor');
       const covered = new Set<string>();
-      const r = dporSearch(recording(subject, covered), { preemptions: Infinity, reduce: true, stopOnViolation: false });
+      const r = dporSearch(recording(subject, covered), {
+        preemptions: Infinity,
+        reduce: true,
+        stopOnViolation: false,
+      });
       expect(r.complete).toBe(true);
       expect(r.dpor.infeasible).toBe(0);
       expect(r.dpor.sleepBlocked).toBe(0);
@@ -79,6 +109,11 @@ describe('optimal DPOR', () => {
     if (v === undefined) throw new Error('no violation');
     expect(subject.run(new Recorder(v.choices)).violation?.property).toBe('COMP-EXACT-ONCE');
     // under mx the increments are atomic: no violation in any trace
-    expect(dporSearch(toySubject(spawner([lockedIncrement(), lockedIncrement()]), 2), { preemptions: Infinity, reduce: true }).violations).toEqual([]);
+    expect(
+      dporSearch(toySubject(spawner([lockedIncrement(), lockedIncrement()]), 2), {
+        preemptions: Infinity,
+        reduce: true,
+      }).violations,
+    ).toEqual([]);
   });
 });

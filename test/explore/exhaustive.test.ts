@@ -2,7 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { search } from '../../model/explore/search.js';
 import { allTraceNames, Recorder, traceName } from './trace_classes.js';
-import { nothing, output, racyIncrement, readCounter, spawner, steps, toySubject, writeCounter } from './toy_subject.js';
+import {
+  nothing,
+  output,
+  racyIncrement,
+  readCounter,
+  spawner,
+  steps,
+  toySubject,
+  writeCounter,
+} from './toy_subject.js';
 
 // main spawns A, then B; each has a first step (its body up to its first op) and two ops.
 // A's three steps interleave with main's spawn of B followed by B's three: C(7,3) = 35.
@@ -89,6 +98,11 @@ describe('exhaustive search enumerates interleavings', () => {
     const subject = toySubject(spawner([racyIncrement(), racyIncrement(), steps([readCounter, output])]), 2);
     const a = search(subject, { preemptions: 2, reduce: true, stopOnViolation: false });
     const b = search(subject, { preemptions: 2, reduce: true, stopOnViolation: false });
-    expect([b.schedules, b.blocked, b.nodes, b.violatingSchedules]).toEqual([a.schedules, a.blocked, a.nodes, a.violatingSchedules]);
+    expect([b.schedules, b.blocked, b.nodes, b.violatingSchedules]).toEqual([
+      a.schedules,
+      a.blocked,
+      a.nodes,
+      a.violatingSchedules,
+    ]);
   });
 });

@@ -23,7 +23,11 @@ describe('PCT strategy', () => {
     const pct = new PctStrategy({ seed: 'a', depth: 1, steps: 10, maxThreads: 4 });
     const best = [0, 1, 2, 3].reduce((b, t) => ((pct.priority[t] ?? 0) > (pct.priority[b] ?? 0) ? t : b), 0);
     expect(new Set(pct.priority).size).toBe(4);
-    for (const order of [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]]) {
+    for (const order of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+      [2, 0, 3, 1],
+    ]) {
       expect(order[pct.pick(4, 'thread', ctx(order))]).toBe(best);
     }
     // waiters woken by a signal: the same priorities decide
@@ -60,7 +64,12 @@ describe('PCT strategy', () => {
     const a = run('seed-1');
     expect(run('seed-1')).toEqual(a);
     expect(run('seed-2').changeAt).not.toEqual(a.changeAt);
-    expect(runScenario(s, { strategy: new PctStrategy({ seed: 'seed-1', depth: 2, steps: 300, maxThreads: 16 }), traced: true }).trace?.hash()).toBe(a.hash);
+    expect(
+      runScenario(s, {
+        strategy: new PctStrategy({ seed: 'seed-1', depth: 2, steps: 300, maxThreads: 16 }),
+        traced: true,
+      }).trace?.hash(),
+    ).toBe(a.hash);
   });
 });
 

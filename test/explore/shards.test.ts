@@ -14,7 +14,16 @@ import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
 import { Recorder, traceName } from './trace_classes.js';
-import { lockedIncrement, racyIncrement, spawner, steps, toySubject, waitFor, setAndWake, writeCounter } from './toy_subject.js';
+import {
+  lockedIncrement,
+  racyIncrement,
+  spawner,
+  steps,
+  toySubject,
+  waitFor,
+  setAndWake,
+  writeCounter,
+} from './toy_subject.js';
 
 /** Names the trace of every schedule the search completes (as dpor.test.ts does). */
 function recording(subject: Subject, names: Set<string>): Subject {
@@ -52,7 +61,10 @@ function recording(subject: Subject, names: Set<string>): Subject {
 
 const toys: [string, Subject][] = [
   ['lost updates, three threads', toySubject(spawner([racyIncrement(), racyIncrement(), steps([writeCounter(7)])]))],
-  ['critical sections and plain ops', toySubject(spawner([lockedIncrement(), steps([writeCounter(5), writeCounter(6)]), lockedIncrement()]))],
+  [
+    'critical sections and plain ops',
+    toySubject(spawner([lockedIncrement(), steps([writeCounter(5), writeCounter(6)]), lockedIncrement()])),
+  ],
   ['two waiters, one signal', toySubject(spawner([waitFor(1), waitFor(1), setAndWake(1, 'signal')]))],
 ];
 
@@ -69,7 +81,12 @@ describe('a DPOR search in parts', () => {
         const parts: ShardResult[] = [];
         for (let index = 0; index < count; index++) {
           // split early (one pending branch per part), so that the toy trees do split
-          const r = dporSearch(recording(subject, union), { preemptions: Infinity, reduce: true, stopOnViolation: false, shard: { index, count, splitAt: 1 } });
+          const r = dporSearch(recording(subject, union), {
+            preemptions: Infinity,
+            reduce: true,
+            stopOnViolation: false,
+            shard: { index, count, splitAt: 1 },
+          });
           parts.push({ index, count, result: r });
         }
         expect(union).toEqual(whole);
@@ -85,7 +102,15 @@ describe('a DPOR search in parts', () => {
     const faulty = faultyWarmstart(1);
     const whole = dporSearch(scenarioSubject(tiny, true, faulty), opts);
     expect(whole.violations.length).toBeGreaterThan(0);
-    const parts = [1, 0].map((index) => ({ index, count: 2, result: dporSearch(scenarioSubject(tiny, true, faulty), { ...opts, keepStates: true, shard: { index, count: 2 } }) }));
+    const parts = [1, 0].map((index) => ({
+      index,
+      count: 2,
+      result: dporSearch(scenarioSubject(tiny, true, faulty), {
+        ...opts,
+        keepStates: true,
+        shard: { index, count: 2 },
+      }),
+    }));
     const joined = mergeShards(parts);
     expect(joined.complete).toBe(true);
     expect(joined.states).toBe(whole.states);

@@ -41,7 +41,9 @@ describe('the shortest counterexample', () => {
     const first = dfs.violations[0];
     if (first === undefined) throw new Error('plain DFS found nothing');
     const m = minimizeChoices(tiny, first.choices, found.property, 2000, faulty);
-    expect(found.steps).toBeLessThanOrEqual(runScenario(tiny, { strategy: new ChoicesStrategy(m.choices), main: faulty }).steps);
+    expect(found.steps).toBeLessThanOrEqual(
+      runScenario(tiny, { strategy: new ChoicesStrategy(m.choices), main: faulty }).steps,
+    );
   });
 
   it('reports nothing, completely, for a property the scenario cannot violate', () => {

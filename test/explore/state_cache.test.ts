@@ -10,7 +10,18 @@ import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { scenarioSubject, type Subject } from '../../model/explore/subject.js';
 import type { Gen, Thread } from '../../src/ops.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
-import { lockedIncrement, output, racyIncrement, readCounter, setAndWake, spawner, steps, toy, waitFor, writeCounter } from './toy_subject.js';
+import {
+  lockedIncrement,
+  output,
+  racyIncrement,
+  readCounter,
+  setAndWake,
+  spawner,
+  steps,
+  toy,
+  waitFor,
+  writeCounter,
+} from './toy_subject.js';
 
 /** reads the counter, does something unrelated, then writes what it read plus 10 */
 const lateWrite: Thread = function* (): Gen<void> {

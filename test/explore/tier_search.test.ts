@@ -27,7 +27,12 @@ describe('exhaustive search over the tier', () => {
     ];
     for (const P of [1, 2]) {
       const found = modes.map((m) => {
-        const r = search(scenarioSubject(tiny, true, faulty), { preemptions: P, ...m, stopOnViolation: false, countStates: true });
+        const r = search(scenarioSubject(tiny, true, faulty), {
+          preemptions: P,
+          ...m,
+          stopOnViolation: false,
+          countStates: true,
+        });
         expect(r.complete).toBe(true);
         return { props: r.violations.map((v) => v.property).sort(), states: r.states };
       });
@@ -60,10 +65,18 @@ describe('exhaustive search over the tier', () => {
     expect(replay.violation?.property).toBe(v.property);
     const m = minimizeChoices(tiny, v.choices, v.property, 2000, faulty);
     expect(m.choices.length).toBeLessThanOrEqual(v.choices.length);
-    expect(runScenario(tiny, { strategy: new ChoicesStrategy(m.choices), main: faulty }).violation?.property).toBe(v.property);
+    expect(runScenario(tiny, { strategy: new ChoicesStrategy(m.choices), main: faulty }).violation?.property).toBe(
+      v.property,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'tierlab-explore-test-'));
     try {
-      const file = saveCounterexample(dir, { property: v.property, detail: v.detail, mutant: null, scenario: tiny, choices: m.choices });
+      const file = saveCounterexample(dir, {
+        property: v.property,
+        detail: v.detail,
+        mutant: null,
+        scenario: tiny,
+        choices: m.choices,
+      });
       expect(loadCounterexample(file).choices).toEqual(m.choices);
     } finally {
       rmSync(dir, { recursive: true, force: true });

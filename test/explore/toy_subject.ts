@@ -133,7 +133,10 @@ export function toy(main: Thread, o: ToyOptions): Subject {
           digest(threads) {
             const h = new Hasher().add(world.counter);
             if (o.digest === 'op-count') {
-              for (let t = 0; t < threads.threads.length; t++) h.add(t).add(threads.threads[t]?.state ?? -1).add(opsOf[t] ?? 0);
+              for (let t = 0; t < threads.threads.length; t++)
+                h.add(t)
+                  .add(threads.threads[t]?.state ?? -1)
+                  .add(opsOf[t] ?? 0);
               return h.add(threads.mxOwner).digest();
             }
             addThreads(h, threads, null);

@@ -63,7 +63,8 @@ class Recorder implements Strategy {
 
 export function traceName(steps: readonly Step[], relation: Relation = 'sleep'): string {
   const n = steps.length;
-  const dep = (a: Step, b: Step): boolean => a.tid === b.tid || (relation === 'sleep' ? sleepDependent(a.fp, b.fp) : dporDependent(a.efp, b.efp));
+  const dep = (a: Step, b: Step): boolean =>
+    a.tid === b.tid || (relation === 'sleep' ? sleepDependent(a.fp, b.fp) : dporDependent(a.efp, b.efp));
   const preds: number[][] = steps.map(() => []);
   for (let j = 0; j < n; j++) {
     for (let i = 0; i < j; i++) {

@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function oracleMutants(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle_mutants.ts', ...args], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle_mutants.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -19,15 +22,28 @@ const tmp = mkdtempSync(join(tmpdir(), 'tierlab-oracle-mutants-test-'));
 describe('oracle-mutants', () => {
   it('the real oracle kills planned-null-keeps-reservation in the failed warmstart load run', () => {
     const report = join(tmp, 'reports');
-    const r = oracleMutants(['--mutant', 'planned-null-keeps-reservation', '--only', 'failed warmstart load', '--report', report]);
+    const r = oracleMutants([
+      '--mutant',
+      'planned-null-keeps-reservation',
+      '--only',
+      'failed warmstart load',
+      '--report',
+      report,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const json = JSON.parse(readFileSync(join(report, 'oracle-mutants.json'), 'utf8')) as {
       killed: number;
       rows: { id: string; status: string; evidence: string; command: string }[];
     };
     expect(json.killed).toBe(1);
-    expect(json.rows[0]).toMatchObject({ id: 'planned-null-keeps-reservation', status: 'killed', command: 'npm run oracle-mutants -- --mutant planned-null-keeps-reservation' });
-    expect(json.rows[0]?.evidence).toMatch(/^fault: failed warmstart load \(null weights\): .*(SPEC-ENQUEUE|ACC-BUDGET|POST-)/);
+    expect(json.rows[0]).toMatchObject({
+      id: 'planned-null-keeps-reservation',
+      status: 'killed',
+      command: 'npm run oracle-mutants -- --mutant planned-null-keeps-reservation',
+    });
+    expect(json.rows[0]?.evidence).toMatch(
+      /^fault: failed warmstart load \(null weights\): .*(SPEC-ENQUEUE|ACC-BUDGET|POST-)/,
+    );
   });
 
   it('an unknown mutant is one line and exit 2', () => {

@@ -18,7 +18,15 @@ describe('defect catalogue', () => {
   it('every catalogue mutant is killed by a property of its family', { timeout: 240_000 }, async () => {
     const entries = await loadCatalogue();
     const results = await runPool(entries, Math.max(1, Math.min(2, cpus().length)), (e) =>
-      runMutant(e, { root: REPO_ROOT, outDir: out, seconds: 12, seed: 20261129, matrixSeconds: 0, typecheck: false, keep: false }),
+      runMutant(e, {
+        root: REPO_ROOT,
+        outDir: out,
+        seconds: 12,
+        seed: 20261129,
+        matrixSeconds: 0,
+        typecheck: false,
+        keep: false,
+      }),
     );
     const problems = results
       .filter((r) => r.status !== 'killed' || r.asExpected !== true)

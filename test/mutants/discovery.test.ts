@@ -55,7 +55,9 @@ describe('catalogue discovery', () => {
       join(dir, 'one-name.ts'),
       "export default { id: 'other-name', title: 't', history: 'h', family: 'f', expectedProperties: [], patches: [{ file: 'a', find: 'b', replace: 'c' }] };\n",
     );
-    await expect(loadCatalogue(dir)).rejects.toThrow(/one-name\.ts: id 'other-name' must equal the file name 'one-name'/);
+    await expect(loadCatalogue(dir)).rejects.toThrow(
+      /one-name\.ts: id 'other-name' must equal the file name 'one-name'/,
+    );
   });
 
   it('refuses an unknown property id', async () => {

@@ -16,7 +16,8 @@ const read = (f: string): string => readFileSync(join(REPO_ROOT, f), 'utf8');
 describe('concurrency operators', () => {
   it('generate mutants for every operator, ids naming operator, file and line', () => {
     for (const op of OPERATORS) expect(mutants.some((m) => m.mutant.id.startsWith(`op:${op.name}@`))).toBe(true);
-    for (const m of mutants) expect(m.mutant.id).toMatch(/^op:[a-z-]+@(src\/tier\/[a-z_]+|src\/engine\/driver)\.ts:\d+(#\d+)?$/);
+    for (const m of mutants)
+      expect(m.mutant.id).toMatch(/^op:[a-z-]+@(src\/tier\/[a-z_]+|src\/engine\/driver)\.ts:\d+(#\d+)?$/);
     expect(new Set(mutants.map((m) => m.mutant.id)).size).toBe(mutants.length);
   });
 
@@ -24,7 +25,11 @@ describe('concurrency operators', () => {
     for (const m of mutants) {
       const out = applyMutant(m.mutant, read);
       for (const [file, text] of out) {
-        const r = ts.transpileModule(text, { fileName: file, reportDiagnostics: true, compilerOptions: { target: ts.ScriptTarget.ES2022 } });
+        const r = ts.transpileModule(text, {
+          fileName: file,
+          reportDiagnostics: true,
+          compilerOptions: { target: ts.ScriptTarget.ES2022 },
+        });
         expect(r.diagnostics ?? [], `${m.mutant.id} in ${file}`).toEqual([]);
       }
     }

@@ -35,7 +35,9 @@ describe('applyMutant', () => {
 
   it('fails when find matches more than once', () => {
     const m = mutant([{ file: 'src/a.ts', find: ' = 1;', replace: ' = 4;' }], 'ambiguous');
-    expect(() => applyMutant(m, read)).toThrow(/mutant 'ambiguous': src\/a\.ts: find text occurs 2 times, want exactly once/);
+    expect(() => applyMutant(m, read)).toThrow(
+      /mutant 'ambiguous': src\/a\.ts: find text occurs 2 times, want exactly once/,
+    );
   });
 
   it('fails when a file is missing, naming it', () => {
@@ -49,7 +51,10 @@ describe('applyMutant', () => {
   });
 
   it('a run of a mutant whose patch does not apply is stillborn, never killed', async () => {
-    const m = mutant([{ file: 'src/tier/fill_wait.ts', find: 'this text is not in the tier', replace: '' }], 'no-such-line');
+    const m = mutant(
+      [{ file: 'src/tier/fill_wait.ts', find: 'this text is not in the tier', replace: '' }],
+      'no-such-line',
+    );
     const r = await runMutant(
       { kind: 'catalogue', mutant: m, source: 'test' },
       { root: REPO_ROOT, outDir: '/nonexistent', seconds: 1, seed: 1, matrixSeconds: 0, typecheck: false, keep: false },

@@ -41,8 +41,16 @@ describe('the engine form of a container', () => {
       const p = places[part];
       const v = views[part];
       expect([p.rows, p.cols, p.dataBytes, p.nscales]).toEqual([v.rows, v.cols, v.data.byteLength, v.scales.length]);
-      expect(file.subarray(p.dataAt, p.dataAt + p.dataBytes).equals(Buffer.from(v.data.buffer, v.data.byteOffset, v.data.byteLength))).toBe(true);
-      expect(file.subarray(p.scalesAt, p.scalesAt + 4 * p.nscales).equals(Buffer.from(v.scales.buffer, v.scales.byteOffset, v.scales.byteLength))).toBe(true);
+      expect(
+        file
+          .subarray(p.dataAt, p.dataAt + p.dataBytes)
+          .equals(Buffer.from(v.data.buffer, v.data.byteOffset, v.data.byteLength)),
+      ).toBe(true);
+      expect(
+        file
+          .subarray(p.scalesAt, p.scalesAt + 4 * p.nscales)
+          .equals(Buffer.from(v.scales.buffer, v.scales.byteOffset, v.scales.byteLength)),
+      ).toBe(true);
     }
   });
 });
@@ -79,9 +87,14 @@ describe('the completion queue', () => {
       const r = lib.ramLoadFile(eng, model.expertFile, [places.gate, places.up, places.down]);
       const s = lib.stage(eng, r.ram);
       const uploads: number[] = [];
-      const q = new CompletionQueue(lib, eng, (c) => uploads.push(c.tag), (m) => {
-        throw new Error(m);
-      });
+      const q = new CompletionQueue(
+        lib,
+        eng,
+        (c) => uploads.push(c.tag),
+        (m) => {
+          throw new Error(m);
+        },
+      );
       const t = [0, 1, 2].map((p) => lib.uploadStaged(eng, 0, s.staging, p, 2 * (p + 1)).tensor);
       const H = model.shape.hidden;
       const x = new Float32Array(H).fill(0.25);
@@ -110,7 +123,11 @@ describe('the upload benchmark model', () => {
       const ma = writeBenchModel({ ...opts, dir: a });
       const mb = writeBenchModel({ ...opts, dir: b });
       expect(readFileSync(ma.expertFile).equals(readFileSync(mb.expertFile))).toBe(true);
-      expect(Buffer.from(ma.layers[0]?.wq.buffer ?? new ArrayBuffer(0)).equals(Buffer.from(mb.layers[0]?.wq.buffer ?? new ArrayBuffer(1)))).toBe(true);
+      expect(
+        Buffer.from(ma.layers[0]?.wq.buffer ?? new ArrayBuffer(0)).equals(
+          Buffer.from(mb.layers[0]?.wq.buffer ?? new ArrayBuffer(1)),
+        ),
+      ).toBe(true);
       const shape = benchShape({ ...opts, dir: a });
       const e = ma.experts[0]?.[0];
       expect(shape.layers * shape.experts).toBeGreaterThanOrEqual(8);

@@ -6,13 +6,25 @@
  * directory that is a file, and a malformed fixture.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 function oracle(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', ...args], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/oracle.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -32,7 +44,10 @@ describe('oracle on the CPU backend', () => {
     const report = join(tmp, 'reports');
     const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '64', '--report', report]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as { ok: boolean; runs: { pass: boolean; tokensMatched: number }[] };
+    const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as {
+      ok: boolean;
+      runs: { pass: boolean; tokensMatched: number }[];
+    };
     expect(json.ok).toBe(true);
     expect(json.runs.length).toBeGreaterThanOrEqual(12);
     for (const run of json.runs) expect(run.tokensMatched).toBe(64);
@@ -40,17 +55,50 @@ describe('oracle on the CPU backend', () => {
 
   it('the fp8 fixture (fp8 experts, the int8 trunk): streaming through RAM LRUs and the trunk rows, token-exact', () => {
     const report = join(tmp, 'r-fp8');
-    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--fixture', 'fixtures/tiny-moe-fp8', '--report', report]);
+    const r = oracle([
+      '--backend',
+      'cpu',
+      '--devices',
+      '0,1',
+      '--tokens',
+      '32',
+      '--fixture',
+      'fixtures/tiny-moe-fp8',
+      '--report',
+      report,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as { runs: { name: string; tokensMatched: number; hiddenBitIdentical: boolean }[] };
+    const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as {
+      runs: { name: string; tokensMatched: number; hiddenBitIdentical: boolean }[];
+    };
     const names = json.runs.map((run) => run.name);
-    for (const row of ['half, streaming, swaps, RAM LRU 1', 'trunk only (no expert resident)', 'trunk and experts', 'trunk, streaming, RAM LRU 2']) expect(names).toContain(row);
-    for (const run of json.runs) expect([run.name, run.tokensMatched, run.hiddenBitIdentical]).toEqual([run.name, 32, true]);
+    for (const row of [
+      'half, streaming, swaps, RAM LRU 1',
+      'trunk only (no expert resident)',
+      'trunk and experts',
+      'trunk, streaming, RAM LRU 2',
+    ])
+      expect(names).toContain(row);
+    for (const run of json.runs)
+      expect([run.name, run.tokensMatched, run.hiddenBitIdentical]).toEqual([run.name, 32, true]);
   });
 
   it('the int8 and wide fixtures are token-exact too', () => {
     for (const fixture of ['fixtures/tiny-moe-i8', 'fixtures/wide-moe']) {
-      const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--fixture', fixture, '--report', join(tmp, 'r2'), '--only', 'warmstart']);
+      const r = oracle([
+        '--backend',
+        'cpu',
+        '--devices',
+        '0,1',
+        '--tokens',
+        '32',
+        '--fixture',
+        fixture,
+        '--report',
+        join(tmp, 'r2'),
+        '--only',
+        'warmstart',
+      ]);
       expect(r.code, fixture + r.stdout + r.stderr).toBe(0);
     }
   });
@@ -103,11 +151,23 @@ describe('bad input gets one clear error line', () => {
       },
       /^oracle: cannot load .*truncated\.so: its .* ends at byte \d+, past its 20000 bytes \(truncated\?\)$/,
     ],
-    ['a device named twice', () => ['--devices', '0,0'], /^oracle: cannot create a cpu engine on devices \[0,0\]: .*device id 0 appears twice/],
-    ['more devices than an engine takes', () => ['--devices', Array.from({ length: 18 }, (_, i) => i).join(',')], /^oracle: cannot create a cpu engine on devices .*: .*ndevices must be in 1\.\.8/],
+    [
+      'a device named twice',
+      () => ['--devices', '0,0'],
+      /^oracle: cannot create a cpu engine on devices \[0,0\]: .*device id 0 appears twice/,
+    ],
+    [
+      'more devices than an engine takes',
+      () => ['--devices', Array.from({ length: 18 }, (_, i) => i).join(',')],
+      /^oracle: cannot create a cpu engine on devices .*: .*ndevices must be in 1\.\.8/,
+    ],
     ['an empty device list', () => ['--devices='], /^oracle: --devices wants an integer in \[0, \d+\], got ''$/],
     ['--only matching no run', () => ['--only', 'zzz'], /^oracle: --only 'zzz' matches no run; the runs: /],
-    ['a report directory that is a file', () => ['--report', 'README.md'], /^oracle: --report README\.md: .*README\.md is not a directory$/],
+    [
+      'a report directory that is a file',
+      () => ['--report', 'README.md'],
+      /^oracle: --report README\.md: .*README\.md is not a directory$/,
+    ],
   ];
   for (const [name, args, line] of cases) {
     it(name, () => {

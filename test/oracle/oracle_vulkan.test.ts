@@ -32,11 +32,23 @@ function oracle(env: Record<string, string>, report: string, fixture = 'fixtures
     env: { ...process.env, ...env },
     timeout: 600_000,
   });
-  return { code: r.status, out: r.stdout + r.stderr, json: JSON.parse(readFileSync(join(report, 'oracle-vulkan.json'), 'utf8')) as { ok: boolean; validation: string; validationMessages: number; runs: { tokensMatched: number; hiddenBitIdentical: boolean }[] } };
+  return {
+    code: r.status,
+    out: r.stdout + r.stderr,
+    json: JSON.parse(readFileSync(join(report, 'oracle-vulkan.json'), 'utf8')) as {
+      ok: boolean;
+      validation: string;
+      validationMessages: number;
+      runs: { tokensMatched: number; hiddenBitIdentical: boolean }[];
+    },
+  };
 }
 
 describe.skipIf(NO_VULKAN)('Vulkan oracle on lavapipe under the validation layers', () => {
-  for (const [name, env] of [['core validation', CORE], ['synchronization validation', SYNC]] as const) {
+  for (const [name, env] of [
+    ['core validation', CORE],
+    ['synchronization validation', SYNC],
+  ] as const) {
     it(`${name}: every run token-exact and bit-identical, zero validation messages`, () => {
       const r = oracle(env, join(tmp, name.replace(/ /g, '-')));
       expect(r.code, r.out).toBe(0);

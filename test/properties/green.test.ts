@@ -22,7 +22,10 @@ describe('every property holds on the correct tier', () => {
   }
 
   it('random scenarios really reach the hard situations (coverage marks)', () => {
-    const lines = COVERAGE_MARKS.map((m) => `${m}: ${coverage[m] ?? 0}/${total} runs (${(((coverage[m] ?? 0) * 100) / Math.max(1, total)).toFixed(1)} %)`);
+    const lines = COVERAGE_MARKS.map(
+      (m) =>
+        `${m}: ${coverage[m] ?? 0}/${total} runs (${(((coverage[m] ?? 0) * 100) / Math.max(1, total)).toFixed(1)} %)`,
+    );
     process.stdout.write(`coverage marks over ${total} runs:\n  ${lines.join('\n  ')}\n`);
     for (const mark of COVERAGE_MARKS) expect(coverage[mark] ?? 0, mark).toBeGreaterThan(0);
   });

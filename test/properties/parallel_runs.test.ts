@@ -4,12 +4,26 @@
  * coverage and the counterexample, on a suite that finds one and on one that does not.
  */
 import { describe, expect, it } from 'vitest';
-import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard, UNIT_RUNS, type PlainRequest } from '../../properties/parallel_runs.js';
+import {
+  joinUnits,
+  runUnits,
+  unitCount,
+  unitSize,
+  unitsOfShard,
+  UNIT_RUNS,
+  type PlainRequest,
+} from '../../properties/parallel_runs.js';
 import type { SuiteResult } from '../../properties/types.js';
 
 /** What must not depend on the number of jobs (seconds do). */
 function verdict(r: SuiteResult): unknown {
-  return { runs: r.runs, steps: r.steps, violations: r.violations, coverage: r.coverage, failure: r.failure === null ? null : { ...r.failure, secondsToFind: 0 } };
+  return {
+    runs: r.runs,
+    steps: r.steps,
+    violations: r.violations,
+    coverage: r.coverage,
+    failure: r.failure === null ? null : { ...r.failure, secondsToFind: 0 },
+  };
 }
 
 describe('property runs in units', () => {

@@ -41,7 +41,8 @@ describe('replays of fixed bugs', () => {
       const mutant = regressionMutant(file, cx, cx.regression);
       const r = await replayInScratch(REPO_ROOT, REPO_ROOT, file, mutant, { full: false, inherit: false });
       // the replay's verdict line, or why there is none
-      const verdict = /^(VIOLATED [A-Z0-9-]+|no violation.*)/m.exec(r.stdout)?.[1] ?? `exit ${r.rc}: ${r.stderr.trim()}`;
+      const verdict =
+        /^(VIOLATED [A-Z0-9-]+|no violation.*)/m.exec(r.stdout)?.[1] ?? `exit ${r.rc}: ${r.stderr.trim()}`;
       expect(verdict).toBe(`VIOLATED ${cx.property}`);
       expect(r.rc).toBe(exitForViolations([cx.property]));
     });

@@ -34,8 +34,32 @@ const BAD: readonly (readonly [string, Record<string, unknown>, string])[] = [
   ['B7 a billion experts', { experts: 1e9 }, 'experts'],
   ['B8 a million devices', { devices: 1e6 }, 'devices'],
   ['B9 budgets for fewer devices', { budgetExperts: [3] }, 'budgetExperts'],
-  ['B10 route to a missing expert', { routes: [[[0, 99], [1, 2]], ...routes.slice(1)] }, 'routes[0][0][1]'],
-  ['B11 an expert routed twice', { routes: [[[1, 1], [1, 2]], ...routes.slice(1)] }, 'routes[0][0]'],
+  [
+    'B10 route to a missing expert',
+    {
+      routes: [
+        [
+          [0, 99],
+          [1, 2],
+        ],
+        ...routes.slice(1),
+      ],
+    },
+    'routes[0][0][1]',
+  ],
+  [
+    'B11 an expert routed twice',
+    {
+      routes: [
+        [
+          [1, 1],
+          [1, 2],
+        ],
+        ...routes.slice(1),
+      ],
+    },
+    'routes[0][0]',
+  ],
   ['B12 a route that is a number', { routes: [5] }, 'routes[0]'],
   ['B13 no layer', { layers: 0 }, 'layers'],
   ['B14 negative weights', { weightBytes: [-1, -1, -1] }, 'weightBytes[0]'],
@@ -111,7 +135,9 @@ describe('the size caps', () => {
       capacityExperts: new Array(devices).fill(null),
       swapPeriod: 1,
       ramCapacity: experts,
-      routes: Array.from({ length: tokens }, (_, t) => Array.from({ length: layers }, (_, l) => [(t * 7 + l * 3) % experts])),
+      routes: Array.from({ length: tokens }, (_, t) =>
+        Array.from({ length: layers }, (_, l) => [(t * 7 + l * 3) % experts]),
+      ),
       refillAfterToken: -1,
     };
     const r = runScenario(parseScenario(corner, 'corner'), { strategy: new ChoicesStrategy([]) });
@@ -125,14 +151,44 @@ describe('the commands that read scenarios say what is wrong in one line and exi
   const tmp = mkdtempSync(join(tmpdir(), 'tierlab-scenario-test-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const scenarioFile = join(tmp, 'bad.json');
-  writeFileSync(scenarioFile, JSON.stringify({ ...base, routes: [[[0, 99], [1, 2]]] }));
+  writeFileSync(
+    scenarioFile,
+    JSON.stringify({
+      ...base,
+      routes: [
+        [
+          [0, 99],
+          [1, 2],
+        ],
+      ],
+    }),
+  );
   const cxFile = join(tmp, 'bad-cx.json');
-  const cx = { format: 'tierlab-counterexample', version: 1, property: 'MEM-DEVICE', detail: '', mutant: null, choices: [] };
+  const cx = {
+    format: 'tierlab-counterexample',
+    version: 1,
+    property: 'MEM-DEVICE',
+    detail: '',
+    mutant: null,
+    choices: [],
+  };
   writeFileSync(cxFile, JSON.stringify({ ...cx, scenario: { ...base, ringCapacity: -1 } }));
   const cases: readonly (readonly [string, string[], RegExp])[] = [
-    ['properties --scenario', ['src/cli/properties.ts', '--scenario', scenarioFile, '--report', tmp], /^properties: --scenario .*bad\.json: routes\[0\]\[0\]\[1\]: 99 is out of range \[0, 7\]$/],
-    ['replay', ['src/cli/replay.ts', cxFile], /^replay: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range \[1, 64\]$/],
-    ['mutants --replay', ['src/cli/mutants.ts', '--replay', cxFile], /^mutants: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range/],
+    [
+      'properties --scenario',
+      ['src/cli/properties.ts', '--scenario', scenarioFile, '--report', tmp],
+      /^properties: --scenario .*bad\.json: routes\[0\]\[0\]\[1\]: 99 is out of range \[0, 7\]$/,
+    ],
+    [
+      'replay',
+      ['src/cli/replay.ts', cxFile],
+      /^replay: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range \[1, 64\]$/,
+    ],
+    [
+      'mutants --replay',
+      ['src/cli/mutants.ts', '--replay', cxFile],
+      /^mutants: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range/,
+    ],
   ];
   for (const [name, args, line] of cases) {
     it(name, () => {

@@ -11,7 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkShardSet, readShardFile, writeShardFile, type PropertiesShard } from '../../src/report/shard_file.js';
 import { runIdentity } from '../../src/cli/cli_args.js';
 import { mergeShardReports } from '../../src/cli/report_merge.js';
-import { joinUnits, runUnits, unitCount, unitsOfShard, UNIT_RUNS, type PlainRequest } from '../../properties/parallel_runs.js';
+import {
+  joinUnits,
+  runUnits,
+  unitCount,
+  unitsOfShard,
+  UNIT_RUNS,
+  type PlainRequest,
+} from '../../properties/parallel_runs.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tierlab-shards-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -37,7 +44,11 @@ describe('--jobs and --shard', () => {
   it('bad values: one line naming the option, exit 2', () => {
     const bad: [string, string[], RegExp][] = [
       ['src/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/],
-      ['src/cli/mutants.ts', ['--shard', '2/2'], /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/],
+      [
+        'src/cli/mutants.ts',
+        ['--shard', '2/2'],
+        /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/,
+      ],
     ];
     for (const [script, args, message] of bad) {
       const r = cli(script, args);
@@ -47,7 +58,9 @@ describe('--jobs and --shard', () => {
   });
 
   it('a run is identified without its shard, jobs and report options', () => {
-    expect(runIdentity(['--runs', '5', '--shard', '0/2', '--jobs=4', '--report', 'out/a', '--seed', '3'])).toBe('--runs 5 --seed 3');
+    expect(runIdentity(['--runs', '5', '--shard', '0/2', '--jobs=4', '--report', 'out/a', '--seed', '3'])).toBe(
+      '--runs 5 --seed 3',
+    );
   });
 });
 
@@ -64,10 +77,23 @@ describe('report merge', () => {
       [[a, other], /other: a shard of another run/],
       [[a, three], /three: shard of 3, but .*a is a shard of 2/],
     ];
-    for (const [dirs, message] of cases) expect(() => checkShardSet(dirs, dirs.map((d) => readShardFile(d)))).toThrow(message);
+    for (const [dirs, message] of cases)
+      expect(() =>
+        checkShardSet(
+          dirs,
+          dirs.map((d) => readShardFile(d)),
+        ),
+      ).toThrow(message);
     expect(() => readShardFile(dirWith('broken', '{"format":'))).toThrow(/broken\/shard.json: not JSON/);
     expect(() => readShardFile(dirWith('alien', '{"format":"x"}'))).toThrow(/not a tierlab shard report/);
-    expect(() => readShardFile(dirWith('numbers', JSON.stringify({ format: 'tierlab-shard', tool: 'properties', index: 2, count: 2, command: '', labels: [] })))).toThrow(/malformed shard numbers/);
+    expect(() =>
+      readShardFile(
+        dirWith(
+          'numbers',
+          JSON.stringify({ format: 'tierlab-shard', tool: 'properties', index: 2, count: 2, command: '', labels: [] }),
+        ),
+      ),
+    ).toThrow(/malformed shard numbers/);
     expect(() => readShardFile(join(scratch, 'nowhere'))).toThrow(/no shard report/);
   });
 
@@ -76,13 +102,29 @@ describe('report merge', () => {
     const whole = joinUnits(request, await runUnits(request, UNIT_RUNS, 1));
     const dirs = [0, 1].map((index) => join(scratch, `joined-${index}`));
     for (const [index, dir] of dirs.entries()) {
-      const units = await runUnits(request, UNIT_RUNS, 1, unitsOfShard(unitCount(request, UNIT_RUNS), { index, count: 2 }));
-      writeShardFile(dir, { tool: 'properties', index, count: 2, command: '--suite fill-once', seed: 3, strategy: 'random', labels: [{ label: 'fill-once', request, units }] });
+      const units = await runUnits(
+        request,
+        UNIT_RUNS,
+        1,
+        unitsOfShard(unitCount(request, UNIT_RUNS), { index, count: 2 }),
+      );
+      writeShardFile(dir, {
+        tool: 'properties',
+        index,
+        count: 2,
+        command: '--suite fill-once',
+        seed: 3,
+        strategy: 'random',
+        labels: [{ label: 'fill-once', request, units }],
+      });
     }
     const out = join(scratch, 'joined');
     const lines: string[] = [];
     expect(await mergeShardReports(dirs, out, (l) => lines.push(l))).toBe(0);
-    const report = JSON.parse(readFileSync(join(out, 'properties.json'), 'utf8')) as { ok: boolean; suites: { runs: number; steps: number; coverage: Record<string, number> }[] };
+    const report = JSON.parse(readFileSync(join(out, 'properties.json'), 'utf8')) as {
+      ok: boolean;
+      suites: { runs: number; steps: number; coverage: Record<string, number> }[];
+    };
     expect(report.ok).toBe(true);
     expect(report.suites[0]?.runs).toBe(whole.runs);
     expect(report.suites[0]?.steps).toBe(whole.steps);

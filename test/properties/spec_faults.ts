@@ -76,13 +76,25 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
   },
   // an LFRU round that ignores the admission rule: no swap though hot beats cold
   'SPEC-ADMISSION': {
-    scenario: { devices: 1, budgetExperts: [1], capacityExperts: [null], swapPeriod: 1, wantSwaps: true, reclaims: true },
+    scenario: {
+      devices: 1,
+      budgetExperts: [1],
+      capacityExperts: [null],
+      swapPeriod: 1,
+      wantSwaps: true,
+      reclaims: true,
+    },
     *main(tier) {
       yield* tier.init();
       yield* tier.noteBlock(0, 0, yield* ramOf(0, 0));
       yield* tier.fillWait();
       for (let i = 0; i < 6; i++) yield* tier.note(0, 1, yield* ramOf(0, 1));
-      const route = (yield { k: 'route', token: 0, layer: 0 }) as { token: number; layer: number; eids: number[]; input: never };
+      const route = (yield { k: 'route', token: 0, layer: 0 }) as {
+        token: number;
+        layer: number;
+        eids: number[];
+        input: never;
+      };
       yield* issueWithoutTick(tier, route, false);
     },
   },
@@ -92,7 +104,12 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
     *main(tier) {
       yield* tier.init();
       for (let i = 0; i < 3; i++) yield* tier.note(0, 1, yield* ramOf(0, 1));
-      const route = (yield { k: 'route', token: 0, layer: 0 }) as { token: number; layer: number; eids: number[]; input: never };
+      const route = (yield { k: 'route', token: 0, layer: 0 }) as {
+        token: number;
+        layer: number;
+        eids: number[];
+        input: never;
+      };
       yield* issueWithoutTick(tier, route, true);
     },
   },
@@ -112,7 +129,12 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
   'SPEC-MASK': {
     *main(tier) {
       yield* tier.init();
-      const route = (yield { k: 'route', token: 0, layer: 0 }) as { token: number; layer: number; eids: number[]; input: never };
+      const route = (yield { k: 'route', token: 0, layer: 0 }) as {
+        token: number;
+        layer: number;
+        eids: number[];
+        input: never;
+      };
       yield call({ fn: 'issue', route });
       const mask = yield* issue(tier.st, route);
       yield ret({ fn: 'issue', value: mask.map(() => true) });
@@ -140,7 +162,12 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
   },
   // the heat file loaded without halving
   'SPEC-HEAT-FILE': {
-    scenario: { heatFile: [[10, 20, 30, 40, 50, 60, 70, 80], [1, 2, 3, 4, 5, 6, 7, 8]] },
+    scenario: {
+      heatFile: [
+        [10, 20, 30, 40, 50, 60, 70, 80],
+        [1, 2, 3, 4, 5, 6, 7, 8],
+      ],
+    },
     *main(tier) {
       yield call({ fn: 'init' });
       const r = yield* init(tier.st);
@@ -236,7 +263,11 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
  * issue on layer 0 with the tick's work left undone: the group and the counters as the
  * protocol builds them, tick++, and then no swap round (swap) or no decay (decay).
  */
-function* issueWithoutTick(tier: Tier, route: { token: number; layer: number; eids: number[]; input: never }, decayOnly: boolean): Gen<void> {
+function* issueWithoutTick(
+  tier: Tier,
+  route: { token: number; layer: number; eids: number[]; input: never },
+  decayOnly: boolean,
+): Gen<void> {
   const st = tier.st;
   yield call({ fn: 'issue', route });
   yield LOCK;
@@ -248,6 +279,7 @@ function* issueWithoutTick(tier: Tier, route: { token: number; layer: number; ei
   }
   if (route.eids.some((eid) => slotOf(st, route.layer, eid).resident)) st.groupsBusy = true;
   st.tick++;
-  if (!decayOnly) for (const row of st.slots) for (const slot of row) if (st.tick % st.cfg.decayPeriod === 0) slot.heat >>>= 1;
+  if (!decayOnly)
+    for (const row of st.slots) for (const slot of row) if (st.tick % st.cfg.decayPeriod === 0) slot.heat >>>= 1;
   yield UNLOCK;
 }

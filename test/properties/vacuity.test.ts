@@ -123,7 +123,14 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
       const route = world.exec({ k: 'route', token: 0, layer: 0 }) as { input: never };
       yield { k: 'writeInput', dev: 0, rowOffset: 0, rows: 1, input: route.input };
       yield { k: 'issueGroup', dev: 0, rowOffset: 0, rows: [{ layer: 0, eid: 0, tensors }] };
-      yield { k: 'denseGemv', dev: 0, index: 0, tensor: tensors[0] as TensorHandle, inBuf: 'group_in0', outBuf: 'dense_out0' };
+      yield {
+        k: 'denseGemv',
+        dev: 0,
+        index: 0,
+        tensor: tensors[0] as TensorHandle,
+        inBuf: 'group_in0',
+        outBuf: 'dense_out0',
+      };
     },
   },
   'POST-FILL-WAIT': {
@@ -141,7 +148,8 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
     *main(tier) {
       // the warmstart enqueues without waiting for ring space: the second one is skipped
       yield* tier.init();
-      for (let eid = 0; eid < 2; eid++) yield* tier.note(0, eid, (yield { k: 'ramOf', layer: 0, eid }) as RamRef | null);
+      for (let eid = 0; eid < 2; eid++)
+        yield* tier.note(0, eid, (yield { k: 'ramOf', layer: 0, eid }) as RamRef | null);
       yield* tier.fillWait();
     },
   },
@@ -278,4 +286,3 @@ describe('sync discipline has teeth beyond a bare unlock', () => {
     expect(r.violation?.message).toContain('changed mx-guarded state without holding mx');
   });
 });
-

@@ -30,28 +30,42 @@ describe('reliability trials', () => {
 
 describe('the last lines of defence', () => {
   const node = (code: string, env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, ...env } });
+    spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    });
 
   it('an unexpected error is one line saying "internal error", where, and what to report; exit 70', () => {
-    const r = node("import { reportUnexpectedErrors } from './src/cli/cli_args.ts'; reportUnexpectedErrors('replay'); null.x;");
+    const r = node(
+      "import { reportUnexpectedErrors } from './src/cli/cli_args.ts'; reportUnexpectedErrors('replay'); null.x;",
+    );
     expect(r.status).toBe(70);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^replay: internal error: TypeError: .* \(at .*:\d+:\d+\); please report it with the command: npm run replay/);
+    expect(r.stderr).toMatch(
+      /^replay: internal error: TypeError: .* \(at .*:\d+:\d+\); please report it with the command: npm run replay/,
+    );
   });
 
-  it('bad input that escapes a command\'s own checks is still one line and exit 2', () => {
-    const r = node("import { reportUnexpectedErrors } from './src/cli/cli_args.ts'; import { InputError } from './src/input/input_error.ts'; reportUnexpectedErrors('x'); throw new InputError('f.json', 'a: bad');");
+  it("bad input that escapes a command's own checks is still one line and exit 2", () => {
+    const r = node(
+      "import { reportUnexpectedErrors } from './src/cli/cli_args.ts'; import { InputError } from './src/input/input_error.ts'; reportUnexpectedErrors('x'); throw new InputError('f.json', 'a: bad');",
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('x: f.json: a: bad\n');
   });
 
   it('a machine without glslc or a Vulkan driver is told what to install, in one line', () => {
-    const r = node("import { missingVulkanPieces, vulkanSkipLine } from './scripts/vulkan_toolchain.mjs'; process.stdout.write(vulkanSkipLine(missingVulkanPieces()));", {
-      GLSLC: 'no-such-glslc',
-      VK_ICD_FILENAMES: '/nonexistent/icd.json',
-    });
+    const r = node(
+      "import { missingVulkanPieces, vulkanSkipLine } from './scripts/vulkan_toolchain.mjs'; process.stdout.write(vulkanSkipLine(missingVulkanPieces()));",
+      {
+        GLSLC: 'no-such-glslc',
+        VK_ICD_FILENAMES: '/nonexistent/icd.json',
+      },
+    );
     // what else is missing depends on the machine; these two must be named, with their packages
     expect(r.stdout.split('\n')).toHaveLength(1);
-    expect(r.stdout).toMatch(/^VULKAN TESTS SKIPPED: missing .*the shader compiler glslc.*, a Vulkan driver \(lavapipe\).*; install them \(Debian\/Ubuntu, as root: apt-get install .*glslc mesa-vulkan-drivers/);
+    expect(r.stdout).toMatch(
+      /^VULKAN TESTS SKIPPED: missing .*the shader compiler glslc.*, a Vulkan driver \(lavapipe\).*; install them \(Debian\/Ubuntu, as root: apt-get install .*glslc mesa-vulkan-drivers/,
+    );
   });
 });

@@ -27,10 +27,18 @@ for (const t of chosen) {
   }
   const seconds = (performance.now() - started) / 1000;
   rows.push({ id: t.id, what: t.what, verdict: o.verdict, observed: o.observed, seconds });
-  process.stdout.write(`${t.id.padEnd(4)} ${o.verdict.padEnd(8)} ${seconds.toFixed(1).padStart(5)} s  ${t.what}: ${o.observed.slice(0, 200)}\n`);
+  process.stdout.write(
+    `${t.id.padEnd(4)} ${o.verdict.padEnd(8)} ${seconds.toFixed(1).padStart(5)} s  ${t.what}: ${o.observed.slice(0, 200)}\n`,
+  );
 }
 const count = (v: Verdict): number => rows.filter((r) => r.verdict === v).length;
-const totals = { tried: rows.length, clean: count('clean'), ok: count('ok'), inherent: count('inherent'), defects: count('defect') };
+const totals = {
+  tried: rows.length,
+  clean: count('clean'),
+  ok: count('ok'),
+  inherent: count('inherent'),
+  defects: count('defect'),
+};
 const summary = `tried ${totals.tried}: ${totals.clean} clean, ${totals.ok} ok, ${totals.inherent} inherent, ${totals.defects} defects`;
 process.stdout.write(`\n${summary}\n`);
 const dir = 'reports';
@@ -47,7 +55,10 @@ const md = [
   '',
   '| # | trial | verdict | observed | s |',
   '|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.id} | ${cell(r.what)} | ${r.verdict === 'defect' ? '**defect**' : r.verdict} | ${cell(r.observed)} | ${r.seconds.toFixed(1)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.id} | ${cell(r.what)} | ${r.verdict === 'defect' ? '**defect**' : r.verdict} | ${cell(r.observed)} | ${r.seconds.toFixed(1)} |`,
+  ),
   '',
 ];
 writeFileSync(join(dir, 'reliability.md'), md.join('\n'));

@@ -84,17 +84,40 @@ export class Workspace {
   }
 
   command(cmd: string, args: readonly string[], opts: RunOptions = {}): Ran {
-    const r = spawnSync(cmd, args, { cwd: this.root, encoding: 'utf8', env: this.env(opts.env), timeout: opts.timeoutMs ?? 120_000, killSignal: 'SIGKILL' });
-    return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', timedOut: r.error !== undefined && /ETIMEDOUT/.test(String(r.error)) };
+    const r = spawnSync(cmd, args, {
+      cwd: this.root,
+      encoding: 'utf8',
+      env: this.env(opts.env),
+      timeout: opts.timeoutMs ?? 120_000,
+      killSignal: 'SIGKILL',
+    });
+    return {
+      code: r.status,
+      signal: r.signal,
+      stdout: r.stdout ?? '',
+      stderr: r.stderr ?? '',
+      timedOut: r.error !== undefined && /ETIMEDOUT/.test(String(r.error)),
+    };
   }
 
   /**
    * Starts `cmd args` (its own process group), sends `signal` after `afterMs` to the
    * process (`target: 'process'`) or its whole group, and waits for it to end.
    */
-  interrupt(cmd: string, args: readonly string[], signal: NodeJS.Signals, afterMs: number, target: 'process' | 'group' = 'group'): Promise<Ran & { endedMs: number; pids: number[] }> {
+  interrupt(
+    cmd: string,
+    args: readonly string[],
+    signal: NodeJS.Signals,
+    afterMs: number,
+    target: 'process' | 'group' = 'group',
+  ): Promise<Ran & { endedMs: number; pids: number[] }> {
     return new Promise((resolve) => {
-      const child = spawn(cmd, args, { cwd: this.root, env: this.env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(cmd, args, {
+        cwd: this.root,
+        env: this.env(),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -111,7 +134,15 @@ export class Workspace {
       child.on('close', (code, sig) => {
         clearTimeout(timer);
         clearTimeout(guard);
-        resolve({ code, signal: sig, stdout, stderr, timedOut: false, endedMs: sentAt > 0 ? performance.now() - sentAt : 0, pids });
+        resolve({
+          code,
+          signal: sig,
+          stdout,
+          stderr,
+          timedOut: false,
+          endedMs: sentAt > 0 ? performance.now() - sentAt : 0,
+          pids,
+        });
       });
     });
   }
@@ -146,7 +177,12 @@ export function brief(r: Ran): string {
 /** Clean when the command exited `code` with exactly one stderr line matching `line`. */
 export function oneLine(r: Ran, line: RegExp, code = 2): Outcome {
   const err = r.stderr.trim();
-  const good = !r.timedOut && r.code === code && err.split('\n').length === 1 && line.test(err) && !/\n\s+at /.test(r.stderr + r.stdout);
+  const good =
+    !r.timedOut &&
+    r.code === code &&
+    err.split('\n').length === 1 &&
+    line.test(err) &&
+    !/\n\s+at /.test(r.stderr + r.stdout);
   return { verdict: good ? 'clean' : 'defect', observed: brief(r) };
 }
 
@@ -161,8 +197,6 @@ export function worst(outcomes: readonly Outcome[]): Outcome {
   const w = outcomes.reduce((a, b) => (rank.indexOf(b.verdict) > rank.indexOf(a.verdict) ? b : a));
   return { verdict: w.verdict, observed: outcomes.map((o) => o.observed).join(' / ') };
 }
-
-
 
 /** One row of the review's table: its id, what it tries, and how to judge it now. */
 export interface Trial {

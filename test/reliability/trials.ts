@@ -7,7 +7,12 @@
  */
 import { FAULT_TRIALS } from './trials_faults.js';
 import { BENCH_TRIALS, GAP_TRIALS, MUTANT_TRIALS } from './trials_mutants.js';
-import { ENVIRONMENT_TRIALS, FIXTURE_TRIALS, FLAG_TRIALS as ORACLE_FLAG_TRIALS, LIBRARY_TRIALS } from './trials_oracle.js';
+import {
+  ENVIRONMENT_TRIALS,
+  FIXTURE_TRIALS,
+  FLAG_TRIALS as ORACLE_FLAG_TRIALS,
+  LIBRARY_TRIALS,
+} from './trials_oracle.js';
 import { FLAG_TRIALS, REPLAY_TRIALS, SCENARIO_TRIALS } from './trials_properties.js';
 import type { Trial } from './tools.js';
 

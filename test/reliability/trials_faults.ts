@@ -7,7 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, okIf, type Outcome, type Trial, type Workspace } from './tools.js';
 
-const tsx = (tool: string, ...args: string[]): [string, string[]] => [process.execPath, ['--import', 'tsx', `src/cli/${tool}.ts`, ...args]];
+const tsx = (tool: string, ...args: string[]): [string, string[]] => [
+  process.execPath,
+  ['--import', 'tsx', `src/cli/${tool}.ts`, ...args],
+];
 
 /** a properties run long enough to be interrupted, its report in the workspace */
 const longProperties = (w: Workspace): string[] => ['--runs', '100000', '--report', w.report()];
@@ -15,21 +18,40 @@ const longProperties = (w: Workspace): string[] => ['--runs', '100000', '--repor
 async function signalGroup(w: Workspace, signal: NodeJS.Signals): Promise<Outcome> {
   const [cmd, args] = tsx('properties', ...longProperties(w));
   const r = await w.interrupt(cmd, args, signal, 6000, 'group');
-  return okIf(r.endedMs < 5000 && r.pids.every((p) => !alive(p)), `ended ${(r.endedMs / 1000).toFixed(1)} s after ${signal} (exit ${r.code ?? r.signal})`);
+  return okIf(
+    r.endedMs < 5000 && r.pids.every((p) => !alive(p)),
+    `ended ${(r.endedMs / 1000).toFixed(1)} s after ${signal} (exit ${r.code ?? r.signal})`,
+  );
 }
 
 /** `npm run properties` with the signal sent to npm alone (what `kill PID` does) */
 async function signalNpm(w: Workspace, signal: NodeJS.Signals): Promise<Outcome> {
-  const r = await w.interrupt('npm', ['run', '--silent', 'properties', '--', ...longProperties(w)], signal, 8000, 'process');
+  const r = await w.interrupt(
+    'npm',
+    ['run', '--silent', 'properties', '--', ...longProperties(w)],
+    signal,
+    8000,
+    'process',
+  );
   await new Promise((res) => setTimeout(res, 2000));
   const left = r.pids.filter(alive);
-  return okIf(left.length === 0, left.length === 0 ? `npm and the run ended after ${signal}` : `${left.length} processes still running 2 s after ${signal}`);
+  return okIf(
+    left.length === 0,
+    left.length === 0
+      ? `npm and the run ended after ${signal}`
+      : `${left.length} processes still running 2 s after ${signal}`,
+  );
 }
 
 export const FAULT_TRIALS: readonly Trial[] = [
   { id: 'J1', what: 'SIGINT to the process group of a long properties run', run: (w) => signalGroup(w, 'SIGINT') },
   { id: 'J2', what: 'SIGTERM to the group', run: (w) => signalGroup(w, 'SIGTERM') },
-  { id: 'J3', what: 'SIGTERM to npm only (node kept running as an orphan)', ci: true, run: (w) => signalNpm(w, 'SIGTERM') },
+  {
+    id: 'J3',
+    what: 'SIGTERM to npm only (node kept running as an orphan)',
+    ci: true,
+    run: (w) => signalNpm(w, 'SIGTERM'),
+  },
   { id: 'J4', what: 'SIGINT to npm only (the run went on)', run: (w) => signalNpm(w, 'SIGINT') },
   {
     id: 'J5',
@@ -37,13 +59,27 @@ export const FAULT_TRIALS: readonly Trial[] = [
     ci: true,
     run: async (w) => {
       const out = w.report();
-      const [cmd, args] = tsx('mutants', '--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+      const [cmd, args] = tsx(
+        'mutants',
+        '--catalogue-only',
+        '--seconds',
+        '5',
+        '--jobs',
+        '2',
+        '--matrix-seconds',
+        '0',
+        '--out',
+        out,
+      );
       const r = await w.interrupt(cmd, args, 'SIGINT', 15_000, 'process');
       const md = existsSync(join(out, 'mutants.md')) ? readFileSync(join(out, 'mutants.md'), 'utf8') : '';
       const left = w.leftovers();
       const running = r.pids.filter(alive);
       return okIf(
-        r.code === 130 && /\*\*PARTIAL\*\*: \d+ of 17 mutants finished when the run was interrupted by SIGINT/.test(md) && left.length === 0 && running.length === 0,
+        r.code === 130 &&
+          /\*\*PARTIAL\*\*: \d+ of 17 mutants finished when the run was interrupted by SIGINT/.test(md) &&
+          left.length === 0 &&
+          running.length === 0,
         `exit ${r.code}; report ${md === '' ? 'missing' : 'marked partial'}; ${left.length} temp folders and ${running.length} processes left`,
       );
     },
@@ -57,7 +93,10 @@ export const FAULT_TRIALS: readonly Trial[] = [
       const r = await w.interrupt(cmd, args, 'SIGINT', 4000, 'process');
       const md = existsSync(join(out, 'oracle-cpu.md')) ? readFileSync(join(out, 'oracle-cpu.md'), 'utf8') : '';
       const left = w.leftovers();
-      return okIf(r.code === 130 && /INTERRUPTED by SIGINT after \d+ of 15 runs/.test(md) && left.length === 0, `exit ${r.code}; report ${md === '' ? 'missing' : 'marked interrupted'}; ${left.length} temp folders left`);
+      return okIf(
+        r.code === 130 && /INTERRUPTED by SIGINT after \d+ of 15 runs/.test(md) && left.length === 0,
+        `exit ${r.code}; report ${md === '' ? 'missing' : 'marked interrupted'}; ${left.length} temp folders left`,
+      );
     },
   },
   {
@@ -65,21 +104,49 @@ export const FAULT_TRIALS: readonly Trial[] = [
     what: 'a mutation run killed by a time limit (no report at all)',
     run: async (w) => {
       const out = w.report();
-      const [cmd, args] = tsx('mutants', '--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+      const [cmd, args] = tsx(
+        'mutants',
+        '--catalogue-only',
+        '--seconds',
+        '5',
+        '--jobs',
+        '2',
+        '--matrix-seconds',
+        '0',
+        '--out',
+        out,
+      );
       const r = await w.interrupt(cmd, args, 'SIGTERM', 40_000, 'process');
-      const json = existsSync(join(out, 'mutants.json')) ? (JSON.parse(readFileSync(join(out, 'mutants.json'), 'utf8')) as { progress: { finished: number; complete: boolean } }) : null;
+      const json = existsSync(join(out, 'mutants.json'))
+        ? (JSON.parse(readFileSync(join(out, 'mutants.json'), 'utf8')) as {
+            progress: { finished: number; complete: boolean };
+          })
+        : null;
       const finished = json?.progress.finished ?? 0;
-      return okIf(r.code === 143 && json !== null && !json.progress.complete && finished > 0, `exit ${r.code}; report with ${finished} finished mutants, marked partial`);
+      return okIf(
+        r.code === 143 && json !== null && !json.progress.complete && finished > 0,
+        `exit ${r.code}; report with ${finished} finished mutants, marked partial`,
+      );
     },
   },
   {
     id: 'J8',
     what: 'the tests leave tierlab-* folders in the temp dir',
     run: (w) => {
-      const files = ['test/oracle/oracle_cli.test.ts', 'test/oracle/container_errors.test.ts', 'test/oracle/generator.test.ts', 'test/oracle/oracle_vulkan.test.ts'];
-      const r = w.command(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], { timeoutMs: 600_000 });
+      const files = [
+        'test/oracle/oracle_cli.test.ts',
+        'test/oracle/container_errors.test.ts',
+        'test/oracle/generator.test.ts',
+        'test/oracle/oracle_vulkan.test.ts',
+      ];
+      const r = w.command(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], {
+        timeoutMs: 600_000,
+      });
       const left = w.leftovers();
-      return okIf(r.code === 0 && left.length === 0, `tests exit ${r.code}; ${left.length} temp folders left${left.length > 0 ? `: ${left.slice(0, 4).join(', ')}` : ''}`);
+      return okIf(
+        r.code === 0 && left.length === 0,
+        `tests exit ${r.code}; ${left.length} temp folders left${left.length > 0 ? `: ${left.slice(0, 4).join(', ')}` : ''}`,
+      );
     },
   },
 ];

@@ -18,7 +18,14 @@ const refused = (w: Workspace, line: RegExp, ...args: string[]): Outcome => oneL
 function catalogue(w: Workspace, id: string, patch: Record<string, string>): string {
   const dir = w.path('catalogue');
   mkdirSync(dir);
-  const m = { id, title: id, history: 'a reliability trial', family: 'trial', expectedProperties: ['SAFE-NO-CRASH'], patches: [patch] };
+  const m = {
+    id,
+    title: id,
+    history: 'a reliability trial',
+    family: 'trial',
+    expectedProperties: ['SAFE-NO-CRASH'],
+    patches: [patch],
+  };
   writeFileSync(join(dir, `${id}.ts`), `export const mutant = ${JSON.stringify(m, null, 1)};\n`);
   return dir;
 }
@@ -26,28 +33,56 @@ function catalogue(w: Workspace, id: string, patch: Record<string, string>): str
 const FILL_WAIT = 'src/tier/fill_wait.ts';
 const FILL_WAIT_LOOP = 'while (st.inflight > 0 && !st.stop) yield WAIT_TAKE;';
 /** a run of one catalogue mutant: no baseline, no sampling pass, a short budget */
-const oneMutant = (dir: string, out: string, seconds = '10') => ['--catalogue-dir', dir, '--catalogue-only', '--no-baseline', '--matrix-seconds', '0', '--seconds', seconds, '--jobs', '1', '--out', out];
+const oneMutant = (dir: string, out: string, seconds = '10') => [
+  '--catalogue-dir',
+  dir,
+  '--catalogue-only',
+  '--no-baseline',
+  '--matrix-seconds',
+  '0',
+  '--seconds',
+  seconds,
+  '--jobs',
+  '1',
+  '--out',
+  out,
+];
 
 export const MUTANT_TRIALS: readonly Trial[] = [
   {
     id: 'D1',
     what: '--replay of a counterexample naming an unknown mutant (a stack trace)',
     ci: true,
-    run: (w) => refused(w, /mutant: no mutant 'no-such-mutant'/, '--replay', w.file('cx.json', counterexample({ mutant: 'no-such-mutant' }))),
+    run: (w) =>
+      refused(
+        w,
+        /mutant: no mutant 'no-such-mutant'/,
+        '--replay',
+        w.file('cx.json', counterexample({ mutant: 'no-such-mutant' })),
+      ),
   },
   {
     id: 'D2',
     what: 'mutant id ../../../etc/passwd, or the number 5',
     run: (w) =>
       worst([
-        refused(w, /mutant: "\.\.\/\.\.\/\.\.\/etc\/passwd" is not a mutant id/, '--replay', w.file('cx.json', counterexample({ mutant: '../../../etc/passwd' }))),
+        refused(
+          w,
+          /mutant: "\.\.\/\.\.\/\.\.\/etc\/passwd" is not a mutant id/,
+          '--replay',
+          w.file('cx.json', counterexample({ mutant: '../../../etc/passwd' })),
+        ),
         refused(w, /mutant: expected a string, got 5/, '--replay', w.file('cx5.json', counterexample({ mutant: 5 }))),
       ]),
   },
   {
     id: 'D3',
     what: '--replay of a missing or truncated counterexample',
-    run: (w) => worst([refused(w, /ENOENT/, '--replay', w.path('nope.json')), refused(w, /JSON/, '--replay', w.file('t.json', '{"format'))]),
+    run: (w) =>
+      worst([
+        refused(w, /ENOENT/, '--replay', w.path('nope.json')),
+        refused(w, /JSON/, '--replay', w.file('t.json', '{"format')),
+      ]),
   },
   {
     id: 'D4',
@@ -58,14 +93,25 @@ export const MUTANT_TRIALS: readonly Trial[] = [
         yield { k: 'upload', dev: 0, staging: none, part: 'gate', layer: 0, eid: 0 };
       };
       const r = runScenario(defaultScenario(), { strategy: new ChoicesStrategy([]), main });
-      return okIf(r.violation?.property === 'MEM-HOST', `${r.violation?.property ?? 'no violation'}: ${r.violation?.detail ?? ''}`);
+      return okIf(
+        r.violation?.property === 'MEM-HOST',
+        `${r.violation?.property ?? 'no violation'}: ${r.violation?.detail ?? ''}`,
+      );
     },
   },
   { id: 'D5', what: '--jobs 0', run: (w) => refused(w, /--jobs wants an integer >= 1, got '0'/, '--jobs', '0') },
-  { id: 'D6', what: '--jobs abc, --jobs=-3', run: (w) => worst([refused(w, /--jobs wants/, '--jobs', 'abc'), refused(w, /--jobs wants/, '--jobs=-3')]) },
+  {
+    id: 'D6',
+    what: '--jobs abc, --jobs=-3',
+    run: (w) => worst([refused(w, /--jobs wants/, '--jobs', 'abc'), refused(w, /--jobs wants/, '--jobs=-3')]),
+  },
   { id: 'D7', what: '--mutant nope', run: (w) => refused(w, /no mutant 'nope'/, '--mutant', 'nope') },
   { id: 'D8', what: '--seconds abc', run: (w) => refused(w, /--seconds wants a positive number/, '--seconds', 'abc') },
-  { id: 'D9', what: '--catalogue-only --operators-only', run: (w) => refused(w, /exclude each other/, '--catalogue-only', '--operators-only') },
+  {
+    id: 'D9',
+    what: '--catalogue-only --operators-only',
+    run: (w) => refused(w, /exclude each other/, '--catalogue-only', '--operators-only'),
+  },
   {
     id: 'D10',
     what: 'a bad --strategy or --suite (blamed on the sources)',
@@ -78,7 +124,16 @@ export const MUTANT_TRIALS: readonly Trial[] = [
   {
     id: 'D11',
     what: 'the same with --no-baseline (every mutant STILLBORN)',
-    run: (w) => refused(w, /--strategy must be one of/, '--mutant', 'fill-wait-queue-empty', '--strategy', 'nope', '--no-baseline'),
+    run: (w) =>
+      refused(
+        w,
+        /--strategy must be one of/,
+        '--mutant',
+        'fill-wait-queue-empty',
+        '--strategy',
+        'nope',
+        '--no-baseline',
+      ),
   },
   {
     id: 'D12',
@@ -104,14 +159,28 @@ export const MUTANT_TRIALS: readonly Trial[] = [
   {
     id: 'D15',
     what: '--out pointing at a file (a stack trace after the run)',
-    run: (w) => refused(w, /--out README\.md: .*README\.md is not a directory/, '--mutant', 'fill-wait-queue-empty', '--out', 'README.md'),
+    run: (w) =>
+      refused(
+        w,
+        /--out README\.md: .*README\.md is not a directory/,
+        '--mutant',
+        'fill-wait-queue-empty',
+        '--out',
+        'README.md',
+      ),
   },
   {
     id: 'D16',
     what: 'a catalogue entry whose find text does not occur',
     run: (w) => {
-      const r = M(w, oneMutant(catalogue(w, 'no-match', { file: FILL_WAIT, find: 'no such text', replace: 'x' }), w.report()));
-      return okIf(r.code === 1 && /STILLBORN: .*find text occurs 0 times/.test(r.stderr), `exit ${r.code}: ${/STILLBORN.*/.exec(r.stderr)?.[0] ?? ''}`);
+      const r = M(
+        w,
+        oneMutant(catalogue(w, 'no-match', { file: FILL_WAIT, find: 'no such text', replace: 'x' }), w.report()),
+      );
+      return okIf(
+        r.code === 1 && /STILLBORN: .*find text occurs 0 times/.test(r.stderr),
+        `exit ${r.code}: ${/STILLBORN.*/.exec(r.stderr)?.[0] ?? ''}`,
+      );
     },
   },
   {
@@ -130,8 +199,21 @@ export const MUTANT_TRIALS: readonly Trial[] = [
     ci: true,
     run: (w) => {
       const victim = w.file('victim.ts', 'precious\n');
-      const dir = catalogue(w, 'escape', { file: `../../../../../../../..${victim}`, find: 'precious', replace: 'PWNED' });
-      const line = refused(w, /must be a relative path inside the repository, without '\.\.'/, '--catalogue-dir', dir, '--catalogue-only', '--no-baseline', '--out', w.report());
+      const dir = catalogue(w, 'escape', {
+        file: `../../../../../../../..${victim}`,
+        find: 'precious',
+        replace: 'PWNED',
+      });
+      const line = refused(
+        w,
+        /must be a relative path inside the repository, without '\.\.'/,
+        '--catalogue-dir',
+        dir,
+        '--catalogue-only',
+        '--no-baseline',
+        '--out',
+        w.report(),
+      );
       const intact = readFileSync(victim, 'utf8') === 'precious\n';
       return intact ? line : { verdict: 'defect', observed: `${line.observed}; the file was overwritten` };
     },
@@ -140,9 +222,16 @@ export const MUTANT_TRIALS: readonly Trial[] = [
     id: 'D19',
     what: 'a patch that throws',
     run: (w) => {
-      const dir = catalogue(w, 'throws', { file: FILL_WAIT, find: FILL_WAIT_LOOP, replace: `throw new Error('patched to throw'); ${FILL_WAIT_LOOP}` });
+      const dir = catalogue(w, 'throws', {
+        file: FILL_WAIT,
+        find: FILL_WAIT_LOOP,
+        replace: `throw new Error('patched to throw'); ${FILL_WAIT_LOOP}`,
+      });
       const r = M(w, oneMutant(dir, w.report()), 180_000);
-      return okIf(/throws: killed by SAFE-NO-CRASH/.test(r.stderr), `exit ${r.code}: ${/throws: .*/.exec(r.stderr)?.[0] ?? r.stderr.trim().split('\n').pop() ?? ''}`);
+      return okIf(
+        /throws: killed by SAFE-NO-CRASH/.test(r.stderr),
+        `exit ${r.code}: ${/throws: .*/.exec(r.stderr)?.[0] ?? r.stderr.trim().split('\n').pop() ?? ''}`,
+      );
     },
   },
 ];
@@ -151,13 +240,35 @@ const B = (w: Workspace, ...args: string[]) => w.cli('bench', [...args, '--out',
 const benchRefused = (w: Workspace, line: RegExp, ...args: string[]): Outcome => oneLine(B(w, ...args), line);
 
 export const BENCH_TRIALS: readonly Trial[] = [
-  { id: 'E1', what: '--only nope, --only=', run: (w) => worst([benchRefused(w, /no section 'nope'/, '--only', 'nope'), benchRefused(w, /no section ''/, '--only=')]) },
-  { id: 'E2', what: '--seconds 0, abc', run: (w) => worst(['0', 'abc'].map((s) => benchRefused(w, /--seconds wants a positive number/, '--seconds', s))) },
-  { id: 'E3', what: '--repeats 1.5 (accepted)', ci: true, run: (w) => benchRefused(w, /--repeats wants an integer >= 1, got '1\.5'/, '--repeats', '1.5') },
-  { id: 'E4', what: '--race-seeds 0.5 (accepted)', run: (w) => benchRefused(w, /--race-seeds wants an integer >= 1, got '0\.5'/, '--race-seeds', '0.5') },
+  {
+    id: 'E1',
+    what: '--only nope, --only=',
+    run: (w) =>
+      worst([benchRefused(w, /no section 'nope'/, '--only', 'nope'), benchRefused(w, /no section ''/, '--only=')]),
+  },
+  {
+    id: 'E2',
+    what: '--seconds 0, abc',
+    run: (w) => worst(['0', 'abc'].map((s) => benchRefused(w, /--seconds wants a positive number/, '--seconds', s))),
+  },
+  {
+    id: 'E3',
+    what: '--repeats 1.5 (accepted)',
+    ci: true,
+    run: (w) => benchRefused(w, /--repeats wants an integer >= 1, got '1\.5'/, '--repeats', '1.5'),
+  },
+  {
+    id: 'E4',
+    what: '--race-seeds 0.5 (accepted)',
+    run: (w) => benchRefused(w, /--race-seeds wants an integer >= 1, got '0\.5'/, '--race-seeds', '0.5'),
+  },
   { id: 'E5', what: '--strategies nope', run: (w) => benchRefused(w, /no strategy 'nope'/, '--strategies', 'nope') },
   { id: 'E6', what: '--nope', run: (w) => benchRefused(w, /Unknown option '--nope'/, '--nope') },
-  { id: 'E7', what: '--out pointing at a file (a stack trace after the run)', run: (w) => oneLine(w.cli('bench', ['--out', 'README.md']), /--out README\.md: .*is not a directory/) },
+  {
+    id: 'E7',
+    what: '--out pointing at a file (a stack trace after the run)',
+    run: (w) => oneLine(w.cli('bench', ['--out', 'README.md']), /--out README\.md: .*is not a directory/),
+  },
 ];
 
 export const GAP_TRIALS: readonly Trial[] = [
@@ -169,11 +280,22 @@ export const GAP_TRIALS: readonly Trial[] = [
       const body = /export function\* fillWait\([^)]*\): [^{]+\{\n([\s\S]*?)\n\}/.exec(text)?.[1];
       if (body === undefined) return { verdict: 'defect', observed: 'fillWait is not where the trial looks for it' };
       const out = w.report();
-      const r = M(w, oneMutant(catalogue(w, 'fill-wait-noop', { file: FILL_WAIT, find: body, replace: "  return 'done' as never;" }), out, '30'), 240_000);
+      const r = M(
+        w,
+        oneMutant(
+          catalogue(w, 'fill-wait-noop', { file: FILL_WAIT, find: body, replace: "  return 'done' as never;" }),
+          out,
+          '30',
+        ),
+        240_000,
+      );
       const killed = /fill-wait-noop: killed by (\S+)/.exec(r.stderr);
       const survived = /fill-wait-noop: SURVIVED/.test(r.stderr) && existsSync(join(out, 'mutants.json'));
       if (killed !== null) return { verdict: 'ok', observed: `killed by ${killed[1] ?? ''}` };
-      return { verdict: 'defect', observed: survived ? 'SURVIVED 30 s of every suite: nothing checks that fill_wait waits' : `exit ${r.code}` };
+      return {
+        verdict: 'defect',
+        observed: survived ? 'SURVIVED 30 s of every suite: nothing checks that fill_wait waits' : `exit ${r.code}`,
+      };
     },
   },
 ];

@@ -30,11 +30,21 @@ import type { CounterexampleView } from '../../src/report/report_inputs.js';
 import { writeCounterexampleHtml, writeHtmlReport } from '../../src/report/write_report.js';
 
 const CHROMIUM = process.env['TIERLAB_CHROMIUM'] ?? '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const MUTANTS = ['fill-wait-queue-empty', 'enqueue-after-stop'];
 const shots = join(REPO_ROOT, 'reports', 'browser-test');
 
-const missing = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (Debian: apt-get install chromium; .ci/run installs it; TIERLAB_CHROMIUM names another binary)`;
+const missing = existsSync(CHROMIUM)
+  ? null
+  : `no Chromium at ${CHROMIUM} (Debian: apt-get install chromium; .ci/run installs it; TIERLAB_CHROMIUM names another binary)`;
 if (missing !== null) process.stderr.write(`\n*** browser tests SKIPPED: ${missing} ***\n\n`);
 
 function needBrowser(ctx: TestContext): void {
@@ -50,7 +60,12 @@ beforeAll(async () => {
   if (missing !== null) return;
   mkdirSync(shots, { recursive: true });
   // headless adds --headless; a fresh profile, removed with tmp
-  browser = await chromium.launchPersistentContext(join(tmp, 'profile'), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1400, height: 900 } });
+  browser = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1400, height: 900 },
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -80,8 +95,15 @@ async function checkDiagram(page: Page, root: string, view: CounterexampleView):
   for (const axis of ['step', 'time']) {
     const svg = `${root} .view-${axis} svg`;
     expect(await page.locator(`${svg} g.lane`).count(), `${axis} view lanes`).toBe(view.trace.threadNames.length);
-    const drawn = new Set(await page.locator(`${svg} [data-step]`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-step')))));
-    expect(steps.filter((s) => !drawn.has(s)), `${axis} view: steps not drawn`).toEqual([]);
+    const drawn = new Set(
+      await page
+        .locator(`${svg} [data-step]`)
+        .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-step')))),
+    );
+    expect(
+      steps.filter((s) => !drawn.has(s)),
+      `${axis} view: steps not drawn`,
+    ).toEqual([]);
   }
   // every record is a line of some mark's hover text (the first line names step and thread)
   const titles = await page.locator(`${root} .view-step svg .m > title`).allTextContents();
@@ -89,7 +111,9 @@ async function checkDiagram(page: Page, root: string, view: CounterexampleView):
   const last = view.trace.records.at(-1);
   if (view.violation !== null && last !== undefined) {
     expect(last.text.startsWith(`!! ${view.violation.property}`)).toBe(true);
-    expect(await page.locator(`${root} .view-step [data-violation-step]`).getAttribute('data-violation-step')).toBe(String(last.step));
+    expect(await page.locator(`${root} .view-step [data-violation-step]`).getAttribute('data-violation-step')).toBe(
+      String(last.step),
+    );
     const verdict = await page.locator(`${root} .violated`).textContent();
     expect(verdict).toContain(`VIOLATED ${view.violation.property}`);
     expect(verdict).toContain(view.statement ?? '(no statement)');
@@ -137,7 +161,11 @@ describe('the HTML report in headless Chromium', () => {
       // the report built inside the scratch copy (no mutants/lib there) replays in-process
       mkdirSync(inScratch);
       cpSync(join(reportDir, 'properties.json'), join(inScratch, 'properties.json'));
-      const built = await runChild(node, [...tsx, 'src/cli/report.ts', 'build', inScratch], { cwd: scratch.dir, env, timeoutMs: 120_000 });
+      const built = await runChild(node, [...tsx, 'src/cli/report.ts', 'build', inScratch], {
+        cwd: scratch.dir,
+        env,
+        timeoutMs: 120_000,
+      });
       expect(built.rc, built.stderr + built.stdout).toBe(0);
     } finally {
       scratch.remove();
@@ -159,14 +187,24 @@ describe('the HTML report in headless Chromium', () => {
     await page.close();
   });
 
-  it('report of a small mutants run: kill matrix, links, lane diagrams of the kills', { timeout: 240_000 }, async (ctx) => {
+  it('report of a small mutants run: kill matrix, links, lane diagrams of the kills', {
+    timeout: 240_000,
+  }, async (ctx) => {
     needBrowser(ctx);
     const out = join(tmp, 'mutants-run');
     const entries = (await loadCatalogue()).filter((e) => MUTANTS.includes(e.mutant.id));
     expect(entries.map((e) => e.mutant.id).sort()).toEqual([...MUTANTS].sort());
     const started = performance.now();
     const results = await runPool(entries, Math.min(2, cpus().length), (e) =>
-      runMutant(e, { root: REPO_ROOT, outDir: out, seconds: 10, seed: 20261129, matrixSeconds: 0.5, typecheck: false, keep: false }),
+      runMutant(e, {
+        root: REPO_ROOT,
+        outDir: out,
+        seconds: 10,
+        seed: 20261129,
+        matrixSeconds: 0.5,
+        typecheck: false,
+        keep: false,
+      }),
     );
     writeMutantsReport(
       out,
@@ -199,7 +237,8 @@ describe('the HTML report in headless Chromium', () => {
       await col.locator(`a[href="#${anchor}"]:has(rect.hm-k)`).click();
       await page.locator(`#${anchor}`).waitFor({ state: 'visible' });
       await checkDiagram(page, `#${anchor}`, view);
-      if (r.id === 'fill-wait-queue-empty') await page.locator(`#${anchor}`).screenshot({ path: join(shots, 'mutant-lane-diagram.png') });
+      if (r.id === 'fill-wait-queue-empty')
+        await page.locator(`#${anchor}`).screenshot({ path: join(shots, 'mutant-lane-diagram.png') });
     }
     await page.locator('#mutants').screenshot({ path: join(shots, 'mutants-section.png') });
     expect(errors).toEqual([]);

@@ -19,7 +19,6 @@ import { checkScenario, checkSuite } from '../../properties/runner.js';
 import { loadReportInputs } from '../../src/report/load_reports.js';
 import { renderReportHtml, writeHtmlReport } from '../../src/report/write_report.js';
 
-
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-report-inputs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -27,7 +26,11 @@ describe('reports written by the commands load and render', () => {
   it('a properties report of a real run, and a bench report of a real measurement', async () => {
     const dir = join(tmp, 'run');
     const suites = (['general', 'shutdown'] as const).map((suite) => checkSuite({ suite, seed: 7, runs: 30 }));
-    writeReport(dir, buildReport(suites, { seed: 7, strategy: 'choices', command: 'test', replays: new Map() }), suites);
+    writeReport(
+      dir,
+      buildReport(suites, { seed: 7, strategy: 'choices', command: 'test', replays: new Map() }),
+      suites,
+    );
     const s = defaultScenario();
     const speed = (checks: boolean) => measureSpeed(s, { checks, seconds: 0.1, repeats: 1, warmupSeconds: 0.05 });
     const on = speed(true);
@@ -35,14 +38,21 @@ describe('reports written by the commands load and render', () => {
     writeBenchReport(dir, {
       date: new Date().toISOString(),
       command: 'test',
-      machine: { cores: cpus().length, node: process.version, loadAverageAtStart: loadavg(), loadAverageAtEnd: loadavg() },
+      machine: {
+        cores: cpus().length,
+        node: process.version,
+        loadAverageAtStart: loadavg(),
+        loadAverageAtEnd: loadavg(),
+      },
       speed: { scenario: describeScenario(s), on, off, checkerCost: off.stepsPerSecond / on.stepsPerSecond },
     });
     const r = await writeHtmlReport(dir);
     expect(r.problems).toEqual([]);
     expect(r.found).toEqual(['properties', 'bench']);
     const html = readFileSync(r.file, 'utf8');
-    for (const p of buildReport(suites, { seed: 7, strategy: 'choices', command: 'test', replays: new Map() }).properties) expect(html).toContain(p.id);
+    for (const p of buildReport(suites, { seed: 7, strategy: 'choices', command: 'test', replays: new Map() })
+      .properties)
+      expect(html).toContain(p.id);
     expect(html).toContain('Simulator speed');
     expect(html).toContain('Not in this bench run: scaling, exhaustive, race, mutants');
   });
@@ -50,7 +60,15 @@ describe('reports written by the commands load and render', () => {
   it('a guarantee cut short by its budget is INCOMPLETE on the page, never "held"', async () => {
     const dir = join(tmp, 'cut-short');
     // a 0.99-confidence PCT bound on the default scenario takes far longer than 0.3 s
-    const suite = checkScenario({ scenario: defaultScenario(), seed: 7, runs: 1, strategy: 'pct', depth: 3, confidence: 0.99, seconds: 0.3 });
+    const suite = checkScenario({
+      scenario: defaultScenario(),
+      seed: 7,
+      runs: 1,
+      strategy: 'pct',
+      depth: 3,
+      confidence: 0.99,
+      seconds: 0.3,
+    });
     expect(suite.guarantee?.complete).toBe(false);
     const report = buildReport([suite], { seed: 7, strategy: 'pct', command: 'test', replays: new Map() });
     expect(report.ok && !report.complete).toBe(true);
@@ -86,10 +104,37 @@ describe('bad input is one line, and the page is still written', () => {
     const dir = join(tmp, 'bad');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'mutants.json'), '{"date": "2026-12-01", "results": [');
-    writeFileSync(join(dir, 'properties.json'), JSON.stringify({ date: 'x', seed: 1, strategy: 'choices', command: 'c', ok: true, complete: true, totals: 3, properties: [], suites: [], coverage: [] }));
-    writeFileSync(join(dir, 'oracle-cpu.json'), JSON.stringify({ date: 'x', backend: 'cpu', devices: [0], fixture: 'f', library: 'l', tokens: 1, ok: true, validationMessages: null, runs: [{ name: 'r', status: 'odd' }] }));
+    writeFileSync(
+      join(dir, 'properties.json'),
+      JSON.stringify({
+        date: 'x',
+        seed: 1,
+        strategy: 'choices',
+        command: 'c',
+        ok: true,
+        complete: true,
+        totals: 3,
+        properties: [],
+        suites: [],
+        coverage: [],
+      }),
+    );
+    writeFileSync(
+      join(dir, 'oracle-cpu.json'),
+      JSON.stringify({
+        date: 'x',
+        backend: 'cpu',
+        devices: [0],
+        fixture: 'f',
+        library: 'l',
+        tokens: 1,
+        ok: true,
+        validationMessages: null,
+        runs: [{ name: 'r', status: 'odd' }],
+      }),
+    );
     const r = await writeHtmlReport(dir);
-    expect(r.problems, r.problems.join("\n")).toHaveLength(3);
+    expect(r.problems, r.problems.join('\n')).toHaveLength(3);
     expect(r.problems[0]).toMatch(/properties\.json: totals should be object, is number$/);
     expect(r.problems[1]).toMatch(/mutants\.json: not valid JSON/);
     expect(r.problems[2]).toMatch(/oracle-cpu\.json: runs\[0\]\.pass should be boolean, is undefined$/);

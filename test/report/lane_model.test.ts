@@ -30,7 +30,8 @@ describe('lane model of the committed replays', () => {
       for (let i = 1; i < mx.length; i++) {
         const prev = mx[i - 1];
         const cur = mx[i];
-        if (prev !== undefined && cur !== undefined) expect(cur.from, `${prev.tid} and ${cur.tid} both hold mx`).toBeGreaterThan(prev.to);
+        if (prev !== undefined && cur !== undefined)
+          expect(cur.from, `${prev.tid} and ${cur.tid} both hold mx`).toBeGreaterThan(prev.to);
       }
       for (const a of m.arrows.filter((x) => x.kind === 'signal' || x.kind === 'broadcast')) {
         const from = m.cells.find((c) => c.tid === a.fromTid && c.step === a.fromStep);
@@ -64,7 +65,10 @@ function handTrace(): TraceData {
     [8, 0, 'teleport somewhere'],
     [8, 0, '!! POST-FILL-WAIT: fill_wait returned with inflight=1'],
   ];
-  return { threadNames: ['main', 'worker'], records: lines.map(([step, tid, text], i) => ({ step, tid, t: i * 0.5, text })) };
+  return {
+    threadNames: ['main', 'worker'],
+    records: lines.map(([step, tid, text], i) => ({ step, tid, t: i * 0.5, text })),
+  };
 }
 
 describe('lane model semantics', () => {
@@ -77,16 +81,31 @@ describe('lane model semantics', () => {
     expect(m.spans).toContainEqual({ tid: 1, kind: 'woken', from: 7, to: 8, open: true });
     // main still holds mx and is still inside fill_wait when the trace ends
     expect(m.spans).toContainEqual({ tid: 0, kind: 'mx', from: 7, to: 8, open: true });
-    expect(m.calls).toContainEqual({ tid: 0, fn: 'fill_wait', arg: null, value: null, depth: 0, from: 1, to: 8, open: true });
+    expect(m.calls).toContainEqual({
+      tid: 0,
+      fn: 'fill_wait',
+      arg: null,
+      value: null,
+      depth: 0,
+      from: 1,
+      to: 8,
+      open: true,
+    });
     expect(m.arrows).toContainEqual({ kind: 'signal', fromTid: 1, fromStep: 5, toTid: 0, toStep: 5 });
     expect(m.arrows).toContainEqual({ kind: 'spawn', fromTid: 0, fromStep: 0, toTid: 1, toStep: 0 });
-    const kindAt = (tid: number, step: number): string | undefined => m.cells.find((c) => c.tid === tid && c.step === step)?.kind;
+    const kindAt = (tid: number, step: number): string | undefined =>
+      m.cells.find((c) => c.tid === tid && c.step === step)?.kind;
     expect(kindAt(1, 4)).toBe('fault');
     expect(kindAt(1, 7)).toBe('spurious');
     expect(kindAt(0, 7)).toBe('mutex');
     expect(kindAt(0, 8)).toBe('violation');
     expect(m.cells.find((c) => c.step === 8)?.items.map((i) => i.event.kind)).toEqual(['op', 'violation']);
-    expect(m.violation).toEqual({ step: 8, tid: 0, property: 'POST-FILL-WAIT', detail: 'fill_wait returned with inflight=1' });
+    expect(m.violation).toEqual({
+      step: 8,
+      tid: 0,
+      property: 'POST-FILL-WAIT',
+      detail: 'fill_wait returned with inflight=1',
+    });
     // durations: each record's op took the time since the record before it
     expect(m.cells.find((c) => c.step === 4)?.items[0]?.dt).toBe(0.5);
     const svg = renderLaneSvg(handTrace(), { statement: 'nothing queued or in flight' });
@@ -95,7 +114,12 @@ describe('lane model semantics', () => {
   });
 
   it('draws a long trace from its end and says how much it left out', () => {
-    const records = Array.from({ length: MAX_DRAWN_STEPS + 500 }, (_, i) => ({ step: i, t: i, tid: 0, text: i % 2 === 0 ? 'lock' : 'unlock' }));
+    const records = Array.from({ length: MAX_DRAWN_STEPS + 500 }, (_, i) => ({
+      step: i,
+      t: i,
+      tid: 0,
+      text: i % 2 === 0 ? 'lock' : 'unlock',
+    }));
     const m = buildLaneModel({ threadNames: ['main'], records });
     expect(m.elidedSteps).toBe(500);
     expect(m.firstStep).toBe(500);

@@ -35,7 +35,9 @@ describe('kill matrix', () => {
 });
 
 describe('oracle residency over time', () => {
-  const report = JSON.parse(readFileSync('reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8')) as OracleInput;
+  const report = JSON.parse(
+    readFileSync('reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8'),
+  ) as OracleInput;
 
   it('says the report has no per-token residency when it has none', () => {
     const html = renderOracleReport(report);
@@ -45,7 +47,10 @@ describe('oracle residency over time', () => {
 
   it('draws one plot per run that records it, one point per token', () => {
     // the shape the oracle is to write: resident experts after each generated token
-    const runs = report.runs.map((r) => ({ ...r, residencyByToken: Array.from({ length: r.tokens }, (_, i) => Math.round((r.residentAtEnd * (i + 1)) / r.tokens)) }));
+    const runs = report.runs.map((r) => ({
+      ...r,
+      residencyByToken: Array.from({ length: r.tokens }, (_, i) => Math.round((r.residentAtEnd * (i + 1)) / r.tokens)),
+    }));
     const html = renderOracleReport({ ...report, runs });
     expect(html.match(/<svg class="chart"/g)?.length).toBe(runs.length);
     expect(html.match(/<circle class="dot-a"/g)?.length).toBe(runs.reduce((a, r) => a + r.tokens, 0));
@@ -54,8 +59,12 @@ describe('oracle residency over time', () => {
 
 describe('replay command of a properties failure', () => {
   it('names the counterexample file', () => {
-    expect(replayFile('npm run replay -- reports/counterexamples/POST-FILL-WAIT-4c9659980c.json')).toBe('reports/counterexamples/POST-FILL-WAIT-4c9659980c.json');
-    expect(replayFile('npm run mutants -- --replay reports/mutants/a-B.json --at 1234567')).toBe('reports/mutants/a-B.json');
+    expect(replayFile('npm run replay -- reports/counterexamples/POST-FILL-WAIT-4c9659980c.json')).toBe(
+      'reports/counterexamples/POST-FILL-WAIT-4c9659980c.json',
+    );
+    expect(replayFile('npm run mutants -- --replay reports/mutants/a-B.json --at 1234567')).toBe(
+      'reports/mutants/a-B.json',
+    );
     expect(replayFile('')).toBeNull();
   });
 });

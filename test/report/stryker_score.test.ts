@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { ReportInputError } from '../../src/report/json_shape.js';
 import { strykerScore } from '../../src/report/stryker_score.js';
 
-const mutant = (status: string) => ({ id: status, mutatorName: 'ConditionalExpression', status, location: { start: { line: 1, column: 1 }, end: { line: 1, column: 2 } } });
+const mutant = (status: string) => ({
+  id: status,
+  mutatorName: 'ConditionalExpression',
+  status,
+  location: { start: { line: 1, column: 1 }, end: { line: 1, column: 2 } },
+});
 
 describe('Stryker score', () => {
   it('counts detected over detected plus undetected, per file and in all', () => {
@@ -15,8 +20,16 @@ describe('Stryker score', () => {
       schemaVersion: '2',
       thresholds: { high: 80, low: 60 },
       files: {
-        'src/tier/uploader.ts': { language: 'typescript', source: '', mutants: ['Killed', 'Killed', 'Timeout', 'Survived', 'CompileError'].map(mutant) },
-        'src/tier/enqueue.ts': { language: 'typescript', source: '', mutants: ['NoCoverage', 'Killed', 'Ignored'].map(mutant) },
+        'src/tier/uploader.ts': {
+          language: 'typescript',
+          source: '',
+          mutants: ['Killed', 'Killed', 'Timeout', 'Survived', 'CompileError'].map(mutant),
+        },
+        'src/tier/enqueue.ts': {
+          language: 'typescript',
+          source: '',
+          mutants: ['NoCoverage', 'Killed', 'Ignored'].map(mutant),
+        },
       },
     };
     const s = strykerScore(report, 'mutation.json');
@@ -29,7 +42,9 @@ describe('Stryker score', () => {
   });
 
   it('names what is wrong with a file that is not such a report', () => {
-    expect(() => strykerScore({ files: { 'a.ts': { mutants: [{ id: 1 }] } } }, 'm.json')).toThrow(new ReportInputError('m.json: files["a.ts"].mutants[0].status should be string, is undefined'));
+    expect(() => strykerScore({ files: { 'a.ts': { mutants: [{ id: 1 }] } } }, 'm.json')).toThrow(
+      new ReportInputError('m.json: files["a.ts"].mutants[0].status should be string, is undefined'),
+    );
     expect(() => strykerScore([], 'm.json')).toThrow('m.json: the file is not a JSON object');
     expect(() => strykerScore({ files: {} }, 'm.json')).toThrow('m.json: holds no mutants');
   });

@@ -18,7 +18,11 @@ describe('trace text parser', () => {
     expect(parseTraceText('signal cv')).toEqual({ kind: 'signal', cv: 'cv', noWaiter: false });
     expect(parseTraceText('broadcast cv_take (3 waiting)')).toEqual({ kind: 'broadcast', cv: 'cv_take', waiting: 3 });
     expect(parseTraceText('woken (signalled by main)')).toEqual({ kind: 'woken', how: 'signal', by: 'main' });
-    expect(parseTraceText('woken (broadcast by uploader)')).toEqual({ kind: 'woken', how: 'broadcast', by: 'uploader' });
+    expect(parseTraceText('woken (broadcast by uploader)')).toEqual({
+      kind: 'woken',
+      how: 'broadcast',
+      by: 'uploader',
+    });
     expect(parseTraceText('woken (spurious)')).toEqual({ kind: 'woken', how: 'spurious', by: null });
     expect(parseTraceText('wakes, re-takes mx')).toEqual({ kind: 'retake' });
     expect(parseTraceText('spawn loader0 -> thread 2')).toEqual({ kind: 'spawn', name: 'loader0', tid: 2 });
@@ -28,15 +32,43 @@ describe('trace text parser', () => {
     expect(parseTraceText('> fill_wait')).toEqual({ kind: 'call', fn: 'fill_wait', arg: null });
     expect(parseTraceText('< fill_wait = done')).toEqual({ kind: 'ret', fn: 'fill_wait', value: 'done' });
     expect(parseTraceText('< note_block')).toEqual({ kind: 'ret', fn: 'note_block', value: null });
-    expect(parseTraceText('# swap-enqueued L0E1<-L0E3')).toEqual({ kind: 'mark', what: 'swap-enqueued', detail: 'L0E1<-L0E3' });
-    expect(parseTraceText('!! POST-FILL-WAIT: fill_wait returned with inflight=1')).toEqual({ kind: 'violation', property: 'POST-FILL-WAIT', detail: 'fill_wait returned with inflight=1' });
+    expect(parseTraceText('# swap-enqueued L0E1<-L0E3')).toEqual({
+      kind: 'mark',
+      what: 'swap-enqueued',
+      detail: 'L0E1<-L0E3',
+    });
+    expect(parseTraceText('!! POST-FILL-WAIT: fill_wait returned with inflight=1')).toEqual({
+      kind: 'violation',
+      property: 'POST-FILL-WAIT',
+      detail: 'fill_wait returned with inflight=1',
+    });
   });
 
   it("reads the simulated world's ops, their results and their failures", () => {
-    expect(parseTraceText('upload L0E2.up dev1 -> t7')).toEqual({ kind: 'op', name: 'upload', family: 'backend', what: 'upload L0E2.up dev1', result: 't7', failed: false });
-    expect(parseTraceText('upload L0E2.up dev1 -> FAILED')).toMatchObject({ family: 'backend', result: 'FAILED', failed: true });
-    expect(parseTraceText('stage L1E0 -> FAILED (host memory)')).toMatchObject({ name: 'stage', result: 'FAILED (host memory)', failed: true });
-    expect(parseTraceText('issue dev0 [E1 E4] FAILED')).toMatchObject({ name: 'issue', what: 'issue dev0 [E1 E4]', result: 'FAILED', failed: true });
+    expect(parseTraceText('upload L0E2.up dev1 -> t7')).toEqual({
+      kind: 'op',
+      name: 'upload',
+      family: 'backend',
+      what: 'upload L0E2.up dev1',
+      result: 't7',
+      failed: false,
+    });
+    expect(parseTraceText('upload L0E2.up dev1 -> FAILED')).toMatchObject({
+      family: 'backend',
+      result: 'FAILED',
+      failed: true,
+    });
+    expect(parseTraceText('stage L1E0 -> FAILED (host memory)')).toMatchObject({
+      name: 'stage',
+      result: 'FAILED (host memory)',
+      failed: true,
+    });
+    expect(parseTraceText('issue dev0 [E1 E4] FAILED')).toMatchObject({
+      name: 'issue',
+      what: 'issue dev0 [E1 E4]',
+      result: 'FAILED',
+      failed: true,
+    });
     expect(parseTraceText('take dev1 FAILED')).toMatchObject({ name: 'take', failed: true });
     expect(parseTraceText('take dev1')).toMatchObject({ name: 'take', result: null, failed: false });
     expect(parseTraceText('route t0 L0 -> [0 3]')).toMatchObject({ name: 'route', family: 'engine', result: '[0 3]' });
@@ -44,7 +76,14 @@ describe('trace text parser', () => {
   });
 
   it('keeps text it does not know as a plain op', () => {
-    expect(parseTraceText('teleport L0E0 -> somewhere')).toEqual({ kind: 'op', name: 'teleport', family: 'other', what: 'teleport L0E0', result: 'somewhere', failed: false });
+    expect(parseTraceText('teleport L0E0 -> somewhere')).toEqual({
+      kind: 'op',
+      name: 'teleport',
+      family: 'other',
+      what: 'teleport L0E0',
+      result: 'somewhere',
+      failed: false,
+    });
     expect(parseTraceText('wait for godot')).toMatchObject({ kind: 'op', family: 'other' });
     expect(parseTraceText('')).toMatchObject({ kind: 'op', family: 'other' });
   });
@@ -53,10 +92,12 @@ describe('trace text parser', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
     it(`knows every record of the committed replay ${file}`, () => {
       const view = replayToView(join(dir, file));
-      const unknown = view.trace.records.map((r) => r.text).filter((t) => {
-        const e = parseTraceText(t);
-        return e.kind === 'op' && e.family === 'other';
-      });
+      const unknown = view.trace.records
+        .map((r) => r.text)
+        .filter((t) => {
+          const e = parseTraceText(t);
+          return e.kind === 'op' && e.family === 'other';
+        });
       expect(view.trace.records.length).toBeGreaterThan(10);
       expect(unknown).toEqual([]);
     });

@@ -191,7 +191,8 @@ class SpuriousOnce {
   pick(n: number): number {
     this.calls++;
     let o = 0;
-    if (this.calls === 1) o = 1; // let w run: it locks and parks
+    if (this.calls === 1)
+      o = 1; // let w run: it locks and parks
     else if (!this.used && n >= 2 && this.calls >= 3) {
       o = n - 1;
       this.used = true;

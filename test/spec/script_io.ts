@@ -36,7 +36,9 @@ export function text(op: SpecOp): string {
     case 'upload':
       return `upload L${op.key.layer}E${op.key.eid}.${op.part} dev${op.dev}`;
     case 'free':
-      return op.key === null ? `free dense dev${op.dev}` : `free L${op.key.layer}E${op.key.eid}.${op.part} dev${op.dev}`;
+      return op.key === null
+        ? `free dense dev${op.dev}`
+        : `free L${op.key.layer}E${op.key.eid}.${op.part} dev${op.dev}`;
     case 'signal':
     case 'broadcast':
       return `${op.k} ${op.cv}`;

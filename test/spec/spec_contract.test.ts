@@ -104,7 +104,19 @@ describe('init', () => {
       ['hostAlloc slots', ['hostAlloc slots']],
       ['hostAlloc ring', ['hostAlloc slots', 'hostAlloc ring', 'hostFree slots']],
       ['syncInit', ['hostAlloc slots', 'hostAlloc ring', 'syncInit', 'hostFree slots', 'hostFree ring']],
-      ['spawn', ['hostAlloc slots', 'hostAlloc ring', 'syncInit', 'uploadDense dev0', 'spawn', 'free dense dev0', 'hostFree slots', 'hostFree ring']],
+      [
+        'spawn',
+        [
+          'hostAlloc slots',
+          'hostAlloc ring',
+          'syncInit',
+          'uploadDense dev0',
+          'spawn',
+          'free dense dev0',
+          'hostFree slots',
+          'hostFree ring',
+        ],
+      ],
     ];
     for (const [failing, ops] of cases) {
       const s = newSpecState(config({ trunk: [{ name: 'dense0', layer: -1, weightBytes: 1024, scaleBytes: 0 }] }));
@@ -143,7 +155,15 @@ describe('plan, note, issue, take, shutdown', () => {
     const e = expBytes(config());
     const s = active({ experts: 4, budget: [2 * e] });
     const steps = run(new PlanFillCall(), s, new ScriptIo());
-    expect(steps.at(-1)).toEqual({ returned: { fn: 'plan_fill', keys: [{ layer: 0, eid: 0 }, { layer: 0, eid: 1 }] } });
+    expect(steps.at(-1)).toEqual({
+      returned: {
+        fn: 'plan_fill',
+        keys: [
+          { layer: 0, eid: 0 },
+          { layer: 0, eid: 1 },
+        ],
+      },
+    });
     expect(s.used).toEqual([2 * e]);
   });
 

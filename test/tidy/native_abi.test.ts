@@ -32,7 +32,10 @@ interface Proto {
 
 /** Spaces normalised, `*` bound to the type: "const char *" -> "const char*". */
 function normType(t: string): string {
-  return t.replace(/\s+/g, ' ').replace(/\s*\*\s*/g, '*').trim();
+  return t
+    .replace(/\s+/g, ' ')
+    .replace(/\s*\*\s*/g, '*')
+    .trim();
 }
 
 function parseProto(text: string): Proto {

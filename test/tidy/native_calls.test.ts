@@ -39,7 +39,8 @@ describe('tidy: the C sources', () => {
   // folder first, then in the shared sources
   const definedIn = new Map<string, string>();
   for (const f of files) for (const name of definitions(f.text)) definedIn.set(`${dirname(f.path)}:${name}`, f.path);
-  const resolve = (from: string, name: string): string | undefined => definedIn.get(`${dirname(from)}:${name}`) ?? definedIn.get(`native/src:${name}`);
+  const resolve = (from: string, name: string): string | undefined =>
+    definedIn.get(`${dirname(from)}:${name}`) ?? definedIn.get(`native/src:${name}`);
 
   function calls(f: { path: string; text: string }): string[] {
     const to = new Set<string>();

@@ -16,11 +16,16 @@ export interface SourceFile {
 }
 
 function listed(args: string[]): string[] {
-  return execFileSync('git', args, { encoding: 'utf8' }).split('\n').filter((f) => f !== '');
+  return execFileSync('git', args, { encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f !== '');
 }
 
 export function projectFiles(patterns: readonly string[]): string[] {
-  const all = [...listed(['ls-files', '--', ...patterns]), ...listed(['ls-files', '--others', '--exclude-standard', '--', ...patterns])];
+  const all = [
+    ...listed(['ls-files', '--', ...patterns]),
+    ...listed(['ls-files', '--others', '--exclude-standard', '--', ...patterns]),
+  ];
   return [...new Set(all)].filter((f) => !f.startsWith('node_modules/')).sort();
 }
 

@@ -21,7 +21,9 @@ const code = sources.filter((s) => !s.path.startsWith('test/'));
 
 describe('tidy: structure', () => {
   it('every file belongs to a layer', () => {
-    expect(sources.filter((s) => folderOf(s.path) === null && !/^[^/]+\.ts$/.test(s.path)).map((s) => s.path)).toEqual([]);
+    expect(sources.filter((s) => folderOf(s.path) === null && !/^[^/]+\.ts$/.test(s.path)).map((s) => s.path)).toEqual(
+      [],
+    );
   });
 
   it('no file imports from a layer above its own, and the two worlds never import each other', () => {
@@ -48,9 +50,14 @@ describe('tidy: structure', () => {
 });
 
 describe('tidy: purity', () => {
-  const pure = code.filter((s) => /^(src\/tier|src\/check|src\/spec|model\/(rt|sim_engine|ram|scenario))\//.test(s.path) || s.path === 'src/engine/driver.ts');
+  const pure = code.filter(
+    (s) =>
+      /^(src\/tier|src\/check|src\/spec|model\/(rt|sim_engine|ram|scenario))\//.test(s.path) ||
+      s.path === 'src/engine/driver.ts',
+  );
   it('the tier, the checks and the simulator use no time, randomness or promises', () => {
-    const banned = /\b(Date|Math\.random|setTimeout|setInterval|setImmediate|Promise|performance|process)\b|\basync\b|\bawait\b/;
+    const banned =
+      /\b(Date|Math\.random|setTimeout|setInterval|setImmediate|Promise|performance|process)\b|\basync\b|\bawait\b/;
     const bad = pure.flatMap((s) =>
       codeLines(s.text)
         .filter((l) => banned.test(l.text))
@@ -63,20 +70,28 @@ describe('tidy: purity', () => {
   it('the tier imports only the op vocabulary and its own files', () => {
     const bad = code
       .filter((s) => s.path.startsWith('src/tier/'))
-      .flatMap((s) => s.imports.filter((i) => !i.startsWith('src/tier/') && i !== 'src/ops.ts').map((i) => `${s.path} -> ${i}`));
+      .flatMap((s) =>
+        s.imports.filter((i) => !i.startsWith('src/tier/') && i !== 'src/ops.ts').map((i) => `${s.path} -> ${i}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('koffi is imported only by the binding', () => {
-    expect(code.filter((s) => s.packages.includes('koffi')).map((s) => s.path)).toEqual(['src/engine/native/binding.ts']);
+    expect(code.filter((s) => s.packages.includes('koffi')).map((s) => s.path)).toEqual([
+      'src/engine/native/binding.ts',
+    ]);
   });
 });
 
 describe('tidy: the house style', () => {
   it('every source file opens with a comment that gives its role', () => {
-    const files = projectFiles(['*.ts', '*.mjs', '*.c', '*.h', '*.cu', '*.comp', '*.glsl', '*.sh']).filter((f) => !f.startsWith('test/') || f.endsWith('.ts'));
+    const files = projectFiles(['*.ts', '*.mjs', '*.c', '*.h', '*.cu', '*.comp', '*.glsl', '*.sh']).filter(
+      (f) => !f.startsWith('test/') || f.endsWith('.ts'),
+    );
     const bad = files.filter((f) => {
-      const head = readFileSync(f, 'utf8').replace(/^#!.*\n/, '').trimStart();
+      const head = readFileSync(f, 'utf8')
+        .replace(/^#!.*\n/, '')
+        .trimStart();
       return !(head.startsWith('/*') || head.startsWith('//') || head.startsWith('#'));
     });
     expect(bad).toEqual([]);
@@ -85,7 +100,9 @@ describe('tidy: the house style', () => {
   it('every property id thrown is catalogued, and every catalogued id is thrown somewhere', () => {
     const thrown = new Set<string>();
     for (const s of code) for (const m of s.text.matchAll(/Violation\(\s*'([A-Z][A-Z-]+)'/g)) thrown.add(m[1] ?? '');
-    for (const s of code) for (const m of s.text.matchAll(/'(LIVE-SHUTDOWN|LIVE-DEADLOCK)'\s*:\s*'(LIVE-SHUTDOWN|LIVE-DEADLOCK)'/g)) thrown.add(m[1] ?? '').add(m[2] ?? '');
+    for (const s of code)
+      for (const m of s.text.matchAll(/'(LIVE-SHUTDOWN|LIVE-DEADLOCK)'\s*:\s*'(LIVE-SHUTDOWN|LIVE-DEADLOCK)'/g))
+        thrown.add(m[1] ?? '').add(m[2] ?? '');
     // the refinement check throws the family the reference names (src/spec, src/check/refinement)
     for (const s of code.filter((f) => /^src\/(spec|check\/refinement)\//.test(f.path))) {
       for (const m of s.text.matchAll(/'(SPEC-[A-Z-]+)'/g)) thrown.add(m[1] ?? '');
@@ -96,7 +113,11 @@ describe('tidy: the house style', () => {
   });
 
   it('lines stay within 120 columns (ratchet)', () => {
-    const long = code.flatMap((s) => codeLines(s.text).filter((l) => l.text.length > 120).map(() => s.path));
+    const long = code.flatMap((s) =>
+      codeLines(s.text)
+        .filter((l) => l.text.length > 120)
+        .map(() => s.path),
+    );
     expect(long.length).toBeLessThanOrEqual(LONG_LINES_ALLOWED);
   });
 
@@ -106,8 +127,8 @@ describe('tidy: the house style', () => {
   });
 });
 
-/** Lines over 120 columns today; the formatter brings this to 0. */
-const LONG_LINES_ALLOWED = 1000;
+/** Lines over 120 columns today (after the formatter: long strings and template literals it does not break). */
+const LONG_LINES_ALLOWED = 30;
 /** Functions over 70 lines today, as `file:name`; remove an entry when its function is split. */
 const LONG_FUNCTIONS_ALLOWED: readonly string[] = [
   'mutants/lib/run_mutant.ts:runMutant',
@@ -116,6 +137,18 @@ const LONG_FUNCTIONS_ALLOWED: readonly string[] = [
   'src/cli/bench/bench_report.ts:renderMarkdown',
   'src/report/lane_model.ts:buildLaneModel',
   'src/report/mutants_section.ts:renderMutantsSection',
+  // past 70 lines once the formatter broke their long lines (2026-12-01); split one, drop it
+  'model/explore/pct_campaign.ts:pctCampaign',
+  'src/engine/native/real_world.ts:makeHandlers',
+  'src/fixture/container.ts:buildModel',
+  'src/oracle/oracle_report.ts:writeOracleReport',
+  'src/oracle/oracle_run.ts:runOnce',
+  'src/report/charts.ts:lineChart',
+  'src/report/charts.ts:barChart',
+  'src/report/kill_matrix.ts:renderKillMatrix',
+  'src/report/properties_section.ts:renderPropertiesSection',
+  'src/report/report_checks.ts:benchReport',
+  'src/tier/uploader.ts:uploaderThread',
 ];
 
 function codeLines(text: string): { line: number; text: string }[] {
@@ -146,7 +179,8 @@ function codeLines(text: string): { line: number; text: string }[] {
 function longFunctions(path: string, text: string, max: number): string[] {
   const lines = text.split('\n');
   const out: string[] = [];
-  const head = /^\s*(?:export\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|(?:private\s+|public\s+|static\s+|readonly\s+)*\*?(\w+)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{\s*$)/;
+  const head =
+    /^\s*(?:export\s+)?(?:async\s+)?(?:function\*?\s+(\w+)|(?:private\s+|public\s+|static\s+|readonly\s+)*\*?(\w+)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{\s*$)/;
   lines.forEach((l, i) => {
     const m = head.exec(l);
     if (m === null) return;
@@ -166,4 +200,3 @@ function longFunctions(path: string, text: string, max: number): string[] {
   });
   return out;
 }
-

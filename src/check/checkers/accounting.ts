@@ -19,7 +19,9 @@ export function accountingChecker(ctx: CheckContext): Checker {
   const keptByRollback = new Array<number>(devices).fill(0);
   const inInit = new Set<number>();
   // what each trunk matrix really takes on its device (the allocator's rule, not the tier's)
-  const denseCharge = st.cfg.trunk.map((o) => deviceFootprint(o.weightBytes) + (o.scaleBytes > 0 ? deviceFootprint(o.scaleBytes) : 0));
+  const denseCharge = st.cfg.trunk.map(
+    (o) => deviceFootprint(o.weightBytes) + (o.scaleBytes > 0 ? deviceFootprint(o.scaleBytes) : 0),
+  );
   return {
     onMark(_rt, th, op) {
       if (op.k === 'call' && op.call.fn === 'init') inInit.add(th.tid);
@@ -34,13 +36,26 @@ export function accountingChecker(ctx: CheckContext): Checker {
       // scalars, per-device budgets, and every slot's flags and heat: what a thread may
       // only change holding mx (32-bit mixing: this runs twice for every step taken
       // without mx)
-      let h = mix(mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.waitersInside)), st.denseInflight);
-      const flags = (st.stop ? 1 : 0) | (st.issueOpen ? 2 : 0) | (st.groupsBusy ? 4 : 0) | (st.groupsDrained ? 8 : 0) | (st.active ? 16 : 0);
+      let h = mix(
+        mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.waitersInside)),
+        st.denseInflight,
+      );
+      const flags =
+        (st.stop ? 1 : 0) |
+        (st.issueOpen ? 2 : 0) |
+        (st.groupsBusy ? 4 : 0) |
+        (st.groupsDrained ? 8 : 0) |
+        (st.active ? 16 : 0);
       h = mix(h, flags);
       for (let d = 0; d < devices; d++) h = mix(mix(h, st.used[d] ?? 0), st.budget[d] ?? 0);
       for (const row of st.slots) {
         for (const slot of row) {
-          const bits = (slot.resident ? 1 : 0) | (slot.queued ? 2 : 0) | (slot.planned ? 4 : 0) | (slot.ram !== null ? 8 : 0) | (slot.tensors !== null ? 16 : 0);
+          const bits =
+            (slot.resident ? 1 : 0) |
+            (slot.queued ? 2 : 0) |
+            (slot.planned ? 4 : 0) |
+            (slot.ram !== null ? 8 : 0) |
+            (slot.tensors !== null ? 16 : 0);
           h = mix(h, slot.heat * 32 + bits);
         }
       }
@@ -55,7 +70,8 @@ export function accountingChecker(ctx: CheckContext): Checker {
           if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
           if (slot.resident) {
             const tensors = slot.tensors;
-            if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
+            if (tensors === null)
+              throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
             let bytes = 0;
             for (const t of tensors) bytes += world.deviceBytes(t);
             if (bytes !== st.expBytes) {
@@ -73,7 +89,10 @@ export function accountingChecker(ctx: CheckContext): Checker {
       let entries = 0;
       for (const e of st.ring) if (e !== null) entries++;
       if (st.qn !== entries || st.qn < 0 || st.qn > st.cfg.ringCapacity || st.qn > st.inflight) {
-        throw new Violation('ACC-INFLIGHT', `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`);
+        throw new Violation(
+          'ACC-INFLIGHT',
+          `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`,
+        );
       }
       const trunk = new Array<number>(devices).fill(0);
       st.dense.forEach((r, i) => {
@@ -84,9 +103,13 @@ export function accountingChecker(ctx: CheckContext): Checker {
         const budget = st.budget[d] ?? 0;
         const want = (charged[d] ?? 0) * st.expBytes + (trunk[d] ?? 0);
         if (used !== want) {
-          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned and the trunk on it need ${want}`);
+          throw new Violation(
+            'ACC-BUDGET',
+            `device ${d}: used=${used} but ${charged[d]} experts resident, queued or planned and the trunk on it need ${want}`,
+          );
         }
-        if (used < 0 || used > budget) throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
+        if (used < 0 || used > budget)
+          throw new Violation('ACC-BUDGET', `device ${d}: used=${used} outside 0..budget ${budget}`);
         granted[d] = Math.max(granted[d] ?? 0, budget);
         const consumed = (world.ledger.consumed[d] ?? 0) - (keptByRollback[d] ?? 0);
         if (consumed > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
@@ -99,7 +122,10 @@ export function accountingChecker(ctx: CheckContext): Checker {
         // says it reclaims freed memory and does not
         const held = world.deviceHeldBytes(d);
         if (held !== null && held - (keptByRollback[d] ?? 0) > (granted[d] ?? 0) && !world.ledger.backendShutdown) {
-          throw new Violation('DEV-BUDGET', `device ${d}: the backend holds ${held} bytes of tensors, budget ${granted[d]}`);
+          throw new Violation(
+            'DEV-BUDGET',
+            `device ${d}: the backend holds ${held} bytes of tensors, budget ${granted[d]}`,
+          );
         }
       }
     },

@@ -57,7 +57,8 @@ export class CoverageChecker implements Checker {
     if (st.issueOpen && this.isParkedUploader(rt)) this.reached.add('swap-waits-on-open-group');
     if (this.api.get(th.tid) === 'shutdown' && st.waitersInside > 0) this.reached.add('shutdown-waited-for-callers');
     if (st.groupsDrained) this.reached.add('group-drained-by-shutdown');
-    if (this.lastTick >= 0 && st.tick !== this.lastTick && st.tick % st.cfg.decayPeriod === 0) this.reached.add('heat-decayed');
+    if (this.lastTick >= 0 && st.tick !== this.lastTick && st.tick % st.cfg.decayPeriod === 0)
+      this.reached.add('heat-decayed');
     this.lastTick = st.tick;
     if (st.groups.some((rows) => rows.length === 32)) this.reached.add('full-32-row-group');
   }
@@ -92,11 +93,14 @@ export class CoverageChecker implements Checker {
 
   private onReturn(th: ThreadView, op: Extract<MarkOp, { k: 'ret' }>): void {
     const r = op.ret;
-    if (r.fn === 'fill_wait' && r.value === 'done' && this.fillWaitInflight.get(th.tid) === true) this.reached.add('fill-wait-saw-inflight-uploads');
+    if (r.fn === 'fill_wait' && r.value === 'done' && this.fillWaitInflight.get(th.tid) === true)
+      this.reached.add('fill-wait-saw-inflight-uploads');
     if (r.fn === 'issue' && r.value.length === 32 && r.value.every((b) => b)) this.reached.add('all-set-mask');
     if (r.fn === 'shutdown' && r.value === 'done') this.shutdowns++;
-    if (r.fn === 'init' && r.value.state === 'off') this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
-    if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile) this.reached.add('heat-file-round-trip');
+    if (r.fn === 'init' && r.value.state === 'off')
+      this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
+    if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile)
+      this.reached.add('heat-file-round-trip');
     if (r.fn === 'plan_fill') {
       const st = this.ctx.st;
       if (st.used.some((u, d) => u + st.expBytes > (st.budget[d] ?? 0))) this.reached.add('plan-filled-a-device');

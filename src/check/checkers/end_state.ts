@@ -35,7 +35,8 @@ export function endStateChecker(ctx: CheckContext): Checker {
         throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${want} token-layers were combined`);
       }
       const problems: string[] = [];
-      if (shutdowns < uploaders) problems.push(`the tier started ${uploaders} uploader(s) but the backend was shut down ${shutdowns} time(s)`);
+      if (shutdowns < uploaders)
+        problems.push(`the tier started ${uploaders} uploader(s) but the backend was shut down ${shutdowns} time(s)`);
       const left = alive(world.ledger);
       if (left !== null) problems.push(`${left} at the end of the run`);
       if (st.active) problems.push('the tier is still active');
@@ -43,7 +44,9 @@ export function endStateChecker(ctx: CheckContext): Checker {
       for (const row of st.slots) {
         for (const slot of row) {
           if (slot.queued || slot.resident || slot.planned || slot.tensors !== null) {
-            problems.push(`L${slot.layer}E${slot.eid} still ${slot.queued ? 'queued' : slot.resident ? 'resident' : slot.planned ? 'planned' : 'holding tensors'}`);
+            problems.push(
+              `L${slot.layer}E${slot.eid} still ${slot.queued ? 'queued' : slot.resident ? 'resident' : slot.planned ? 'planned' : 'holding tensors'}`,
+            );
           }
         }
       }

@@ -50,8 +50,15 @@ export function lostWakeupChecker(ctx: CheckContext): Checker {
       for (const th of rt.threads) {
         if (th.state !== ThreadState.CvWait || predicate(th)) continue;
         const where = th.tid === uploader ? 'uploader' : (api.get(th.tid) ?? 'a wait');
-        if (st.stop) throw new Violation('LIVE-SHUTDOWN', `${th.name} still sleeps on ${th.waitingOn ?? '?'} (in ${where}) after stop was set and mx released`);
-        throw new Violation('LIVE-LOST-WAKEUP', `${th.name} sleeps on ${th.waitingOn ?? '?'} in ${where} though its wait is over: nobody woke it`);
+        if (st.stop)
+          throw new Violation(
+            'LIVE-SHUTDOWN',
+            `${th.name} still sleeps on ${th.waitingOn ?? '?'} (in ${where}) after stop was set and mx released`,
+          );
+        throw new Violation(
+          'LIVE-LOST-WAKEUP',
+          `${th.name} sleeps on ${th.waitingOn ?? '?'} in ${where} though its wait is over: nobody woke it`,
+        );
       }
     },
   };

@@ -14,7 +14,10 @@ export function postconditionChecker(ctx: CheckContext): Checker {
     onMark(_rt, _th, op: MarkOp) {
       if (op.k === 'call' && op.call.fn === 'issue') decoding = true;
       if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !decoding && st.counters.queueFullSkips > 0) {
-        throw new Violation('POST-WARMSTART', `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`);
+        throw new Violation(
+          'POST-WARMSTART',
+          `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`,
+        );
       }
       if (op.k === 'ret' && op.ret.fn === 'fill_wait' && op.ret.value === 'done') {
         const queued: string[] = [];
@@ -32,7 +35,10 @@ export function postconditionChecker(ctx: CheckContext): Checker {
           throw new Violation('POST-RESIDENCY', `warmstart reports ${op.detail} experts resident, ${resident} are`);
         }
       } else if (op.k === 'mark' && op.what === 'swap-enqueued' && !world.ledger.reclaims) {
-        throw new Violation('VARIANT-FILL-ONCE', `swap ${op.detail ?? ''} enqueued on a backend that never reclaims memory`);
+        throw new Violation(
+          'VARIANT-FILL-ONCE',
+          `swap ${op.detail ?? ''} enqueued on a backend that never reclaims memory`,
+        );
       }
     },
   };

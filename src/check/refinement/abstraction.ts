@@ -13,7 +13,11 @@ export interface Difference {
   readonly tier: string;
 }
 
-const diff = (field: string, spec: unknown, tier: unknown): Difference => ({ field, spec: String(spec), tier: String(tier) });
+const diff = (field: string, spec: unknown, tier: unknown): Difference => ({
+  field,
+  spec: String(spec),
+  tier: String(tier),
+});
 
 export function firstDifference(s: SpecState, t: TierState): Difference | null {
   const c = s.counters;

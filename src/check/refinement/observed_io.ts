@@ -48,7 +48,10 @@ export class ObservedIo implements SpecIo {
   memInfo(dev: number, family: SpecFamily): number | null {
     const got = this.next({ k: 'memInfo', dev }, family);
     if (got.op.k !== 'memInfo' || got.op.dev !== dev) {
-      throw new SpecError(family, `the protocol expects memInfo of device ${dev} here, the tier did ${describeOp(got.op)}`);
+      throw new SpecError(
+        family,
+        `the protocol expects memInfo of device ${dev} here, the tier did ${describeOp(got.op)}`,
+      );
     }
     const r = got.result as { free: number } | null;
     return r === null ? null : r.free;
@@ -56,7 +59,8 @@ export class ObservedIo implements SpecIo {
 
   readHeat(family: SpecFamily): Uint8Array | null {
     const got = this.next({ k: 'readHeat' }, family);
-    if (got.op.k !== 'readHeat') throw new SpecError(family, `the protocol reads the heat file here, the tier did ${describeOp(got.op)}`);
+    if (got.op.k !== 'readHeat')
+      throw new SpecError(family, `the protocol reads the heat file here, the tier did ${describeOp(got.op)}`);
     return got.result as Uint8Array | null;
   }
 
@@ -100,7 +104,8 @@ export class ObservedIo implements SpecIo {
         return op.dev === want.dev && o.dev === want.dev ? null : 'dev';
       }
       case 'writeInput':
-        if (op.k !== 'writeInput' || op.rows !== want.rows || op.rowOffset !== want.rowOffset) return op.k === 'writeInput' && op.dev !== want.dev ? 'dev' : 'op';
+        if (op.k !== 'writeInput' || op.rows !== want.rows || op.rowOffset !== want.rowOffset)
+          return op.k === 'writeInput' && op.dev !== want.dev ? 'dev' : 'op';
         return op.dev === want.dev ? null : 'dev';
       case 'issueGroup':
       case 'takeGroup': {
@@ -166,7 +171,9 @@ export function describeSpec(o: SpecOp): string {
     case 'upload':
       return `upload L${o.key.layer}E${o.key.eid}.${o.part} to device ${o.dev}`;
     case 'free':
-      return o.key === null ? `free trunk matrix #${o.index} on device ${o.dev}` : `free L${o.key.layer}E${o.key.eid}.${o.part} on device ${o.dev}`;
+      return o.key === null
+        ? `free trunk matrix #${o.index} on device ${o.dev}`
+        : `free L${o.key.layer}E${o.key.eid}.${o.part} on device ${o.dev}`;
     case 'issueGroup':
     case 'takeGroup':
       return `${o.k} on device ${o.dev} [${o.eids.join(' ')}]`;

@@ -55,10 +55,20 @@ export class RefinementChecker implements Checker {
       if (t === undefined) return;
       const step = this.run(th, t);
       if (!('returned' in step)) {
-        this.fail(t.call.family, th, t, `${op.ret.fn} returned, but the protocol still ${describeRelease(step.release)} here`);
+        this.fail(
+          t.call.family,
+          th,
+          t,
+          `${op.ret.fn} returned, but the protocol still ${describeRelease(step.release)} here`,
+        );
       }
       if (!sameValue(step.returned, op.ret)) {
-        this.fail(t.call.family, th, t, `${op.ret.fn} returned ${tierText(op.ret)}, the protocol returns ${specText(step.returned)}`);
+        this.fail(
+          t.call.family,
+          th,
+          t,
+          `${op.ret.fn} returned ${tierText(op.ret)}, the protocol returns ${specText(step.returned)}`,
+        );
       }
       this.threads.delete(th.tid);
       this.compare(th, t);
@@ -83,7 +93,8 @@ export class RefinementChecker implements Checker {
     }
     const step = this.run(th, t);
     const did: Release = cv === null ? 'unlock' : cv === 'cv' ? 'wait-cv' : 'wait-take';
-    if ('returned' in step) this.fail(t.call.family, th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
+    if ('returned' in step)
+      this.fail(t.call.family, th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
     else if (step.release !== did) {
       // waiting on the other condition variable is a wakeup defect; waiting or not, the call's own
       const family = step.release !== 'unlock' && did !== 'unlock' ? 'SPEC-WAKEUP' : t.call.family;
@@ -110,7 +121,8 @@ export class RefinementChecker implements Checker {
 
   private compare(th: ThreadView, t: Tracked): void {
     const d = firstDifference(this.spec, this.st);
-    if (d !== null) this.fail(refine(this.familyOf(t), d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
+    if (d !== null)
+      this.fail(refine(this.familyOf(t), d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
   }
 
   /** The family of a release's divergence: the tick's, when the tick decayed or swapped. */
@@ -152,11 +164,20 @@ function sameValue(v: SpecValue, r: TierReturn): boolean {
       // an init that stays off says why: the engine prints the reason to its user
       return r.fn === 'init' && r.value.state === v.state && (r.value.state !== 'off' || r.value.reason.trim() !== '');
     case 'plan_fill':
-      return r.fn === 'plan_fill' && r.value.length === v.keys.length && v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid);
+      return (
+        r.fn === 'plan_fill' &&
+        r.value.length === v.keys.length &&
+        v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid)
+      );
     case 'issue':
       return r.fn === 'issue' && r.value.length === v.mask.length && v.mask.every((b, i) => b === r.value[i]);
     case 'take':
-      return r.fn === 'take' && r.value.ok === v.ok && r.value.outputs.size === v.collected.length && v.collected.every((e) => r.value.outputs.has(e));
+      return (
+        r.fn === 'take' &&
+        r.value.ok === v.ok &&
+        r.value.outputs.size === v.collected.length &&
+        v.collected.every((e) => r.value.outputs.has(e))
+      );
     default:
       return specText(v) === tierText(r);
   }

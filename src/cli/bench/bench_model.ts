@@ -16,7 +16,14 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkShape } from '../../fixture/fixture_shape.js';
-import { FMT_I4_GROUP, type EngineModel, type ExpertPlacement, type ModelShape, type TensorPlacement, type TrunkLayer } from '../../fixture/model_types.js';
+import {
+  FMT_I4_GROUP,
+  type EngineModel,
+  type ExpertPlacement,
+  type ModelShape,
+  type TensorPlacement,
+  type TrunkLayer,
+} from '../../fixture/model_types.js';
 import { siluTable } from '../../../fixtures/synthesize.js';
 
 /** distinct tensors per shape in the expert file */
@@ -77,7 +84,12 @@ export function benchShape(o: BenchModelOptions): ModelShape {
 }
 
 /** One pool tensor: random nibbles and scales that keep a row's output ~ N(0, gain^2). */
-function poolTensor(rng: () => number, rows: number, cols: number, gain: number): { data: Uint8Array; scales: Float32Array } {
+function poolTensor(
+  rng: () => number,
+  rows: number,
+  cols: number,
+  gain: number,
+): { data: Uint8Array; scales: Float32Array } {
   const data = new Uint8Array((rows * cols) / 2);
   const words = new Uint32Array(data.buffer);
   for (let i = 0; i < words.length; i++) words[i] = (rng() * 4294967296) >>> 0;
@@ -107,7 +119,16 @@ function writePool(file: string, shape: ModelShape, seed: number): { fh: TensorP
     const t = poolTensor(rng, rows, cols, gain);
     const dataAt = put(t.data);
     const scalesAt = put(new Uint8Array(t.scales.buffer));
-    return { format: FMT_I4_GROUP, rows, cols, group: 64, dataAt, dataBytes: t.data.byteLength, scalesAt, nscales: t.scales.length };
+    return {
+      format: FMT_I4_GROUP,
+      rows,
+      cols,
+      group: 64,
+      dataAt,
+      dataBytes: t.data.byteLength,
+      scalesAt,
+      nscales: t.scales.length,
+    };
   };
   try {
     const fh = Array.from({ length: POOL }, () => make(F, H, 1.0));

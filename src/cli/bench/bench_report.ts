@@ -24,9 +24,23 @@ export interface BenchReport {
   readonly date: string;
   readonly command: string;
   readonly machine: { cores: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
-  speed?: { scenario: string; on: Speed; noRefinement?: Speed; off: Speed; checkerCost: number; refinementCost?: number };
+  speed?: {
+    scenario: string;
+    on: Speed;
+    noRefinement?: Speed;
+    off: Speed;
+    checkerCost: number;
+    refinementCost?: number;
+  };
   scaling?: ScalingRow[];
-  exhaustive?: { scenario: string; rows: ExhaustiveRow[]; reductionFactor: number | null; jobsScenario?: string; jobs?: JobsRow[]; jobsSpeedup?: number | null };
+  exhaustive?: {
+    scenario: string;
+    rows: ExhaustiveRow[];
+    reductionFactor: number | null;
+    jobsScenario?: string;
+    jobs?: JobsRow[];
+    jobsSpeedup?: number | null;
+  };
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
   upload?: UploadSection;
@@ -51,15 +65,29 @@ export function renderMarkdown(r: BenchReport): string {
   );
   if (r.speed !== undefined) {
     const s = r.speed;
-    md.push('## Simulator speed', '', `Scenario: ${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples.`, '');
-    md.push('| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |', '|---|---|---|---|---|---|');
+    md.push(
+      '## Simulator speed',
+      '',
+      `Scenario: ${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples.`,
+      '',
+    );
+    md.push(
+      '| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |',
+      '|---|---|---|---|---|---|',
+    );
     for (const x of [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) {
       md.push(
         `| ${x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off'} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
       );
     }
-    md.push('', `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`);
-    if (s.refinementCost !== undefined) md.push(`The refinement alone costs ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)}).`);
+    md.push(
+      '',
+      `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`,
+    );
+    if (s.refinementCost !== undefined)
+      md.push(
+        `The refinement alone costs ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)}).`,
+      );
     md.push('');
   }
   if (r.scaling !== undefined) {
@@ -89,20 +117,52 @@ export function renderMarkdown(r: BenchReport): string {
           `${int(x.stepsExecuted)} | ${x.stepsPerState === null ? '-' : x.stepsPerState.toFixed(1)} | ${sec(x.seconds)} | ${int(x.stepsPerSecond)} | ${x.statesPerSecond === null ? '-' : int(x.statesPerSecond)} | ${x.violations.join(', ') || 'none'} |`,
       );
     }
-    md.push('', e.reductionFactor === null ? 'Reduction factor: not measured (a search did not finish).' : `Reduction factor of sleep sets on the same bound: ${e.reductionFactor.toFixed(2)} x fewer schedules.`, '');
+    md.push(
+      '',
+      e.reductionFactor === null
+        ? 'Reduction factor: not measured (a search did not finish).'
+        : `Reduction factor of sleep sets on the same bound: ${e.reductionFactor.toFixed(2)} x fewer schedules.`,
+      '',
+    );
     if (e.jobs !== undefined && e.jobs.length > 0) {
-      md.push(`DPOR in parts on worker threads (\`--jobs N\`), on ${e.jobsScenario ?? '?'}:`, '', '| search | complete | schedules | distinct states | wall seconds | schedules/s | violations |', '|---|---|---|---|---|---|---|');
-      for (const j of e.jobs) md.push(`| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`);
-      if (e.jobsSpeedup !== undefined && e.jobsSpeedup !== null) md.push('', `Two jobs: ${e.jobsSpeedup.toFixed(2)} x the wall-clock speed of one (the parts replay each other's shared start).`);
+      md.push(
+        `DPOR in parts on worker threads (\`--jobs N\`), on ${e.jobsScenario ?? '?'}:`,
+        '',
+        '| search | complete | schedules | distinct states | wall seconds | schedules/s | violations |',
+        '|---|---|---|---|---|---|---|',
+      );
+      for (const j of e.jobs)
+        md.push(
+          `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`,
+        );
+      if (e.jobsSpeedup !== undefined && e.jobsSpeedup !== null)
+        md.push(
+          '',
+          `Two jobs: ${e.jobsSpeedup.toFixed(2)} x the wall-clock speed of one (the parts replay each other's shared start).`,
+        );
       md.push('');
     }
   }
   if (r.race !== undefined) {
     const x = r.race;
-    md.push('## Finding the fill_wait race (#1360)', '', `A scratch copy with \`${x.change}\` in ${x.file}; the suites in \`npm run properties\` order, ${x.runsPerSuite} runs each at most, ${x.seeds} seeds; search only (shrinking not counted).`, '');
-    md.push('| strategy | found | median schedules | median seconds | worst schedules | worst seconds | property |', '|---|---|---|---|---|---|---|');
+    md.push(
+      '## Finding the fill_wait race (#1360)',
+      '',
+      `A scratch copy with \`${x.change}\` in ${x.file}; the suites in \`npm run properties\` order, ${x.runsPerSuite} runs each at most, ${x.seeds} seeds; search only (shrinking not counted).`,
+      '',
+    );
+    md.push(
+      '| strategy | found | median schedules | median seconds | worst schedules | worst seconds | property |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const y of x.rows) {
-      md.push(`| ${y.strategy} | ${y.found}/${y.seeds} | ${y.medianRuns ?? '-'} | ${sec(y.medianSeconds)} | ${y.worstRuns ?? '-'} | ${sec(y.worstSeconds)} | ${Object.entries(y.properties).map(([k, v]) => `${k} (${v})`).join(', ')} |`);
+      md.push(
+        `| ${y.strategy} | ${y.found}/${y.seeds} | ${y.medianRuns ?? '-'} | ${sec(y.medianSeconds)} | ${y.worstRuns ?? '-'} | ${sec(y.worstSeconds)} | ${Object.entries(
+          y.properties,
+        )
+          .map(([k, v]) => `${k} (${v})`)
+          .join(', ')} |`,
+      );
     }
     md.push('');
   }
@@ -112,18 +172,33 @@ export function renderMarkdown(r: BenchReport): string {
     if (!x.available) {
       md.push(x.note, '');
     } else {
-      md.push(`\`${x.note}\`, ${x.secondsPerMutant} s budget per mutant, ${x.jobs} jobs in parallel. Cells: search seconds to the failing schedule / schedules tried; the fastest strategy in bold.`, '');
-      md.push(`| mutant | ${x.strategies.join(' | ')} | first |`, `|---|${x.strategies.map(() => '---|').join('')}---|`);
+      md.push(
+        `\`${x.note}\`, ${x.secondsPerMutant} s budget per mutant, ${x.jobs} jobs in parallel. Cells: search seconds to the failing schedule / schedules tried; the fastest strategy in bold.`,
+        '',
+      );
+      md.push(
+        `| mutant | ${x.strategies.join(' | ')} | first |`,
+        `|---|${x.strategies.map(() => '---|').join('')}---|`,
+      );
       for (const row of x.rows) {
         const cells = x.strategies.map((s) => {
           const c = row.byStrategy[s];
           if (c === undefined) return '-';
-          const text = c.status === 'killed' ? `${sec(c.secondsToKill)} s / ${c.runsToKill ?? '?'} (${c.property ?? ''})` : c.status;
+          const text =
+            c.status === 'killed'
+              ? `${sec(c.secondsToKill)} s / ${c.runsToKill ?? '?'} (${c.property ?? ''})`
+              : c.status;
           return row.firstKiller === s ? `**${text}**` : text;
         });
         md.push(`| ${row.id} | ${cells.join(' | ')} | ${row.firstKiller ?? 'none'} |`);
       }
-      md.push('', `Wall seconds per strategy (whole mutation run): ${Object.entries(x.wallSeconds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}.`, '');
+      md.push(
+        '',
+        `Wall seconds per strategy (whole mutation run): ${Object.entries(x.wallSeconds)
+          .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+          .join(', ')}.`,
+        '',
+      );
     }
   }
   if (r.upload !== undefined) md.push(...renderUpload(r.upload));

@@ -54,7 +54,14 @@ export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
 ];
 
 export function exploreRow(s: Scenario, c: ExhaustiveConfig, maxSeconds: number): ExhaustiveRow {
-  const opts = { preemptions: c.preemptions, reduce: c.reduce, stateCache: c.stateCache, countStates: true, maxSeconds, stopOnViolation: false };
+  const opts = {
+    preemptions: c.preemptions,
+    reduce: c.reduce,
+    stateCache: c.stateCache,
+    countStates: true,
+    maxSeconds,
+    stopOnViolation: false,
+  };
   const r: SearchResult = c.dpor === true ? dporSearch(scenarioSubject(s), opts) : search(scenarioSubject(s), opts);
   return row(c, r);
 }
@@ -83,7 +90,8 @@ function row(c: ExhaustiveConfig, r: SearchResult): ExhaustiveRow {
 export function reductionFactor(rows: readonly ExhaustiveRow[]): number | null {
   const plain = rows.find((r) => !r.reduction && !r.stateCache && r.preemptions !== null);
   const reduced = rows.find((r) => r.reduction && !r.stateCache && r.preemptions === plain?.preemptions);
-  if (plain === undefined || reduced === undefined || !plain.complete || !reduced.complete || reduced.schedules === 0) return null;
+  if (plain === undefined || reduced === undefined || !plain.complete || !reduced.complete || reduced.schedules === 0)
+    return null;
   return plain.schedules / reduced.schedules;
 }
 
@@ -100,10 +108,26 @@ export interface JobsRow {
 
 /** DPOR of `s` (unbounded) in `jobs` parts on as many worker threads, timed on the wall clock. */
 export async function jobsRow(s: Scenario, label: string, jobs: number, maxSeconds: number): Promise<JobsRow> {
-  const request = { scenario: s, seed: 1, runs: Infinity, seconds: maxSeconds, strategy: 'exhaustive', preemptions: Infinity } as const;
+  const request = {
+    scenario: s,
+    seed: 1,
+    runs: Infinity,
+    seconds: maxSeconds,
+    strategy: 'exhaustive',
+    preemptions: Infinity,
+  } as const;
   const started = performance.now();
   const r = joinSearchParts(request, await exhaustiveParts(request, jobs, null));
   const wallSeconds = (performance.now() - started) / 1000;
   const schedules = r.guarantee?.schedules ?? 0;
-  return { label, jobs, complete: r.guarantee?.complete === true, schedules, states: r.guarantee?.states ?? null, wallSeconds, schedulesPerSecond: schedules / Math.max(1e-9, wallSeconds), violations: Object.keys(r.violations) };
+  return {
+    label,
+    jobs,
+    complete: r.guarantee?.complete === true,
+    schedules,
+    states: r.guarantee?.states ?? null,
+    wallSeconds,
+    schedulesPerSecond: schedules / Math.max(1e-9, wallSeconds),
+    violations: Object.keys(r.violations),
+  };
 }

@@ -42,12 +42,35 @@ export interface MutantsSection {
 }
 
 interface Report {
-  results: { id: string; kind: string; title: string; status: string; property: string | null; runsToKill: number | null; secondsToKill: number | null; wallSeconds: number }[];
+  results: {
+    id: string;
+    kind: string;
+    title: string;
+    status: string;
+    property: string | null;
+    runsToKill: number | null;
+    secondsToKill: number | null;
+    wallSeconds: number;
+  }[];
 }
 
-export async function measureMutants(root: string, strategies: readonly string[], seconds: number, jobs: number, log: (s: string) => void): Promise<MutantsSection> {
+export async function measureMutants(
+  root: string,
+  strategies: readonly string[],
+  seconds: number,
+  jobs: number,
+  log: (s: string) => void,
+): Promise<MutantsSection> {
   if (!existsSync(join(root, MUTANTS_CLI))) {
-    return { available: false, note: `${MUTANTS_CLI} is not there: no mutant was run`, secondsPerMutant: seconds, jobs, strategies, rows: [], wallSeconds: {} };
+    return {
+      available: false,
+      note: `${MUTANTS_CLI} is not there: no mutant was run`,
+      secondsPerMutant: seconds,
+      jobs,
+      strategies,
+      rows: [],
+      wallSeconds: {},
+    };
   }
   const byId = new Map<string, { title: string; cells: Record<string, MutantCell> }>();
   const wall: Record<string, number> = {};
@@ -56,13 +79,32 @@ export async function measureMutants(root: string, strategies: readonly string[]
     const started = performance.now();
     log(`mutants: --strategy ${strategy}, ${seconds} s per mutant, ${jobs} jobs ...`);
     try {
-      await run(root, [MUTANTS_CLI, '--catalogue-only', '--strategy', strategy, '--seconds', String(seconds), '--jobs', String(jobs), '--matrix-seconds', '0', '--out', out]);
+      await run(root, [
+        MUTANTS_CLI,
+        '--catalogue-only',
+        '--strategy',
+        strategy,
+        '--seconds',
+        String(seconds),
+        '--jobs',
+        String(jobs),
+        '--matrix-seconds',
+        '0',
+        '--out',
+        out,
+      ]);
       const file = join(out, 'mutants.json');
       if (!existsSync(file)) throw new Error(`the mutation run wrote no ${file}`);
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
       for (const r of report.results.filter((x) => x.kind === 'catalogue')) {
         const row = byId.get(r.id) ?? { title: r.title, cells: {} };
-        row.cells[strategy] = { status: r.status, property: r.property, runsToKill: r.runsToKill, secondsToKill: r.secondsToKill, wallSeconds: r.wallSeconds };
+        row.cells[strategy] = {
+          status: r.status,
+          property: r.property,
+          runsToKill: r.runsToKill,
+          secondsToKill: r.secondsToKill,
+          wallSeconds: r.wallSeconds,
+        };
         byId.set(r.id, row);
       }
     } finally {
@@ -83,14 +125,27 @@ export async function measureMutants(root: string, strategies: readonly string[]
     return { id, title: r.title, byStrategy: r.cells, firstKiller: first };
   });
   rows.sort((a, b) => a.id.localeCompare(b.id));
-  return { available: true, note: `${MUTANTS_CLI} --catalogue-only, per strategy`, secondsPerMutant: seconds, jobs, strategies, rows, wallSeconds: wall };
+  return {
+    available: true,
+    note: `${MUTANTS_CLI} --catalogue-only, per strategy`,
+    secondsPerMutant: seconds,
+    jobs,
+    strategies,
+    rows,
+    wallSeconds: wall,
+  };
 }
 
 /** The mutation runner exits 1 when a catalogue mutant survives: a result, not an error. */
 function run(root: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('error', reject);
-    child.on('close', (rc) => (rc === 0 || rc === 1 ? resolve() : reject(new Error(`${args[0] ?? ''} exited with ${String(rc)}`))));
+    child.on('close', (rc) =>
+      rc === 0 || rc === 1 ? resolve() : reject(new Error(`${args[0] ?? ''} exited with ${String(rc)}`)),
+    );
   });
 }

@@ -43,7 +43,8 @@ export interface RaceRow {
 /** A scratch copy of the sources with the race put back; returns its directory. */
 export function raceScratch(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tierlab-race-'));
-  for (const p of ['src', 'model', 'properties', 'package.json', 'tsconfig.json']) cpSync(join(root, p), join(dir, p), { recursive: true });
+  for (const p of ['src', 'model', 'properties', 'package.json', 'tsconfig.json'])
+    cpSync(join(root, p), join(dir, p), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const file = join(dir, RACE_FILE);
   const text = readFileSync(file, 'utf8');
@@ -56,10 +57,22 @@ export function raceScratch(root: string): string {
   return dir;
 }
 
-export async function measureRace(root: string, strategies: readonly string[], seeds: number, runsPerSuite: number): Promise<RaceRow[]> {
+export async function measureRace(
+  root: string,
+  strategies: readonly string[],
+  seeds: number,
+  runsPerSuite: number,
+): Promise<RaceRow[]> {
   const dir = raceScratch(root);
   try {
-    const out = await runWorker(root, dir, ['--seeds', String(seeds), '--strategies', strategies.join(','), '--runs', String(runsPerSuite)]);
+    const out = await runWorker(root, dir, [
+      '--seeds',
+      String(seeds),
+      '--strategies',
+      strategies.join(','),
+      '--runs',
+      String(runsPerSuite),
+    ]);
     const lines = out.split('\n').filter((l) => l.startsWith('{'));
     const all = lines.map((l) => JSON.parse(l) as RaceSeed);
     return strategies.map((strategy) => {
@@ -86,10 +99,14 @@ export async function measureRace(root: string, strategies: readonly string[], s
 
 function runWorker(root: string, dir: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'model/explore/bench/race_worker.ts', ...args], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'model/explore/bench/race_worker.ts', ...args],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.on('error', reject);

@@ -16,7 +16,12 @@ import { checkSuite } from '../../../properties/runner.js';
 import { STRATEGIES, type StrategyName } from '../../../properties/types.js';
 
 const { values } = parseArgs({
-  options: { seeds: { type: 'string' }, strategies: { type: 'string' }, runs: { type: 'string' }, 'first-seed': { type: 'string' } },
+  options: {
+    seeds: { type: 'string' },
+    strategies: { type: 'string' },
+    runs: { type: 'string' },
+    'first-seed': { type: 'string' },
+  },
   strict: true,
 });
 const seeds = Number(values.seeds ?? 20);
@@ -41,6 +46,16 @@ for (const strategy of strategies) {
       runs += r.runs;
       seconds += r.seconds;
     }
-    process.stdout.write(JSON.stringify({ strategy, seed, found: found !== null, runs, seconds, property: found?.property ?? null, suite: found?.suite ?? null }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        strategy,
+        seed,
+        found: found !== null,
+        runs,
+        seconds,
+        property: found?.property ?? null,
+        suite: found?.suite ?? null,
+      }) + '\n',
+    );
   }
 }

@@ -22,7 +22,7 @@ function routesFor(tokens: number, layers: number, experts: number, topk: number
     for (let l = 0; l < layers; l++) {
       const ids: number[] = [];
       for (let k = 0; ids.length < topk; k++) {
-        const id = (t * 3 + l + k * 5 + (k * k * t) % 7) % experts;
+        const id = (t * 3 + l + k * 5 + ((k * k * t) % 7)) % experts;
         if (!ids.includes(id)) ids.push(id);
       }
       perLayer.push(ids);
@@ -45,7 +45,10 @@ export function grow(base: Scenario, dimension: Grown['dimension'], value: numbe
     loaders: dimension === 'loaders' ? value : base.loaders,
     budgetExperts: new Array<number>(devices).fill(perDevice),
     capacityExperts: new Array<number | null>(devices).fill(null),
-    routes: dimension === 'experts' || dimension === 'tokens' ? routesFor(tokens, base.layers, experts, base.topk) : base.routes,
+    routes:
+      dimension === 'experts' || dimension === 'tokens'
+        ? routesFor(tokens, base.layers, experts, base.topk)
+        : base.routes,
   };
 }
 

@@ -56,10 +56,21 @@ function sample(s: Scenario, checks: Checks, seconds: number, seed: string): Spe
   const took = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = Math.max(1e-6, (cpu.user + cpu.system) / 1e6);
-  return { stepsPerSecond: steps / took, stepsPerCpuSecond: steps / cpuSeconds, schedulesPerSecond: runs / took, stepsPerSchedule: steps / runs, runs, seconds: took, violations };
+  return {
+    stepsPerSecond: steps / took,
+    stepsPerCpuSecond: steps / cpuSeconds,
+    schedulesPerSecond: runs / took,
+    stepsPerSchedule: steps / runs,
+    runs,
+    seconds: took,
+    violations,
+  };
 }
 
-export function measureSpeed(s: Scenario, opts: { checks: Checks; seconds: number; repeats: number; warmupSeconds?: number }): Speed {
+export function measureSpeed(
+  s: Scenario,
+  opts: { checks: Checks; seconds: number; repeats: number; warmupSeconds?: number },
+): Speed {
   sample(s, opts.checks, opts.warmupSeconds ?? 0.3, 'warmup');
   const samples: (SpeedSample & { violations: number })[] = [];
   for (let i = 0; i < opts.repeats; i++) samples.push(sample(s, opts.checks, opts.seconds, `bench${i}`));

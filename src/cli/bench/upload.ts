@@ -57,7 +57,13 @@ export interface UploadSection {
   readonly library: string;
   readonly model: { layers: number; experts: number; tensorMiB: number; expertGiB: number };
   readonly raw: { bytes: number; reps: number; pinnedGBps: number; pageableGBps: number };
-  readonly perOp: { uploadMicros: number; issueTakeMicros: number; samples: number; rounds: number; wakeupsPerRoundTrip: number };
+  readonly perOp: {
+    uploadMicros: number;
+    issueTakeMicros: number;
+    samples: number;
+    rounds: number;
+    wakeupsPerRoundTrip: number;
+  };
   readonly fill: {
     bytes: number;
     uploads: number;
@@ -70,7 +76,13 @@ export interface UploadSection {
   readonly decode: readonly DecodeRow[];
   readonly residentOverCpu: number;
   readonly identical: boolean;
-  readonly memory: { rssMiB: number; arrayBuffersMiB: number; heapUsedMiB: number; ramHostMiB: number; ramPinnedMiB: number };
+  readonly memory: {
+    rssMiB: number;
+    arrayBuffersMiB: number;
+    heapUsedMiB: number;
+    ramHostMiB: number;
+    ramPinnedMiB: number;
+  };
   readonly problems: readonly string[];
 }
 
@@ -108,7 +120,13 @@ async function perOpOverhead(lib: NativeEngineLib, device: number): Promise<Uplo
   const eng = created.engine;
   try {
     if (lib.setLut(eng, model.siluLut).code !== 0) throw new Error('set LUT failed');
-    const world = new RealWorld(lib, eng, model, { devices: 1, ram: { kind: 'resident' }, heatPath: null, prompt: model.prompt, steps: 1 });
+    const world = new RealWorld(lib, eng, model, {
+      devices: 1,
+      ram: { kind: 'resident' },
+      heatPath: null,
+      prompt: model.prompt,
+      steps: 1,
+    });
     const ram = exec<RamRef>(world, { k: 'ramOf', layer: 0, eid: 0 });
     const staging = exec<StagingCopy>(world, { k: 'stage', ram, layer: 0, eid: 0 });
     // the first round warms the JIT up; the best of the others is reported (other jobs
@@ -117,12 +135,15 @@ async function perOpOverhead(lib: NativeEngineLib, device: number): Promise<Uplo
     for (let round = 0; round < OP_ROUNDS; round++) {
       const made: TensorHandle[] = [];
       const t0 = performance.now();
-      for (let i = 0; i < OP_SAMPLES; i++) made.push(exec<TensorHandle>(world, { k: 'upload', dev: 0, staging, part: 'gate', layer: 0, eid: 0 }));
+      for (let i = 0; i < OP_SAMPLES; i++)
+        made.push(exec<TensorHandle>(world, { k: 'upload', dev: 0, staging, part: 'gate', layer: 0, eid: 0 }));
       const us = ((performance.now() - t0) * 1000) / OP_SAMPLES;
       if (round > 0) uploadMicros = Math.min(uploadMicros, us);
       for (const tensor of made) exec(world, { k: 'free', dev: 0, tensor });
     }
-    const tensors = (['gate', 'up', 'down'] as const).map((part) => exec<TensorHandle>(world, { k: 'upload', dev: 0, staging, part, layer: 0, eid: 0 }));
+    const tensors = (['gate', 'up', 'down'] as const).map((part) =>
+      exec<TensorHandle>(world, { k: 'upload', dev: 0, staging, part, layer: 0, eid: 0 }),
+    );
     exec(world, { k: 'unstage', staging });
     const route = exec<RouteInfo>(world, { k: 'route', token: 0, layer: 0 });
     const input: ActivationRef = route.input;
@@ -160,7 +181,8 @@ function fillProbe(lib: NativeEngineLib): Checker & { planNs: number; fillWaitNs
     fillWaitNs: 0,
     onMark(_rt: unknown, _th: unknown, op: MarkOp) {
       if (op.k === 'call' && op.call.fn === 'plan_fill' && probe.planNs === 0) probe.planNs = lib.clockNs();
-      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && probe.planNs > 0 && probe.fillWaitNs === 0) probe.fillWaitNs = lib.clockNs();
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && probe.planNs > 0 && probe.fillWaitNs === 0)
+        probe.fillWaitNs = lib.clockNs();
     },
   };
   return probe;
@@ -170,14 +192,25 @@ function decodeRow(name: string, r: OracleRunResult): DecodeRow {
   const s: RealStats | null = r.stats;
   const ms = s?.ms ?? { trunk: 0, cpuExperts: 0, gpuWait: 0, ffi: 0 };
   const wall = r.decodeSeconds * 1000;
-  return { name, tokPerSec: r.tokPerSec, seconds: r.decodeSeconds, ms: { ...ms, other: Math.max(0, wall - ms.trunk - ms.cpuExperts - ms.gpuWait - ms.ffi) } };
+  return {
+    name,
+    tokPerSec: r.tokPerSec,
+    seconds: r.decodeSeconds,
+    ms: { ...ms, other: Math.max(0, wall - ms.trunk - ms.cpuExperts - ms.gpuWait - ms.ffi) },
+  };
 }
 
 function sameBits(a: readonly Float32Array[], b: readonly Float32Array[]): boolean {
-  return a.length === b.length && a.every((x, i) => {
-    const y = b[i];
-    return y !== undefined && Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-  });
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i];
+      return (
+        y !== undefined &&
+        Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength))
+      );
+    })
+  );
 }
 
 /** What the device is charged for every expert of the model, plus room for the rounding. */
@@ -234,33 +267,49 @@ async function measureRuns(
     faults: NO_FAULTS,
     shutdownAt: null,
   };
-  log(`upload: ${layers} layers x ${experts} experts of 3 x ${(tensorBytes / MiB).toFixed(2)} MiB: CPU-only decode, ${o.tokens} tokens ...`);
+  log(
+    `upload: ${layers} layers x ${experts} experts of 3 x ${(tensorBytes / MiB).toFixed(2)} MiB: CPU-only decode, ${o.tokens} tokens ...`,
+  );
   const cpu = await runOracle(ctx, base);
   if (!cpu.ok) problems.push(`cpu-only: ${cpu.problem ?? 'failed'}`);
   log(`  ${cpu.tokPerSec.toFixed(2)} tok/s`);
   log('upload: warmstart of every expert, then the same decode ...');
   const probe = fillProbe(lib);
-  const all = await runOracle({ ...ctx, capacityBytes, probes: [probe] }, { ...base, name: 'everything resident', budgetExperts: [layers * experts], warmstart: 'plan' });
+  const all = await runOracle(
+    { ...ctx, capacityBytes, probes: [probe] },
+    { ...base, name: 'everything resident', budgetExperts: [layers * experts], warmstart: 'plan' },
+  );
   if (!all.ok) problems.push(`everything resident: ${all.problem ?? 'failed'}`);
   const s = all.stats;
   const bytes = s?.uploadBytes ?? 0;
   const fillWaitMs = (probe.fillWaitNs - probe.planNs) / 1e6;
   const landedMs = (Math.max(probe.fillWaitNs, s?.lastLandedNs ?? 0) - probe.planNs) / 1e6;
   const gbps = landedMs > 0 ? bytes / landedMs / 1e6 : 0;
-  if (all.residentAtEnd !== layers * experts) problems.push(`${all.residentAtEnd} of ${layers * experts} experts resident`);
+  if (all.residentAtEnd !== layers * experts)
+    problems.push(`${all.residentAtEnd} of ${layers * experts} experts resident`);
   for (const n of [...cpu.notes, ...all.notes]) problems.push(n);
   const identical = sameBits(cpu.hidden, all.hidden) && cpu.generated.join() === all.generated.join();
   if (!identical) problems.push('the resident decode differs from the CPU-only one');
   const mem = process.memoryUsage();
   const decode = [decodeRow('CPU-only', cpu), decodeRow('everything resident', all)];
-  log(`  fill ${(bytes / 2 ** 30).toFixed(2)} GiB: ${gbps.toFixed(2)} GB/s, ${((100 * gbps) / raw.pinnedGBps).toFixed(1)} % of pinned; ${all.tokPerSec.toFixed(2)} tok/s`);
+  log(
+    `  fill ${(bytes / 2 ** 30).toFixed(2)} GiB: ${gbps.toFixed(2)} GB/s, ${((100 * gbps) / raw.pinnedGBps).toFixed(1)} % of pinned; ${all.tokPerSec.toFixed(2)} tok/s`,
+  );
   return {
     backend: lib.backend,
     library: lib.path,
     model: { layers, experts, tensorMiB: tensorBytes / MiB, expertGiB: (3 * tensorBytes * layers * experts) / 2 ** 30 },
     raw,
     perOp,
-    fill: { bytes, uploads: s?.uploads ?? 0, fillWaitMs, landedMs, gbps, ratioToPinned: gbps / raw.pinnedGBps, ratioToPageable: gbps / raw.pageableGBps },
+    fill: {
+      bytes,
+      uploads: s?.uploads ?? 0,
+      fillWaitMs,
+      landedMs,
+      gbps,
+      ratioToPinned: gbps / raw.pinnedGBps,
+      ratioToPageable: gbps / raw.pageableGBps,
+    },
     decode,
     residentOverCpu: cpu.tokPerSec > 0 ? all.tokPerSec / cpu.tokPerSec : 0,
     identical,

@@ -16,7 +16,9 @@ export function renderUpload(u: UploadSection): string[] {
   );
   md.push('| what | GB/s | of pinned |', '|---|---|---|');
   md.push(`| raw copy, pinned (tl_copy_bandwidth, ${u.raw.reps} x 256 MiB) | ${f2(u.raw.pinnedGBps)} | 100 % |`);
-  md.push(`| raw copy, pageable | ${f2(u.raw.pageableGBps)} | ${(100 * (u.raw.pageableGBps / u.raw.pinnedGBps)).toFixed(1)} % |`);
+  md.push(
+    `| raw copy, pageable | ${f2(u.raw.pageableGBps)} | ${(100 * (u.raw.pageableGBps / u.raw.pinnedGBps)).toFixed(1)} % |`,
+  );
   md.push(
     `| warmstart fill (plan_fill to the last landing, ${u.fill.uploads} uploads) | ${f2(u.fill.gbps)} | **${(100 * u.fill.ratioToPinned).toFixed(1)} %** |`,
     '',
@@ -32,9 +34,14 @@ export function renderUpload(u: UploadSection): string[] {
       `${f2(u.perOp.wakeupsPerRoundTrip)} completion wake-ups per round trip).`,
     '',
   );
-  md.push('| decode | tok/s | trunk ms | CPU experts ms | waiting on the device ms | other native calls ms | tier and JS ms |', '|---|---|---|---|---|---|---|');
+  md.push(
+    '| decode | tok/s | trunk ms | CPU experts ms | waiting on the device ms | other native calls ms | tier and JS ms |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const d of u.decode) {
-    md.push(`| ${d.name} | ${f2(d.tokPerSec)} | ${d.ms.trunk.toFixed(0)} | ${d.ms.cpuExperts.toFixed(0)} | ${d.ms.gpuWait.toFixed(0)} | ${d.ms.ffi.toFixed(0)} | ${d.ms.other.toFixed(0)} |`);
+    md.push(
+      `| ${d.name} | ${f2(d.tokPerSec)} | ${d.ms.trunk.toFixed(0)} | ${d.ms.cpuExperts.toFixed(0)} | ${d.ms.gpuWait.toFixed(0)} | ${d.ms.ffi.toFixed(0)} | ${d.ms.other.toFixed(0)} |`,
+    );
   }
   md.push(
     '',

@@ -34,7 +34,10 @@ export function writeKillTable(dir: string, t: KillTable): string {
   mkdirSync(dir, { recursive: true });
   const killed = t.rows.filter((r) => r.status === 'killed').length;
   const date = new Date().toISOString();
-  writeFileSync(join(dir, `${t.name}.json`), `${JSON.stringify({ date, title: t.title, setup: t.setup, killed, total: t.rows.length, rows: t.rows }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, `${t.name}.json`),
+    `${JSON.stringify({ date, title: t.title, setup: t.setup, killed, total: t.rows.length, rows: t.rows }, null, 2)}\n`,
+  );
   const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const md = [
     `# ${t.title}: ${killed}/${t.rows.length} killed`,

@@ -43,12 +43,16 @@ interface ReportRun {
 /** The first failed run (tokens, hidden states, the problem), how many more failed, and
  *  the validation messages: what caught it, short enough for a table cell. */
 function evidenceOf(report: { runs: readonly ReportRun[]; validationMessages: number | null }): string {
-  const failed = report.runs.filter((r) => !r.pass).map((r) => {
-    const parts = [`${r.tokensMatched}/${r.tokens} tokens${r.firstDivergence >= 0 ? ` (first off at ${r.firstDivergence})` : ''}`];
-    if (!r.hiddenBitIdentical) parts.push('hidden states differ');
-    if (r.problem !== null) parts.push(r.problem.slice(0, 160));
-    return `${r.name}: ${parts.join(', ')}`;
-  });
+  const failed = report.runs
+    .filter((r) => !r.pass)
+    .map((r) => {
+      const parts = [
+        `${r.tokensMatched}/${r.tokens} tokens${r.firstDivergence >= 0 ? ` (first off at ${r.firstDivergence})` : ''}`,
+      ];
+      if (!r.hiddenBitIdentical) parts.push('hidden states differ');
+      if (r.problem !== null) parts.push(r.problem.slice(0, 160));
+      return `${r.name}: ${parts.join(', ')}`;
+    });
   const shown = failed.slice(0, 1);
   if (failed.length > 1) shown.push(`${failed.length - 1} more runs failed`);
   if ((report.validationMessages ?? 0) > 0) shown.push(`${report.validationMessages} validation messages`);
@@ -70,12 +74,15 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
     const seconds = (performance.now() - t0) / 1000;
     const json = readdirJson(report);
     if (r.status === 0) return { status: 'survived', evidence: '', seconds };
-    if (r.status === 1 && json !== null) return { status: 'killed', evidence: evidenceOf(json) || 'the oracle failed', seconds };
+    if (r.status === 1 && json !== null)
+      return { status: 'killed', evidence: evidenceOf(json) || 'the oracle failed', seconds };
     const output = `${r.stderr ?? ''}${r.stdout ?? ''}`;
-    const why = r.error !== undefined ? r.error.message : r.signal !== null ? `killed by ${r.signal}` : `exit ${r.status}`;
+    const why =
+      r.error !== undefined ? r.error.message : r.signal !== null ? `killed by ${r.signal}` : `exit ${r.status}`;
     // the validation layer spoke before the process died: that message is the catch
     const vuid = /tierlab vulkan validation \w+ \[([^\]]+)\]/.exec(output);
-    if (vuid !== null) return { status: 'killed', evidence: `validation: ${vuid[1]} (then the process ended: ${why})`, seconds };
+    if (vuid !== null)
+      return { status: 'killed', evidence: `validation: ${vuid[1]} (then the process ended: ${why})`, seconds };
     const last = output.trim().split('\n').pop() ?? '';
     return { status: 'error', evidence: `${why}: ${last}`.slice(0, 300), seconds };
   } finally {
@@ -86,7 +93,8 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
 function readdirJson(dir: string): { runs: ReportRun[]; validationMessages: number | null } | null {
   for (const backend of ['cpu', 'cuda', 'vulkan']) {
     const f = join(dir, `oracle-${backend}.json`);
-    if (existsSync(f)) return JSON.parse(readFileSync(f, 'utf8')) as { runs: ReportRun[]; validationMessages: number | null };
+    if (existsSync(f))
+      return JSON.parse(readFileSync(f, 'utf8')) as { runs: ReportRun[]; validationMessages: number | null };
   }
   return null;
 }

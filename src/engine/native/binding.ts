@@ -72,7 +72,8 @@ const PROTOTYPES: Record<string, string> = {
   create:
     'int tl_engine_create(const int *devices, int ndevices, uint64_t capacity_bytes, _Out_ tl_engine **out, _Out_ uint8_t *err, size_t err_cap)',
   destroy: 'int tl_engine_destroy(tl_engine *eng, _Out_ uint8_t *err, size_t err_cap)',
-  memInfo: 'int tl_mem_info(tl_engine *eng, int dev, _Out_ uint64_t *free_bytes, _Out_ uint64_t *total_bytes, _Out_ uint8_t *err, size_t err_cap)',
+  memInfo:
+    'int tl_mem_info(tl_engine *eng, int dev, _Out_ uint64_t *free_bytes, _Out_ uint64_t *total_bytes, _Out_ uint8_t *err, size_t err_cap)',
   reclaims: 'int tl_reclaims(tl_engine *eng)',
   footprint: 'uint64_t tl_alloc_footprint(uint64_t bytes)',
   setLut: 'int tl_engine_set_lut(tl_engine *eng, const float *lut, _Out_ uint8_t *err, size_t err_cap)',
@@ -83,7 +84,8 @@ const PROTOTYPES: Record<string, string> = {
   issue:
     'int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor **gate, tl_tensor **up, tl_tensor **down, const float *x, int hidden, uint64_t tag, _Out_ uint8_t *err, size_t err_cap)',
   take: 'int tl_group_take(tl_engine *eng, int dev, _Out_ float *y, int n, int hidden, _Out_ uint8_t *err, size_t err_cap)',
-  ledger: 'int tl_ledger(tl_engine *eng, _Out_ uint64_t *count, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+  ledger:
+    'int tl_ledger(tl_engine *eng, _Out_ uint64_t *count, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
   faultArm: 'int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, _Out_ uint8_t *err, size_t err_cap)',
   ramLoadFile:
     'int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts, int nparts, _Out_ tl_ram **out, _Out_ uint8_t *err, size_t err_cap)',
@@ -94,22 +96,28 @@ const PROTOTYPES: Record<string, string> = {
   unstage: 'int tl_unstage(tl_engine *eng, tl_staging *s, _Out_ uint8_t *err, size_t err_cap)',
   uploadStaged:
     'int tl_tensor_upload_staged(tl_engine *eng, int dev, tl_staging *src, int part, uint64_t tag, _Out_ tl_tensor **out, _Out_ uint8_t *err, size_t err_cap)',
-  completionsTake: 'int tl_completions_take(tl_engine *eng, _Out_ uint8_t *out, int max, _Out_ int *n, _Out_ uint8_t *err, size_t err_cap)',
-  completionsWait: 'int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, _Out_ int *ready, _Out_ uint8_t *err, size_t err_cap)',
-  expertCpuRam: 'int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
+  completionsTake:
+    'int tl_completions_take(tl_engine *eng, _Out_ uint8_t *out, int max, _Out_ int *n, _Out_ uint8_t *err, size_t err_cap)',
+  completionsWait:
+    'int tl_completions_wait(tl_engine *eng, int min_ready, int timeout_ms, _Out_ int *ready, _Out_ uint8_t *err, size_t err_cap)',
+  expertCpuRam:
+    'int tl_expert_cpu_ram(tl_engine *eng, tl_ram *ram, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
   copyBandwidth:
     'int tl_copy_bandwidth(tl_engine *eng, int dev, uint64_t bytes, int reps, int pinned, _Out_ double *gbps, _Out_ uint8_t *err, size_t err_cap)',
   denseQuantize:
     'int tl_dense_quantize(const float *w, int rows, int cols, _Out_ int8_t *q, _Out_ float *scales, _Out_ uint8_t *err, size_t err_cap)',
   denseCpu:
     'int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
-  denseMatvec: 'int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
-  deviceBytes: 'int tl_device_bytes(tl_engine *eng, int dev, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+  denseMatvec:
+    'int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
+  deviceBytes:
+    'int tl_device_bytes(tl_engine *eng, int dev, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
   matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
   rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
   attention:
     'void tl_attention(const float *q, const float *k, const float *v, _Inout_ float *kcache, _Inout_ float *vcache, int pos, int hidden, int heads, _Out_ float *o)',
-  route: 'int tl_route(const float *logits, int experts, int k, _Out_ int *ids, _Out_ float *weights, _Out_ uint8_t *err, size_t err_cap)',
+  route:
+    'int tl_route(const float *logits, int experts, int k, _Out_ int *ids, _Out_ float *weights, _Out_ uint8_t *err, size_t err_cap)',
   axpy: 'void tl_axpy(_Inout_ float *acc, float w, const float *y, int n)',
   argmax: 'int tl_argmax(const float *v, int n)',
 };
@@ -124,7 +132,8 @@ export class NativeEngineLib {
     if (!existsSync(path)) {
       throw new NativeError(`native library not found: ${path} (build it with: make -C native ${guessTarget(path)})`);
     }
-    const fileProblem = libraryFileProblem(path); if (fileProblem !== null) throw new NativeError(`cannot load ${path}: ${fileProblem}`);
+    const fileProblem = libraryFileProblem(path);
+    if (fileProblem !== null) throw new NativeError(`cannot load ${path}: ${fileProblem}`);
     let lib: LibraryHandle;
     try {
       lib = koffi.load(path);
@@ -141,12 +150,21 @@ export class NativeEngineLib {
       throw new NativeError(`ABI mismatch: ${path} has ABI version ${version}, this tierlab expects ${ABI_VERSION}`);
     }
     for (const name of ['tl_engine', 'tl_tensor', 'tl_ram', 'tl_staging']) koffi.opaque(name);
-    koffi.struct('tl_part', { fmt: 'int32_t', rows: 'int32_t', cols: 'int32_t', group: 'int32_t', data_at: 'uint64_t', scales_at: 'uint64_t' });
+    koffi.struct('tl_part', {
+      fmt: 'int32_t',
+      rows: 'int32_t',
+      cols: 'int32_t',
+      group: 'int32_t',
+      data_at: 'uint64_t',
+      scales_at: 'uint64_t',
+    });
     for (const [name, proto] of Object.entries(PROTOTYPES)) {
       try {
         this.f[name] = lib.func(proto);
       } catch (e) {
-        throw new NativeError(`${path} lacks a function of ABI ${ABI_VERSION} (${proto.split('(')[0]}): ${(e as Error).message}`);
+        throw new NativeError(
+          `${path} lacks a function of ABI ${ABI_VERSION} (${proto.split('(')[0]}): ${(e as Error).message}`,
+        );
       }
     }
     this.backend = this.fn('backendName')() as string;
@@ -205,7 +223,15 @@ export class NativeEngineLib {
   }
 
   /** A synchronous upload from memory (the dense trunk's int8 rows): landed on return. */
-  upload(eng: NativePtr, dev: number, fmt: number, rows: number, cols: number, data: Int8Array, scales: Float32Array): { status: Status; tensor: NativePtr } {
+  upload(
+    eng: NativePtr,
+    dev: number,
+    fmt: number,
+    rows: number,
+    cols: number,
+    data: Int8Array,
+    scales: Float32Array,
+  ): { status: Status; tensor: NativePtr } {
     const out: unknown[] = [null];
     const st = this.call('upload', eng, dev, fmt, rows, cols, 0, data, data.byteLength, scales, scales.length, out);
     return { status: st, tensor: out[0] };
@@ -221,7 +247,16 @@ export class NativeEngineLib {
   }
 
   /** Opens a group; with tag != 0 its completion is queued when the device is done. */
-  issue(eng: NativePtr, dev: number, gate: NativePtr[], up: NativePtr[], down: NativePtr[], x: Float32Array, hidden: number, tag: number): Status {
+  issue(
+    eng: NativePtr,
+    dev: number,
+    gate: NativePtr[],
+    up: NativePtr[],
+    down: NativePtr[],
+    x: Float32Array,
+    hidden: number,
+    tag: number,
+  ): Status {
     return this.call('issue', eng, dev, gate.length, gate, up, down, x, hidden, tag);
   }
 
@@ -244,7 +279,14 @@ export class NativeEngineLib {
   /** A RAM copy of the given tensors, read from the file by native code. */
   ramLoadFile(eng: NativePtr, path: string, parts: readonly TensorPlacement[]): { status: Status; ram: NativePtr } {
     const out: unknown[] = [null];
-    const table = parts.map((p) => ({ fmt: p.format, rows: p.rows, cols: p.cols, group: p.group, data_at: p.dataAt, scales_at: p.scalesAt }));
+    const table = parts.map((p) => ({
+      fmt: p.format,
+      rows: p.rows,
+      cols: p.cols,
+      group: p.group,
+      data_at: p.dataAt,
+      scales_at: p.scalesAt,
+    }));
     const st = this.call('ramLoadFile', eng, path, table, parts.length, out);
     return { status: st, ram: out[0] };
   }
@@ -272,7 +314,13 @@ export class NativeEngineLib {
   }
 
   /** Starts the upload of one part of a staged RAM copy; returns once it is on its way. */
-  uploadStaged(eng: NativePtr, dev: number, staging: NativePtr, part: number, tag: number): { status: Status; tensor: NativePtr } {
+  uploadStaged(
+    eng: NativePtr,
+    dev: number,
+    staging: NativePtr,
+    part: number,
+    tag: number,
+  ): { status: Status; tensor: NativePtr } {
     const out: unknown[] = [null];
     const st = this.call('uploadStaged', eng, dev, staging, part, tag, out);
     return { status: st, tensor: out[0] };
@@ -286,14 +334,26 @@ export class NativeEngineLib {
   }
 
   /** Waits on a native worker thread until at least minReady completions are queued. */
-  completionsWaitAsync(eng: NativePtr, minReady: number, timeoutMs: number): Promise<{ status: Status; ready: number }> {
+  completionsWaitAsync(
+    eng: NativePtr,
+    minReady: number,
+    timeoutMs: number,
+  ): Promise<{ status: Status; ready: number }> {
     const ready = [0];
     const err = Buffer.alloc(ERR_CAP);
     return new Promise((resolve) => {
-      this.fn('completionsWait').async(eng, minReady, timeoutMs, ready, err, ERR_CAP, (e: Error | null, code: number) => {
-        if (e !== null) resolve({ status: { code: -1, message: `koffi: ${e.message}` }, ready: 0 });
-        else resolve({ status: status(code, err), ready: ready[0] ?? 0 });
-      });
+      this.fn('completionsWait').async(
+        eng,
+        minReady,
+        timeoutMs,
+        ready,
+        err,
+        ERR_CAP,
+        (e: Error | null, code: number) => {
+          if (e !== null) resolve({ status: { code: -1, message: `koffi: ${e.message}` }, ready: 0 });
+          else resolve({ status: status(code, err), ready: ready[0] ?? 0 });
+        },
+      );
     });
   }
 
@@ -301,7 +361,13 @@ export class NativeEngineLib {
     return this.call('expertCpuRam', eng, ram, x, y);
   }
 
-  copyBandwidth(eng: NativePtr, dev: number, bytes: number, reps: number, pinned: boolean): { status: Status; gbps: number } {
+  copyBandwidth(
+    eng: NativePtr,
+    dev: number,
+    bytes: number,
+    reps: number,
+    pinned: boolean,
+  ): { status: Status; gbps: number } {
     const gbps = [0];
     const st = this.call('copyBandwidth', eng, dev, bytes, reps, pinned ? 1 : 0, gbps);
     return { status: st, gbps: gbps[0] ?? 0 };
@@ -332,7 +398,16 @@ export class NativeEngineLib {
   rmsnorm(x: Float32Array, w: Float32Array, out: Float32Array): void {
     this.fn('rmsnorm')(x, w, x.length, out);
   }
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, kc: Float32Array, vc: Float32Array, pos: number, heads: number, o: Float32Array): void {
+  attention(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    kc: Float32Array,
+    vc: Float32Array,
+    pos: number,
+    heads: number,
+    o: Float32Array,
+  ): void {
     this.fn('attention')(q, k, v, kc, vc, pos, q.length, heads, o);
   }
   route(logits: Float32Array, k: number): { status: Status; ids: Int32Array; weights: Float32Array } {

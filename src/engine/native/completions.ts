@@ -13,7 +13,14 @@
  * flight; closing stops re-arming (the wait in flight ends within WAIT_MS, or at once
  * when the engine is destroyed).
  */
-import { COMPLETION_BYTES, DONE_GROUP, readCompletion, type Completion, type NativeEngineLib, type NativePtr } from './binding.js';
+import {
+  COMPLETION_BYTES,
+  DONE_GROUP,
+  readCompletion,
+  type Completion,
+  type NativeEngineLib,
+  type NativePtr,
+} from './binding.js';
 
 /** completions taken per native call */
 const BATCH = 64;

@@ -54,13 +54,23 @@ function layoutProblem(fd: number, size: number): string | null {
   if (head.readUInt32BE(0) !== 0x7f454c46) return 'it is not an ELF file (no ELF magic number)';
   const wide = head[4] === 2;
   const little = head[5] === 1;
-  if ((head[4] !== 1 && !wide) || (head[5] !== 1 && head[5] !== 2)) return 'its ELF header names no known class or byte order';
+  if ((head[4] !== 1 && !wide) || (head[5] !== 1 && head[5] !== 2))
+    return 'its ELF header names no known class or byte order';
   if (wide && size < 64) return `it is ${size} bytes, too short for a 64-bit ELF header`;
   const at = reader(head, { wide, little });
-  const ph = { offset: at(wide ? 0x20 : 0x1c, 'word'), size: at(wide ? 0x36 : 0x2a, 2), count: at(wide ? 0x38 : 0x2c, 2) };
-  const sh = { offset: at(wide ? 0x28 : 0x20, 'word'), size: at(wide ? 0x3a : 0x2e, 2), count: at(wide ? 0x3c : 0x30, 2) };
+  const ph = {
+    offset: at(wide ? 0x20 : 0x1c, 'word'),
+    size: at(wide ? 0x36 : 0x2a, 2),
+    count: at(wide ? 0x38 : 0x2c, 2),
+  };
+  const sh = {
+    offset: at(wide ? 0x28 : 0x20, 'word'),
+    size: at(wide ? 0x3a : 0x2e, 2),
+    count: at(wide ? 0x3c : 0x30, 2),
+  };
   const fits = (offset: number, length: number): boolean => offset + length <= size;
-  if (!fits(ph.offset, ph.size * ph.count)) return `its program headers end at byte ${ph.offset + ph.size * ph.count}, past its ${size} bytes (truncated?)`;
+  if (!fits(ph.offset, ph.size * ph.count))
+    return `its program headers end at byte ${ph.offset + ph.size * ph.count}, past its ${size} bytes (truncated?)`;
   const phs = readAt(fd, ph.offset, ph.size * ph.count);
   const p = reader(phs, { wide, little });
   for (let i = 0; i < ph.count; i++) {
@@ -68,10 +78,12 @@ function layoutProblem(fd: number, size: number): string | null {
     if (p(e, 4) !== PT_LOAD) continue;
     const offset = p(e + (wide ? 8 : 4), 'word');
     const fileSize = p(e + (wide ? 32 : 16), 'word');
-    if (!fits(offset, fileSize)) return `its loaded segment ${i} ends at byte ${offset + fileSize}, past its ${size} bytes (truncated?)`;
+    if (!fits(offset, fileSize))
+      return `its loaded segment ${i} ends at byte ${offset + fileSize}, past its ${size} bytes (truncated?)`;
   }
   if (sh.count === 0) return null;
-  if (!fits(sh.offset, sh.size * sh.count)) return `its section headers end at byte ${sh.offset + sh.size * sh.count}, past its ${size} bytes (truncated?)`;
+  if (!fits(sh.offset, sh.size * sh.count))
+    return `its section headers end at byte ${sh.offset + sh.size * sh.count}, past its ${size} bytes (truncated?)`;
   const shs = readAt(fd, sh.offset, sh.size * sh.count);
   const q = reader(shs, { wide, little });
   for (let i = 0; i < sh.count; i++) {
@@ -79,7 +91,8 @@ function layoutProblem(fd: number, size: number): string | null {
     if (q(e + 4, 4) === SHT_NOBITS) continue;
     const offset = q(e + (wide ? 24 : 16), 'word');
     const length = q(e + (wide ? 32 : 20), 'word');
-    if (!fits(offset, length)) return `its section ${i} ends at byte ${offset + length}, past its ${size} bytes (truncated?)`;
+    if (!fits(offset, length))
+      return `its section ${i} ends at byte ${offset + length}, past its ${size} bytes (truncated?)`;
   }
   return null;
 }

@@ -42,7 +42,8 @@ export class RealRamTable {
     policy: RamPolicy,
   ) {
     this.lru = policy.kind === 'lru' ? new RamLru(lib, engine, model, policy.lruPerLayer) : null;
-    if (this.lru === null) for (let l = 0; l < model.shape.layers; l++) for (let e = 0; e < model.shape.experts; e++) this.load(l, e);
+    if (this.lru === null)
+      for (let l = 0; l < model.shape.layers; l++) for (let e = 0; e < model.shape.experts; e++) this.load(l, e);
   }
 
   private parts(layer: number, eid: number): readonly TensorPlacement[] {
@@ -78,7 +79,8 @@ export class RealRamTable {
     const key = ram.layer * this.model.shape.experts + ram.eid;
     if (this.table.get(key) === ram) this.table.delete(key);
     const st = this.lib.ramFree(this.engine, ram.ptr);
-    if (st.code !== 0) throw new Error(`internal error: freeing the RAM copy of L${ram.layer}E${ram.eid}: ${st.message}`);
+    if (st.code !== 0)
+      throw new Error(`internal error: freeing the RAM copy of L${ram.layer}E${ram.eid}: ${st.message}`);
   }
 
   /** the end of a run: every copy still held goes back */
@@ -88,7 +90,11 @@ export class RealRamTable {
   }
 
   check(ram: RealRam, layer: number, eid: number, what: string): void {
-    if (!ram.alive) throw new Violation('MEM-RAM', `${what} of L${layer}E${eid} reads a RAM copy the engine already freed or recycled`);
+    if (!ram.alive)
+      throw new Violation(
+        'MEM-RAM',
+        `${what} of L${layer}E${eid} reads a RAM copy the engine already freed or recycled`,
+      );
     if (ram.layer !== layer || ram.eid !== eid) {
       throw new Violation('MEM-RAM', `${what} of L${layer}E${eid} reads the RAM copy of L${ram.layer}E${ram.eid}`);
     }

@@ -39,7 +39,8 @@ export class RamLru {
     private readonly model: EngineModel,
     readonly capacity: number,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`RAM LRU capacity must be at least 1, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new Error(`RAM LRU capacity must be at least 1, got ${capacity}`);
     this.layers = model.layers.map(() => []);
   }
 

@@ -44,7 +44,12 @@ export interface RealRunOptions {
 
 class Aborted extends Error {}
 
-export function runReal(main: Thread, world: RealWorldApi, checkers: readonly Checker[], opts: RealRunOptions = {}): Promise<RealOutcome> {
+export function runReal(
+  main: Thread,
+  world: RealWorldApi,
+  checkers: readonly Checker[],
+  opts: RealRunOptions = {},
+): Promise<RealOutcome> {
   return new RealRun(world, checkers, opts).run(main);
 }
 
@@ -53,7 +58,10 @@ class RealRun implements RunView {
   readonly spuriousLeft = 0;
   readonly limits = DEFAULT_LIMITS;
   private readonly mx = new RealMutex();
-  private readonly cvs: Record<CvName, RealCondVar> = { cv: new RealCondVar('cv'), cv_take: new RealCondVar('cv_take') };
+  private readonly cvs: Record<CvName, RealCondVar> = {
+    cv: new RealCondVar('cv'),
+    cv_take: new RealCondVar('cv_take'),
+  };
   private readonly events: RealEvent[] = [];
   private readonly tasks: Promise<void>[] = [];
   private readonly started = performance.now();
@@ -205,7 +213,14 @@ class RealRun implements RunView {
 
   private mark(th: RealThread, op: MarkOp): void {
     if (this.traced) {
-      this.note(th, op.k === 'mark' ? `# ${op.what} ${op.detail ?? ''}` : op.k === 'call' ? describeCall(op.call) : describeReturn(op.ret));
+      this.note(
+        th,
+        op.k === 'mark'
+          ? `# ${op.what} ${op.detail ?? ''}`
+          : op.k === 'call'
+            ? describeCall(op.call)
+            : describeReturn(op.ret),
+      );
     }
     for (const c of this.checkers) c.onMark?.(this, th, op);
   }

@@ -92,7 +92,8 @@ export class RealTransfers {
     const expert = Math.floor(key / 3);
     const E = this.model.shape.experts;
     const p = this.placement(Math.floor(expert / E), expert % E, part);
-    if (c.status !== 0) this.stats.failures.push(`upload landing L${Math.floor(expert / E)}E${expert % E}.${part}: ${c.message}`);
+    if (c.status !== 0)
+      this.stats.failures.push(`upload landing L${Math.floor(expert / E)}E${expert % E}.${part}: ${c.message}`);
     this.stats.land(p.dataBytes + 4 * p.nscales, c.doneNs);
   }
 }

@@ -137,7 +137,12 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.expectedCombines = opts.steps * model.shape.layers;
     this.combined = new CombineLedger(model.shape.layers);
     this.transfers = new RealTransfers(lib, engine, model, this.ledger, this.ram, this.stats);
-    this.completions = new CompletionQueue(lib, engine, (c) => this.transfers.landed(c), (m) => this.stats.failures.push(m));
+    this.completions = new CompletionQueue(
+      lib,
+      engine,
+      (c) => this.transfers.landed(c),
+      (m) => this.stats.failures.push(m),
+    );
     this.handlers = this.makeHandlers();
   }
 
@@ -173,7 +178,10 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     const before = this.held[dev] ?? 0;
     this.refreshHeld(dev);
     if (st.code === 0 && this.ledger.reclaims && (this.held[dev] ?? 0) >= before) {
-      throw new Violation('VARIANT-FILL-ONCE', `device ${dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`);
+      throw new Violation(
+        'VARIANT-FILL-ONCE',
+        `device ${dev}: freeing ${t.shadow.part} gave nothing back (the backend holds ${before} bytes before and after), yet it says it reclaims`,
+      );
     }
   }
 
@@ -251,7 +259,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       takeGroup: (op) => this.takeGroup(op.dev),
       uploadDense: (op) => this.timed('ffi', () => sealOrNull(this.uploadDense(op.dev, op.index))),
       denseGemv: (op) => this.denseGemv(op.dev, op.index, open<RealTensor>(op.tensor), op.inBuf, op.outBuf),
-      trunkBegin: (op) => this.timed('trunk', () => this.int8Trunk('trunkBegin').beginLayer(op.layer, () => this.inputToken(op.token))),
+      trunkBegin: (op) =>
+        this.timed('trunk', () => this.int8Trunk('trunkBegin').beginLayer(op.layer, () => this.inputToken(op.token))),
       attention: (op) => this.timed('trunk', () => this.int8Trunk('attention').attention(op.layer)),
       denseCpu: (op) => this.timed('trunk', () => this.int8Trunk('a CPU trunk GEMV').onCpu(op.index)),
       readHeat: () => (this.opts.heatPath === null ? null : readHeatBytes(this.opts.heatPath, this.stats.failures)),
@@ -265,7 +274,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       },
       ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
       loadRam: (op) => {
-        if (op.why === 'warmstart' && (this.opts.hostFaults?.loadFails ?? []).includes(this.warmstartLoads++)) return null;
+        if (op.why === 'warmstart' && (this.opts.hostFaults?.loadFails ?? []).includes(this.warmstartLoads++))
+          return null;
         return this.timed('ffi', () => seal(this.ram.load(op.layer, op.eid)));
       },
       freeRam: (op) => {
@@ -273,7 +283,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         if (ram !== null) this.timed('ffi', () => this.ram.release(ram));
       },
       recycleRam: (op) => this.timed('ffi', () => this.ram.release(open<RealRam>(op.ram))),
-      cpuExpert: (op) => this.timed('cpuExperts', () => seal(this.cpuExpert(op.layer, op.eid, op.ram, open<Activation>(op.input)))),
+      cpuExpert: (op) =>
+        this.timed('cpuExperts', () => seal(this.cpuExpert(op.layer, op.eid, op.ram, open<Activation>(op.input)))),
       combine: (op) => this.timed('trunk', () => this.combine(op.token, op.layer, op.parts)),
       finishToken: () =>
         this.timed('trunk', () => {
@@ -286,18 +297,25 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
 
   /** A resident trunk GEMV on its device, holding the dense buffers it names while it runs. */
   private denseGemv(dev: number, index: number, t: RealTensor, inBuf: string, outBuf: string): void {
-    if (!t.shadow.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${dev} reads freed trunk matrix #${index}`);
+    if (!t.shadow.alive)
+      throw new Violation('MEM-DEVICE', `dense GEMV on device ${dev} reads freed trunk matrix #${index}`);
     const who = `dense GEMV on device ${dev}`;
     this.ledger.claim(inBuf, who);
     this.ledger.claim(outBuf, who);
-    this.timed('trunk', () => this.int8Trunk('a dense GEMV').onDevice(index, (x, y) => this.lib.denseMatvec(this.engine, dev, t.ptr, x, y)));
+    this.timed('trunk', () =>
+      this.int8Trunk('a dense GEMV').onDevice(index, (x, y) => this.lib.denseMatvec(this.engine, dev, t.ptr, x, y)),
+    );
     this.ledger.release(inBuf);
     this.ledger.release(outBuf);
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
     const tensors = rows.map((r) => r.tensors.map((h) => open<RealTensor>(h)));
-    this.ledger.openGroup(dev, tensors.flat().map((t) => t.shadow), `group on device ${dev}`);
+    this.ledger.openGroup(
+      dev,
+      tensors.flat().map((t) => t.shadow),
+      `group on device ${dev}`,
+    );
     const x = this.block.subarray(rowOffset * this.H, (rowOffset + rows.length) * this.H);
     const ptrs = (i: number) => tensors.map((ts) => ts[i]?.ptr ?? null);
     const tag = 2 * ++this.groupTags + 1;

@@ -46,7 +46,14 @@ export class Trunk implements DecodeTrunk {
     this.x = new Float32Array(H);
     this.kcache = model.layers.map(() => new Float32Array(maxPositions * H));
     this.vcache = model.layers.map(() => new Float32Array(maxPositions * H));
-    this.scratch = { a: new Float32Array(H), q: new Float32Array(H), k: new Float32Array(H), v: new Float32Array(H), o: new Float32Array(H), wo: new Float32Array(H) };
+    this.scratch = {
+      a: new Float32Array(H),
+      q: new Float32Array(H),
+      k: new Float32Array(H),
+      v: new Float32Array(H),
+      o: new Float32Array(H),
+      wo: new Float32Array(H),
+    };
     this.routerLogits = new Float32Array(model.shape.experts);
     this.logits = new Float32Array(model.shape.vocab);
   }
