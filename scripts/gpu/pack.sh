@@ -28,8 +28,10 @@ done
 
 cp -r node_modules/koffi "$out/node_modules/"
 cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
-# koffi is loaded with require(); the alias keeps clear of sources that import createRequire themselves
-banner="import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);"
+# koffi is loaded with require(), and bundled CommonJS (the TypeScript compiler, which the
+# search's instrumented frames use) reads __filename; the aliases keep clear of sources
+# that import createRequire or fileURLToPath themselves
+banner="import { createRequire as bundleRequire } from 'node:module'; import { fileURLToPath as bundlePath } from 'node:url'; const require = bundleRequire(import.meta.url); const __filename = bundlePath(import.meta.url); const __dirname = bundlePath(new URL('.', import.meta.url));"
 for entry in src/cli/oracle.ts src/cli/bench.ts src/cli/native_defects.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
