@@ -99,7 +99,11 @@ export const MUTANT_TRIALS: readonly Trial[] = [
       );
     },
   },
-  { id: 'D5', what: '--jobs 0', run: (w) => refused(w, /--jobs wants an integer in \[1, 1024\], got '0'/, '--jobs', '0') },
+  {
+    id: 'D5',
+    what: '--jobs 0',
+    run: (w) => refused(w, /--jobs wants an integer in \[1, 1024\], got '0'/, '--jobs', '0'),
+  },
   {
     id: 'D6',
     what: '--jobs abc, --jobs=-3',

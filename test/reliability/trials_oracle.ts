@@ -578,7 +578,11 @@ export const ENVIRONMENT_TRIALS: readonly Trial[] = [
           r.stdout + r.stderr,
         );
       return okIf(
-        r.code === 0 && line && /\d+ skipped/.test(r.stdout) && !/failed/.test(r.stdout) && missingVulkanPieces().length === 0,
+        r.code === 0 &&
+          line &&
+          /\d+ skipped/.test(r.stdout) &&
+          !/failed/.test(r.stdout) &&
+          missingVulkanPieces().length === 0,
         `exit ${r.code}${line ? ', skipped with the line' : ''}`,
       );
     },
