@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { dporSearch } from '../../model/explore/dpor_search.js';
 import type { Subject } from '../../model/explore/subject.js';
-import type { Strategy } from '../../model/rt/strategy.js';
-import { allTraceNames, Recorder, traceName } from './trace_classes.js';
+import { allTraceNames, Recorder, recording } from './trace_classes.js';
 import {
   lockedIncrement,
   nothing,
@@ -21,41 +20,6 @@ import {
   waitFor,
   writeCounter,
 } from './toy_subject.js';
-
-/** Runs the subject and names the trace of every schedule the search completes. */
-function recording(subject: Subject, names: Set<string>): Subject {
-  return {
-    checks: subject.checks,
-    spuriousWakeups: subject.spuriousWakeups,
-    run(strategy: Strategy, probe) {
-      const rec = new Recorder([], subject.checks);
-      const both: Strategy = {
-        name: 'both',
-        path: strategy.path,
-        pick: (n, kind, ctx) => {
-          const o = strategy.pick(n, kind, ctx);
-          rec.pick(n, kind, ctx);
-          rec.path[rec.path.length - 1] = o;
-          const last = rec.steps[rec.steps.length - 1];
-          if (kind === 'wake' && last !== undefined) last.choice = o;
-          return o;
-        },
-        onStep: (th, holds, step) => {
-          strategy.onStep?.(th, holds, step);
-          rec.onStep(th, holds);
-        },
-        onSpurious: (th) => {
-          strategy.onSpurious?.(th);
-          rec.onSpurious(th);
-        },
-      };
-      const r = subject.run(both, probe);
-      void probe;
-      names.add(traceName(rec.steps, 'dpor'));
-      return r;
-    },
-  };
-}
 
 const programs: [string, Subject][] = [
   ['independent ops', toySubject(spawner([steps([output, output]), steps([writeCounter(3), writeCounter(4)])]))],

@@ -9,11 +9,10 @@ import { dporSearch } from '../../model/explore/dpor_search.js';
 import { mergeShards, type ShardResult } from '../../model/explore/shard_merge.js';
 import type { Subject } from '../../model/explore/subject.js';
 import { scenarioSubject } from '../../model/explore/subject.js';
-import type { Strategy } from '../../model/rt/strategy.js';
 import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
-import { Recorder, traceName } from './trace_classes.js';
+import { recording } from './trace_classes.js';
 import {
   lockedIncrement,
   racyIncrement,
@@ -24,40 +23,6 @@ import {
   setAndWake,
   writeCounter,
 } from './toy_subject.js';
-
-/** Names the trace of every schedule the search completes (as dpor.test.ts does). */
-function recording(subject: Subject, names: Set<string>): Subject {
-  return {
-    checks: subject.checks,
-    spuriousWakeups: subject.spuriousWakeups,
-    run(strategy: Strategy, probe) {
-      const rec = new Recorder([], subject.checks);
-      const both: Strategy = {
-        name: 'both',
-        path: strategy.path,
-        pick: (n, kind, ctx) => {
-          const o = strategy.pick(n, kind, ctx);
-          rec.pick(n, kind, ctx);
-          rec.path[rec.path.length - 1] = o;
-          const last = rec.steps[rec.steps.length - 1];
-          if (kind === 'wake' && last !== undefined) last.choice = o;
-          return o;
-        },
-        onStep: (th, holds, step) => {
-          strategy.onStep?.(th, holds, step);
-          rec.onStep(th, holds);
-        },
-        onSpurious: (th) => {
-          strategy.onSpurious?.(th);
-          rec.onSpurious(th);
-        },
-      };
-      const r = subject.run(both, probe);
-      names.add(traceName(rec.steps, 'dpor'));
-      return r;
-    },
-  };
-}
 
 const toys: [string, Subject][] = [
   ['lost updates, three threads', toySubject(spawner([racyIncrement(), racyIncrement(), steps([writeCounter(7)])]))],

@@ -106,4 +106,38 @@ export function allTraceNames(subject: Subject, relation: Relation = 'sleep'): {
   return { runs, names };
 }
 
+/** Wraps a subject so that the trace class (DPOR relation) of every schedule the search completes lands in `names`. */
+export function recording(subject: Subject, names: Set<string>): Subject {
+  return {
+    checks: subject.checks,
+    spuriousWakeups: subject.spuriousWakeups,
+    run(strategy: Strategy, probe) {
+      const rec = new Recorder([], subject.checks);
+      const both: Strategy = {
+        name: 'both',
+        path: strategy.path,
+        pick: (n, kind, ctx) => {
+          const o = strategy.pick(n, kind, ctx);
+          rec.pick(n, kind, ctx);
+          rec.path[rec.path.length - 1] = o;
+          const last = rec.steps[rec.steps.length - 1];
+          if (kind === 'wake' && last !== undefined) last.choice = o;
+          return o;
+        },
+        onStep: (th, holds, step) => {
+          strategy.onStep?.(th, holds, step);
+          rec.onStep(th, holds);
+        },
+        onSpurious: (th) => {
+          strategy.onSpurious?.(th);
+          rec.onSpurious(th);
+        },
+      };
+      const r = subject.run(both, probe);
+      names.add(traceName(rec.steps, 'dpor'));
+      return r;
+    },
+  };
+}
+
 export { Recorder };
