@@ -27,6 +27,7 @@ import { MxRole, type EventFp } from './dependence.js';
 import type { CacheEntry, DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSingle } from './wakeup_tree.js';
+import { isSubset } from './sorted_sets.js';
 
 export class StateCache {
   private readonly map = new Map<number, CacheEntry[]>();
@@ -116,14 +117,4 @@ function backtrackThread(node: DporNode | undefined, t: number): number {
   for (const en of own.length > 0 ? own : node.enabled)
     if (insertSingle(node.wut, sleep, { key: en.key, choice: -1, fp: en.fp })) added++;
   return added;
-}
-
-function isSubset(small: readonly number[], big: readonly number[]): boolean {
-  let j = 0;
-  for (const x of small) {
-    while (j < big.length && (big[j] ?? 0) < x) j++;
-    if (j >= big.length || big[j] !== x) return false;
-    j++;
-  }
-  return true;
 }

@@ -40,6 +40,7 @@ import type { ThreadCounters } from './state_digest.js';
 import { Hasher } from './digest_hash.js';
 import { ThreadPositions } from './thread_position.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
+import { isSubset } from './sorted_sets.js';
 
 /** Thrown to end a run whose continuation is covered elsewhere. */
 export class SleepBlocked extends Error {
@@ -305,14 +306,4 @@ function childSleep(node: ChoiceNode, option: number): SleepEntry[] {
     else if (cost >= e.cost + 1) out.push({ key: e.key, fp: e.fp, unbounded: false });
   }
   return out;
-}
-
-function isSubset(small: readonly number[], big: readonly number[]): boolean {
-  let j = 0;
-  for (const x of small) {
-    while (j < big.length && (big[j] ?? 0) < x) j++;
-    if (j >= big.length || big[j] !== x) return false;
-    j++;
-  }
-  return true;
 }
