@@ -63,6 +63,7 @@ typedef struct tl_ram_slab {
   int nchunks, cap_chunks;
   tl_ram_slot *free_slots;
   size_t nfree, cap_free;
+  size_t ncut; /* slots cut from all chunks: the free stack must hold them all */
 } tl_ram_slab;
 
 typedef struct tl_ram_pool {

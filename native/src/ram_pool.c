@@ -65,8 +65,9 @@ static int add_chunk(tl_ram_pool *pool, tl_ram_slab *s, char *err, size_t cap) {
     s->chunks = c;
     s->cap_chunks = n;
   }
-  /* room on the free stack first, so a chunk once mapped is never lost */
-  while (s->cap_free < s->nfree + per) {
+  /* room on the free stack first, for every slot ever cut and not only the free ones:
+   * a chunk is added while slots are held, and they all come back */
+  while (s->cap_free < s->ncut + per) {
     size_t n = s->cap_free > 0 ? s->cap_free * 2 : 16;
     tl_ram_slot *f = realloc(s->free_slots, n * sizeof *f);
     if (f == NULL) return tl_fail(err, cap, TL_E_OOM, "RAM pool: host out of memory");
@@ -90,6 +91,7 @@ static int add_chunk(tl_ram_pool *pool, tl_ram_slab *s, char *err, size_t cap) {
     }
   }
   s->chunks[s->nchunks++] = c;
+  s->ncut += per;
   pool->host_bytes += bytes;
   if (c->pin != NULL) pool->pinned_bytes += bytes;
   for (size_t i = per; i-- > 0;) {

@@ -198,9 +198,45 @@ static void expert_ram_checks(void) {
   CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK); /* frees the three copies */
 }
 
+/* Chunks added while every slot is held (4, 8 and 16 slots of 1 MiB): when all copies
+ * are freed, every slot is back on the free stack, and loading them again maps nothing. */
+static void pool_reuses_every_slot(void) {
+  enum { N = 28, ROWS = 1000, COLS = 1000 };
+  char err[ERR_CAP];
+  tl_engine *eng = fx_engine(1, 0);
+  const size_t wbytes = (size_t)ROWS * COLS, bytes = wbytes + ROWS * sizeof(float);
+  unsigned char *buf = calloc(1, bytes);
+  if (eng == NULL || buf == NULL) {
+    CHECK(0);
+    free(buf);
+    return;
+  }
+  float *scales = (float *)(buf + wbytes);
+  for (int i = 0; i < ROWS; i++) scales[i] = 0.01f;
+  const tl_part part = {TL_FMT_I8_ROW, ROWS, COLS, 0, 0, wbytes};
+  tl_ram *held[N] = {0};
+  uint64_t copies = 0, host = 0, host_again = 0, pinned = 0;
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < N; i++) {
+      CHECK_CODE(tl_ram_load_mem(eng, buf, bytes, &part, 1, &held[i], err, sizeof err), TL_OK);
+    }
+    CHECK(copies_of(eng) == N);
+    CHECK_CODE(
+        tl_ram_stats(eng, &copies, round == 0 ? &host : &host_again, &pinned, err, sizeof err),
+        TL_OK);
+    for (int i = 0; i < N; i++) CHECK_CODE(tl_ram_free(eng, held[i], err, sizeof err), TL_OK);
+    CHECK(copies_of(eng) == 0);
+  }
+  CHECK(host_again == host);
+  free(buf);
+  CHECK_CODE(tl_engine_destroy(eng, err, sizeof err), TL_OK);
+}
+
 void suite_ram(void) {
   th_run("ram: loads check shapes, bounds and scales, and name the part", load_checks);
   th_run("ram: a file load equals a memory load; bad files are refused", load_file);
   th_run("ram: staging references keep freed RAM bytes for uploads", staging_lifetime);
   th_run("ram: tl_expert_cpu_ram checks its copy and the table", expert_ram_checks);
+  th_run("ram: every slot returns to the pool, also from chunks added while all were held",
+         pool_reuses_every_slot);
 }
