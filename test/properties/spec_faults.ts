@@ -119,8 +119,7 @@ export const SPEC_FAULTS: Record<string, FaultCase> = {
     *main(tier) {
       yield* tier.init();
       yield LOCK;
-      const row = tier.st.slots[0];
-      if (row !== undefined) row[0] = { ...slotOf(tier.st, 0, 0), home: 1 };
+      Object.assign(slotOf(tier.st, 0, 0), { home: 1 });
       yield UNLOCK;
       yield* tier.planFill();
     },

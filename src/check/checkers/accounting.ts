@@ -6,11 +6,13 @@ import type { Checker } from '../checker.js';
 import { Violation } from '../violation.js';
 import { deviceFootprint } from '../allocator.js';
 import type { CheckContext } from '../checked_world.js';
+import { TIER_SLOT_FIELDS, watchOf, type TableReader, type TableWatch } from '../table_watch.js';
+import type { Slot } from '../../tier/state.js';
 
 export function accountingChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
   const devices = st.cfg.devices;
-  const charged = new Array<number>(devices).fill(0);
+  const slotTotals = new SlotTotals(ctx);
   // the budget init granted: a device-full failure lowers budget to used, and on a
   // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
   const granted = new Array<number>(devices).fill(0);
@@ -62,27 +64,8 @@ export function accountingChecker(ctx: CheckContext): Checker {
       return h;
     },
     onQuiescent() {
-      charged.fill(0);
-      let queued = 0;
-      for (const row of st.slots) {
-        for (const slot of row) {
-          if (slot.queued) queued++;
-          if (slot.resident || slot.queued || slot.planned) charged[slot.home] = (charged[slot.home] ?? 0) + 1;
-          if (slot.resident) {
-            const tensors = slot.tensors;
-            if (tensors === null)
-              throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
-            let bytes = 0;
-            for (const t of tensors) bytes += world.deviceBytes(t);
-            if (bytes !== st.expBytes) {
-              throw new Violation(
-                'ACC-FOOTPRINT',
-                `L${slot.layer}E${slot.eid} takes ${bytes} device bytes but the tier charges ${st.expBytes}`,
-              );
-            }
-          }
-        }
-      }
+      const queued = slotTotals.update();
+      const charged = slotTotals.charged;
       if (st.inflight !== queued) {
         throw new Violation('ACC-INFLIGHT', `inflight=${st.inflight} but ${queued} experts are queued`);
       }
@@ -130,6 +113,89 @@ export function accountingChecker(ctx: CheckContext): Checker {
       }
     },
   };
+}
+
+/**
+ * The slots' part of the accounting, kept up to date from the slots written since the
+ * last release (table_watch.ts): experts queued, experts charged per home device, and
+ * each resident slot's tensors against the tier's expert size, checked when the slot or
+ * that size changes (a slot that passed and did not change passes still).
+ */
+class SlotTotals {
+  /** experts resident, queued or planned, per home device */
+  readonly charged: number[] = [];
+  private queued = 0;
+  private home: number[] = [];
+  private isQueued: boolean[] = [];
+  private expBytes = -1;
+  private readonly watch: TableWatch;
+  private readonly reader: TableReader;
+
+  constructor(private readonly ctx: CheckContext) {
+    this.watch = watchOf(ctx.st, TIER_SLOT_FIELDS);
+    this.reader = this.watch.reader();
+  }
+
+  /** Brings the totals up to the table; returns the experts queued. */
+  update(): number {
+    const st = this.ctx.st;
+    this.watch.look(st.slots);
+    let changed = this.reader.take();
+    if (st.expBytes !== this.expBytes) changed = 'all';
+    this.expBytes = st.expBytes;
+    if (changed === 'all') {
+      this.charged.length = 0;
+      for (let d = 0; d < st.cfg.devices; d++) this.charged.push(0);
+      this.queued = 0;
+      if (this.watch.scansWhole) {
+        // nothing to remember per slot: the next look scans the whole table again
+        for (const row of st.slots) for (const slot of row) this.countOnce(slot);
+        return this.queued;
+      }
+      this.home = [];
+      this.isQueued = [];
+      let i = 0;
+      for (const row of st.slots) for (const slot of row) this.count(i++, slot);
+    } else {
+      const experts = st.slots[0]?.length ?? 0;
+      for (const i of changed) {
+        const slot = st.slots[Math.floor(i / experts)]?.[i % experts];
+        if (slot !== undefined) this.count(i, slot);
+      }
+    }
+    return this.queued;
+  }
+
+  private count(i: number, slot: Slot): void {
+    const was = this.home[i];
+    if (was !== undefined && was >= 0) this.charged[was] = (this.charged[was] ?? 0) - 1;
+    if (this.isQueued[i] === true) this.queued--;
+    const charges = slot.resident || slot.queued || slot.planned;
+    this.home[i] = charges ? slot.home : -1;
+    if (charges) this.charged[slot.home] = (this.charged[slot.home] ?? 0) + 1;
+    this.isQueued[i] = slot.queued;
+    if (slot.queued) this.queued++;
+    if (slot.resident) this.checkResident(slot);
+  }
+
+  private countOnce(slot: Slot): void {
+    if (slot.queued) this.queued++;
+    if (slot.resident || slot.queued || slot.planned) this.charged[slot.home] = (this.charged[slot.home] ?? 0) + 1;
+    if (slot.resident) this.checkResident(slot);
+  }
+
+  private checkResident(slot: Slot): void {
+    const tensors = slot.tensors;
+    if (tensors === null) throw new Violation('ACC-INFLIGHT', `L${slot.layer}E${slot.eid} is resident without tensors`);
+    let bytes = 0;
+    for (const t of tensors) bytes += this.ctx.world.deviceBytes(t);
+    if (bytes !== this.ctx.st.expBytes) {
+      throw new Violation(
+        'ACC-FOOTPRINT',
+        `L${slot.layer}E${slot.eid} takes ${bytes} device bytes but the tier charges ${this.ctx.st.expBytes}`,
+      );
+    }
+  }
 }
 
 /** One step of a 32-bit multiplicative hash (values beyond 32 bits fold their high part in). */

@@ -19,7 +19,11 @@ const diff = (field: string, spec: unknown, tier: unknown): Difference => ({
   tier: String(tier),
 });
 
-export function firstDifference(s: SpecState, t: TierState): Difference | null {
+/**
+ * `changed`: the row-major indices of the slots either side wrote since the last
+ * comparison found no difference (table_watch.ts), or 'all'; the others still agree.
+ */
+export function firstDifference(s: SpecState, t: TierState, changed: readonly number[] | 'all'): Difference | null {
   const c = s.counters;
   const k = t.counters;
   if (c.uploads !== k.uploads) return diff('counters.uploads', c.uploads, k.uploads);
@@ -33,7 +37,7 @@ export function firstDifference(s: SpecState, t: TierState): Difference | null {
   if (s.active !== t.active) return diff('active', s.active, t.active);
   if (s.stop !== t.stop) return diff('stop', s.stop, t.stop);
   if (!s.active) return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);
-  return scalars(s, t) ?? devices(s, t) ?? ring(s, t) ?? groups(s, t) ?? slots(s, t);
+  return scalars(s, t) ?? devices(s, t) ?? ring(s, t) ?? groups(s, t) ?? slots(s, t, changed);
 }
 
 function scalars(s: SpecState, t: TierState): Difference | null {
@@ -97,36 +101,53 @@ function groups(s: SpecState, t: TierState): Difference | null {
   return null;
 }
 
-function slots(s: SpecState, t: TierState): Difference | null {
-  const devices = s.cfg.devices;
+function slots(s: SpecState, t: TierState, changed: readonly number[] | 'all'): Difference | null {
+  if (s.slots.length !== t.slots.length) return diff('slots', s.slots.length, t.slots.length);
   for (let l = 0; l < s.slots.length; l++) {
-    const row = s.slots[l] ?? [];
+    const n = s.slots[l]?.length ?? 0;
     const trow = t.slots[l];
-    if (trow === undefined || trow.length !== row.length) return diff(`slots[${l}]`, row.length, trow?.length ?? 0);
-    for (let e = 0; e < row.length; e++) {
-      const a = row[e];
-      const b = trow[e];
-      if (a === undefined || b === undefined) continue;
-      if (
-        b.home === e % devices &&
-        a.heat === b.heat &&
-        a.resident === b.resident &&
-        a.queued === b.queued &&
-        a.planned === b.planned &&
-        a.tensors === (b.tensors !== null) &&
-        a.ram === (b.ram !== null)
-      ) {
-        continue;
-      }
-      const at = `L${l}E${e}`;
-      if (b.home !== e % devices) return diff(`${at}.home`, `device ${e % devices}`, `device ${b.home}`);
-      if (a.heat !== b.heat) return diff(`${at}.heat`, a.heat, b.heat);
-      if (a.resident !== b.resident) return diff(`${at}.resident`, a.resident, b.resident);
-      if (a.queued !== b.queued) return diff(`${at}.queued`, a.queued, b.queued);
-      if (a.planned !== b.planned) return diff(`${at}.planned`, a.planned, b.planned);
-      if (a.tensors !== (b.tensors !== null)) return diff(`${at}.tensors`, a.tensors, b.tensors !== null);
-      return diff(`${at}.ram`, a.ram, b.ram !== null);
-    }
+    if (trow === undefined || trow.length !== n) return diff(`slots[${l}]`, n, trow?.length ?? 0);
   }
-  return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);
+  const experts = s.slots[0]?.length ?? 0;
+  if (changed === 'all') {
+    for (let i = 0; i < s.slots.length * experts; i++) {
+      const d = slotDifference(s, t, i, experts);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  for (const i of changed) {
+    const d = slotDifference(s, t, i, experts);
+    if (d !== null) return d;
+  }
+  return null;
+}
+
+/** Slot i (row-major) of both sides: the first field on which they disagree. */
+function slotDifference(s: SpecState, t: TierState, i: number, experts: number): Difference | null {
+  const l = Math.floor(i / experts);
+  const e = i % experts;
+  const a = s.slots[l]?.[e];
+  const b = t.slots[l]?.[e];
+  if (a === undefined || b === undefined) return null;
+  const devices = s.cfg.devices;
+  if (
+    b.home === e % devices &&
+    a.heat === b.heat &&
+    a.resident === b.resident &&
+    a.queued === b.queued &&
+    a.planned === b.planned &&
+    a.tensors === (b.tensors !== null) &&
+    a.ram === (b.ram !== null)
+  ) {
+    return null;
+  }
+  const at = `L${l}E${e}`;
+  if (b.home !== e % devices) return diff(`${at}.home`, `device ${e % devices}`, `device ${b.home}`);
+  if (a.heat !== b.heat) return diff(`${at}.heat`, a.heat, b.heat);
+  if (a.resident !== b.resident) return diff(`${at}.resident`, a.resident, b.resident);
+  if (a.queued !== b.queued) return diff(`${at}.queued`, a.queued, b.queued);
+  if (a.planned !== b.planned) return diff(`${at}.planned`, a.planned, b.planned);
+  if (a.tensors !== (b.tensors !== null)) return diff(`${at}.tensors`, a.tensors, b.tensors !== null);
+  return diff(`${at}.ram`, a.ram, b.ram !== null);
 }

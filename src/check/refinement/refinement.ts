@@ -24,6 +24,7 @@ import { UploaderThread } from '../../spec/uploader.js';
 import type { CheckedWorld } from '../checked_world.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { Violation } from '../violation.js';
+import { SPEC_SLOT_FIELDS, TIER_SLOT_FIELDS, watchOf, type TableReader, type TableWatch } from '../table_watch.js';
 import { firstDifference, type Difference } from './abstraction.js';
 import { ObservedIo, type Observed } from './observed_io.js';
 import { specCallOf, specConfigOf } from './spec_calls.js';
@@ -38,6 +39,11 @@ export class RefinementChecker implements Checker {
   readonly spec: SpecState;
   private readonly threads = new Map<number, Tracked>();
   private readonly io: ObservedIo;
+  // the slots either side wrote since the last comparison: only those can differ now
+  private readonly tierWatch: TableWatch;
+  private readonly specWatch: TableWatch;
+  private readonly tierSlots: TableReader;
+  private readonly specSlots: TableReader;
 
   constructor(
     private readonly st: TierState,
@@ -45,6 +51,10 @@ export class RefinementChecker implements Checker {
   ) {
     this.spec = newSpecState(specConfigOf(st.cfg));
     this.io = new ObservedIo(world);
+    this.tierWatch = watchOf(st, TIER_SLOT_FIELDS);
+    this.specWatch = watchOf(this.spec, SPEC_SLOT_FIELDS);
+    this.tierSlots = this.tierWatch.reader();
+    this.specSlots = this.specWatch.reader();
   }
 
   onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
@@ -120,7 +130,9 @@ export class RefinementChecker implements Checker {
   }
 
   private compare(th: ThreadView, t: Tracked): void {
-    const d = firstDifference(this.spec, this.st);
+    this.tierWatch.look(this.st.slots);
+    this.specWatch.look(this.spec.slots);
+    const d = firstDifference(this.spec, this.st, changedOnEitherSide(this.tierSlots.take(), this.specSlots.take()));
     if (d !== null)
       this.fail(refine(this.familyOf(t), d, t), th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
   }
@@ -135,6 +147,13 @@ export class RefinementChecker implements Checker {
   private fail(family: SpecFamily, th: ThreadView, t: Tracked, what: string): never {
     throw new Violation(family, `${th.name} in ${t.name}: ${what}`);
   }
+}
+
+function changedOnEitherSide(a: number[] | 'all', b: number[] | 'all'): number[] | 'all' {
+  if (a === 'all' || b === 'all') return 'all';
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
 
 const UNCHANGED: Step = { release: 'unlock' };

@@ -1,0 +1,205 @@
+/**
+ * Which slots of a slot table (the tier's, or the reference's) were written since a
+ * checker last looked, so that a check at every release of mx costs what changed and
+ * not the size of the table.
+ *
+ * Why: the refinement and accounting checks compare or sum every slot at every release;
+ * on a real model (thousands of experts) those scans, not the tier, bounded the
+ * warmstart, and they grew with the table (a 16 GiB fill ran at 7 % of the copy rate).
+ * How: when a table is first seen, each slot's watched fields become accessors over a
+ * hidden record (one shared getter and setter per field, so every slot keeps one shape),
+ * and a write marks the slot for every reader. The rows are frozen: a slot is never
+ * replaced in its row (a write that tried would throw, not go unseen). A new table, a
+ * new row or a row of another length is seen at the next look, and then every slot
+ * counts as written. Tables under WATCH_MIN_SLOTS are not watched at all: every look
+ * reports all of them (accessors make each read of a slot dearer, which only pays off
+ * where a scan is long).
+ * Invariant: a slot not reported since a reader's last look has the watched values it
+ * had then; reads and writes through the accessors see exactly the values written.
+ */
+
+import type { Slot } from '../tier/state.js';
+import type { SpecSlot } from '../spec/state.js';
+
+/** What the checkers read of a tier slot (everything but its constant layer and eid). */
+export const TIER_SLOT_FIELDS: readonly (keyof Slot)[] = [
+  'home',
+  'heat',
+  'resident',
+  'queued',
+  'planned',
+  'tensors',
+  'ram',
+];
+export const SPEC_SLOT_FIELDS: readonly (keyof SpecSlot)[] = [
+  'heat',
+  'resident',
+  'queued',
+  'planned',
+  'tensors',
+  'ram',
+];
+
+const RECORD: unique symbol = Symbol('watched slot');
+
+interface SlotRecord {
+  readonly values: Record<string, unknown>;
+  readonly index: number;
+  readonly watch: TableWatch;
+  /** the table it was instrumented for: a slot of a table left behind marks nothing */
+  readonly generation: number;
+}
+
+type Watched = { [RECORD]?: SlotRecord };
+
+/** One accessor pair per field name, shared by every watched slot. */
+const accessors = new Map<string, PropertyDescriptor>();
+
+function accessorFor(field: string): PropertyDescriptor {
+  let d = accessors.get(field);
+  if (d === undefined) {
+    d = {
+      get(this: Watched): unknown {
+        return this[RECORD]?.values[field];
+      },
+      set(this: Watched, v: unknown): void {
+        const r = this[RECORD];
+        if (r === undefined) return;
+        r.values[field] = v;
+        r.watch.wrote(r.index, r.generation);
+      },
+      enumerable: true,
+      configurable: false,
+    };
+    accessors.set(field, d);
+  }
+  return d;
+}
+
+/** A reader's view: the slots written since it last took them. */
+export class TableReader {
+  private flags = new Uint8Array(0);
+  private list: number[] = [];
+  private all = true;
+
+  /** @internal the watch's record of a write */
+  add(i: number): void {
+    if (this.all || i >= this.flags.length || this.flags[i] === 1) return;
+    this.flags[i] = 1;
+    this.list.push(i);
+  }
+
+  /** @internal a new table: everything counts as written */
+  reset(size: number): void {
+    this.flags = new Uint8Array(size);
+    this.list = [];
+    this.all = true;
+  }
+
+  /** Row-major indices written since the last take, in order, or 'all'. */
+  take(): number[] | 'all' {
+    if (this.all) {
+      this.all = this.flags.length === 0;
+      this.list = [];
+      return 'all';
+    }
+    const out = this.list.sort((a, b) => a - b);
+    for (const i of out) this.flags[i] = 0;
+    this.list = [];
+    return out;
+  }
+}
+
+/**
+ * Tables of fewer slots are scanned whole: the simulator's configurations (tens of
+ * slots) run faster so, a real model's (hundreds to thousands) far slower.
+ */
+export const WATCH_MIN_SLOTS = 256;
+
+/** The one watch of each slot table's owner (a tier's state, a reference's state). */
+const watches = new WeakMap<object, TableWatch>();
+
+export function watchOf(owner: object, fields: readonly string[]): TableWatch {
+  let w = watches.get(owner);
+  if (w === undefined) {
+    w = new TableWatch(fields);
+    watches.set(owner, w);
+  } else if (fields.some((f) => !w?.fields.includes(f))) {
+    throw new Error(`internal error: one table watched for different fields (${fields.join(', ')})`);
+  }
+  return w;
+}
+
+export class TableWatch {
+  private table: readonly object[][] | null = null;
+  private rows: readonly object[][] = [];
+  private readonly readers: TableReader[] = [];
+
+  private small = true;
+  private generation = 0;
+
+  /** minSlots: tables smaller than this are not watched (scanned whole at every look) */
+  constructor(
+    readonly fields: readonly string[],
+    private readonly minSlots = WATCH_MIN_SLOTS,
+  ) {}
+
+  /** Whether readers of this table get 'all' at every take (it is small). */
+  get scansWhole(): boolean {
+    return this.small;
+  }
+
+  reader(): TableReader {
+    const r = new TableReader();
+    this.readers.push(r);
+    return r;
+  }
+
+  /** @internal */
+  wrote(i: number, generation: number): void {
+    if (generation !== this.generation) return;
+    for (const r of this.readers) r.add(i);
+  }
+
+  /**
+   * Brings the watch up to `table` (call before taking): a table, row or row length not
+   * seen before is instrumented, and every reader gets 'all' on its next take.
+   */
+  look(table: readonly object[][]): void {
+    if (table === this.table && this.sameRows(table)) return;
+    this.table = table;
+    this.rows = table.slice();
+    let size = 0;
+    for (const row of table) size += row.length;
+    if (size < this.minSlots) {
+      // a small table: scanning it costs less than watching it (accessors slow every
+      // read of a slot), so every look reports all of it
+      this.small = true;
+      for (const r of this.readers) r.reset(0);
+      return;
+    }
+    this.small = false;
+    this.generation++;
+    let index = 0;
+    for (const row of table) {
+      for (const slot of row) this.instrument(slot, index++);
+      if (!Object.isFrozen(row)) Object.freeze(row);
+    }
+    for (const r of this.readers) r.reset(index);
+  }
+
+  private sameRows(table: readonly object[][]): boolean {
+    if (table.length !== this.rows.length) return false;
+    for (let l = 0; l < table.length; l++) if (table[l] !== this.rows[l]) return false;
+    return true;
+  }
+
+  private instrument(slot: object, index: number): void {
+    const w = slot as Watched & Record<string, unknown>;
+    const values: Record<string, unknown> = {};
+    for (const f of this.fields) values[f] = w[f];
+    const record: SlotRecord = { values, index, watch: this, generation: this.generation };
+    Object.defineProperty(w, RECORD, { value: record, writable: true, enumerable: false });
+    for (const f of this.fields) Object.defineProperty(w, f, accessorFor(f));
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The checkers' watch of large slot tables (src/check/table_watch.ts): what it reports,
+ * and that the refinement and accounting checks over a watched table catch what the
+ * whole-table scans catch (the faulty traces of the SPEC- families, a slot resident
+ * without tensors), while the correct tier passes.
+ */
+import { describe, expect, it } from 'vitest';
+import { TableWatch, WATCH_MIN_SLOTS } from '../../src/check/table_watch.js';
+import { slotOf } from '../../src/tier/state.js';
+import { runScenario } from '../../model/run.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
+import { ChoicesStrategy, RandomStrategy } from '../../model/rt/strategy.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
+import { SPEC_FAULTS } from './spec_faults.js';
+
+type Cell = { heat: number; resident: boolean };
+
+function table(layers: number, experts: number): Cell[][] {
+  return Array.from({ length: layers }, () => Array.from({ length: experts }, () => ({ heat: 0, resident: false })));
+}
+
+describe('the table watch', () => {
+  it('reports every slot of a new table, then exactly the slots written, in order', () => {
+    const w = new TableWatch(['heat', 'resident'], 8);
+    const a = w.reader();
+    const b = w.reader();
+    const t = table(2, 5);
+    w.look(t);
+    expect(a.take()).toBe('all');
+    expect(a.take()).toEqual([]);
+    const x = t[1]?.[3];
+    const y = t[0]?.[1];
+    if (x === undefined || y === undefined) throw new Error('table too small');
+    x.heat = 7;
+    y.resident = true;
+    x.heat += 1;
+    w.look(t);
+    expect(a.take()).toEqual([1, 8]);
+    expect(x.heat).toBe(8);
+    expect(y.resident).toBe(true);
+    expect({ ...x }).toEqual({ heat: 8, resident: false });
+    expect(a.take()).toEqual([]);
+    // each reader has its own view
+    expect(b.take()).toBe('all');
+  });
+
+  it('sees a new table or row as all written, and refuses a slot replaced in its row', () => {
+    const w = new TableWatch(['heat'], 4);
+    const r = w.reader();
+    const t = table(2, 4);
+    w.look(t);
+    r.take();
+    const row = t[0];
+    if (row === undefined) throw new Error('no row');
+    expect(() => {
+      row[0] = { heat: 1, resident: false };
+    }).toThrow(TypeError);
+    t[1] = table(1, 4)[0] ?? [];
+    w.look(t);
+    expect(r.take()).toBe('all');
+    const fresh = table(2, 4);
+    w.look(fresh);
+    expect(r.take()).toBe('all');
+    // a write to a slot of the table left behind marks nothing of the new one's
+    const old = t[0]?.[0];
+    if (old !== undefined) old.heat = 3;
+    w.look(fresh);
+    expect(r.take()).toEqual([]);
+  });
+
+  it('does not watch a table under its size: every look is all of it', () => {
+    const w = new TableWatch(['heat'], 100);
+    const r = w.reader();
+    const t = table(2, 5);
+    w.look(t);
+    expect(r.take()).toBe('all');
+    expect(r.take()).toBe('all');
+    expect(Object.getOwnPropertyDescriptor(t[0]?.[0], 'heat')?.writable).toBe(true);
+  });
+});
+
+/** The default scenario with a slot table the checkers watch. */
+function large(over: Partial<Scenario> = {}): Scenario {
+  const s = { ...defaultScenario(), ...over };
+  const experts = Math.ceil(WATCH_MIN_SLOTS / s.layers) + 3;
+  // RAM for every expert, as the default scenario's has (streaming keeps its own)
+  return { ...s, experts, ramCapacity: s.streaming ? s.ramCapacity : experts };
+}
+
+describe('checks over a watched table', () => {
+  for (const [id, c] of Object.entries(SPEC_FAULTS)) {
+    it(`${id} fails on its faulty trace over ${large().layers * large().experts} slots`, () => {
+      const r = runScenario(large(c.scenario), { strategy: new ChoicesStrategy([]), main: c.main });
+      expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe(id);
+    });
+  }
+
+  it('a resident slot without tensors is ACC-INFLIGHT', () => {
+    const r = runScenario(large(), {
+      strategy: new ChoicesStrategy([]),
+      *main(tier) {
+        yield* tier.init();
+        yield { k: 'lock' };
+        slotOf(tier.st, 0, tier.st.cfg.experts - 1).resident = true;
+        yield { k: 'unlock' };
+      },
+    });
+    expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe('ACC-INFLIGHT');
+  });
+
+  it('the correct tier passes on random schedules', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = runScenario(large(), { strategy: new RandomStrategy(String(seed)) });
+      expect(r.violation?.message ?? null, `seed ${seed}`).toBeNull();
+    }
+  });
+});
