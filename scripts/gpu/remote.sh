@@ -99,23 +99,25 @@ if [ -n "$defect_backends" ]; then
 fi
 
 # the tier's warmstart fill against the raw copy of the same library, decode ratios
+# (width 768: tensors of 0.84 MiB; 1792: 1.97 MiB, the top of the 0.5-2 MiB)
 bench() {
-  local name=$1 backend=$2 size=$3 tokens=$4
-  shift 4
+  local name=$1 backend=$2 size=$3 tokens=$4 width=$5
+  shift 5
   run "bench-$name" env "$@" $node "$c/bench.mjs" --only upload --backend "$backend" --lib "$lib/libtierlab_$backend.so" \
-    --experts-gib "$size" --tokens "$tokens" --out "$work/reports/bench-$name"
+    --experts-gib "$size" --width "$width" --tokens "$tokens" --out "$work/reports/bench-$name"
 }
 if [ $gpu = 1 ]; then
-  bench cuda-1gib cuda "$gib" 8 || status=1
+  bench cuda-1gib cuda "$gib" 8 768 || status=1
+  bench cuda-1gib-2mib cuda "$gib" 4 1792 || status=1
 else
-  bench cpu cpu "$gib" 4 || status=1
+  bench cpu cpu "$gib" 4 768 || status=1
 fi
 if [ "$vulkan" = 1 ]; then
-  bench vulkan-staged vulkan "$gib" 8 TIERLAB_VK_UPLOAD=staged || status=1
-  bench vulkan-mapped vulkan "$gib" 8 TIERLAB_VK_UPLOAD=mapped || status=1
+  bench vulkan-staged vulkan "$gib" 8 768 TIERLAB_VK_UPLOAD=staged || status=1
+  bench vulkan-mapped vulkan "$gib" 8 768 TIERLAB_VK_UPLOAD=mapped || status=1
 fi
 if [ "$big_gib" != 0 ]; then
-  bench "cuda-${big_gib}gib" cuda "$big_gib" 4 || status=1
+  bench "cuda-${big_gib}gib" cuda "$big_gib" 4 768 || status=1
 fi
 
 (cd "$work" && tar -czf "$out/reports.tgz" reports ./*.out steps.txt)

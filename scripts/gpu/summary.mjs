@@ -64,6 +64,11 @@ for (const [name] of steps.filter(([n]) => n.startsWith('bench-'))) {
     `**${f(u.fill.gbps)} GB/s = ${f(100 * u.fill.ratioToPinned, 1)} % of pinned** (${f(u.raw.pinnedGBps)}; pageable ${f(u.raw.pageableGBps)}); ` +
       `fill_wait ${f(u.fill.fillWaitMs, 1)} ms, last landing ${f(u.fill.landedMs, 1)} ms`,
   );
+  if (u.fillUnchecked !== undefined)
+    row(
+      `${name}: the same fill, no checker watching`,
+      `${f(u.fillUnchecked.gbps)} GB/s = ${f(100 * u.fillUnchecked.ratioToPinned, 1)} % of pinned; last landing ${f(u.fillUnchecked.landedMs, 1)} ms`,
+    );
   row(
     `${name}: decode`,
     `CPU-only ${f(cpu?.tokPerSec)} tok/s, resident ${f(all?.tokPerSec)} tok/s (${f(u.residentOverCpu)} x), ${u.identical ? 'bit-identical' : 'DIFFERENT'}; ` +

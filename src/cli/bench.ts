@@ -10,7 +10,7 @@
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
  *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
- *                    [--experts-gib G] [--tokens N]
+ *                    [--experts-gib G] [--width F] [--tokens N]
  *
  * Sections run in the order above; the mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -74,6 +74,7 @@ const { values } = parseOrFail('bench', {
     lib: { type: 'string' },
     device: { type: 'string' },
     'experts-gib': { type: 'string' },
+    width: { type: 'string' },
     tokens: { type: 'string' },
   },
   strict: true,
@@ -98,6 +99,7 @@ const opts = {
   jobs: count(values.jobs, 'jobs', cpus().length),
   device: intOption('bench', values.device, 'device', 0, 0x7fffffff, 0),
   expertsGiB: positiveOption('bench', values['experts-gib'], 'experts-gib', 1),
+  expertWidth: intOption('bench', values.width, 'width', 64, 8192, 768),
   uploadTokens: count(values.tokens, 'tokens', 8),
 };
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -215,6 +217,7 @@ if (only.includes('upload')) {
     lib,
     device: opts.device,
     expertGiB: opts.expertsGiB,
+    width: opts.expertWidth,
     tokens: opts.uploadTokens,
     log,
   });

@@ -27,7 +27,7 @@ import { loadModel } from '../../fixture/container.js';
 import { engineModelOf } from '../../fixture/engine_model.js';
 import type { EngineModel } from '../../fixture/model_types.js';
 import type { ActivationRef, GroupRow, MarkOp, Op, RamRef, RouteInfo, StagingCopy, TensorHandle } from '../../ops.js';
-import { runOracle, type OracleRunResult, type OracleRunSpec } from '../../oracle/oracle_run.js';
+import { runOracle, type OracleContext, type OracleRunResult, type OracleRunSpec } from '../../oracle/oracle_run.js';
 import { writeBenchModel, type BenchModelOptions } from './bench_model.js';
 
 const RAW_BYTES = 256 * 2 ** 20;
@@ -40,6 +40,8 @@ export interface UploadBenchOptions {
   readonly lib: NativeEngineLib;
   readonly device: number;
   readonly expertGiB: number;
+  /** experts' width (F): with hidden 2048 and int4 grouped 64, 768 gives tensors of 0.84 MiB, 1792 of 1.97 MiB */
+  readonly width: number;
   readonly tokens: number;
   readonly log: (line: string) => void;
 }
@@ -73,6 +75,8 @@ export interface UploadSection {
     ratioToPinned: number;
     ratioToPageable: number;
   };
+  /** the same warmstart with no checker watching: what the checkers cost the fill */
+  readonly fillUnchecked: { landedMs: number; gbps: number; ratioToPinned: number };
   readonly decode: readonly DecodeRow[];
   readonly residentOverCpu: number;
   readonly identical: boolean;
@@ -221,6 +225,26 @@ function capacityFor(lib: NativeEngineLib, model: EngineModel): number {
   return one * model.shape.layers * model.shape.experts + 64 * MiB;
 }
 
+/** The warmstart again, one token, watched only by the probes (oracle_run.ts, `unchecked`). */
+async function uncheckedFill(
+  ctx: OracleContext,
+  capacityBytes: number,
+  base: OracleRunSpec,
+  all: number,
+  raw: UploadSection['raw'],
+  problems: string[],
+): Promise<UploadSection['fillUnchecked']> {
+  const probe = fillProbe(ctx.lib);
+  const r = await runOracle(
+    { ...ctx, tokens: 1, capacityBytes, probes: [probe], unchecked: true },
+    { ...base, name: 'everything resident, unchecked', budgetExperts: [all], warmstart: 'plan' },
+  );
+  if (!r.ok) problems.push(`everything resident, unchecked: ${r.problem ?? 'failed'}`);
+  const landedMs = (Math.max(probe.fillWaitNs, r.stats?.lastLandedNs ?? 0) - probe.planNs) / 1e6;
+  const gbps = landedMs > 0 ? (r.stats?.uploadBytes ?? 0) / landedMs / 1e6 : 0;
+  return { landedMs, gbps, ratioToPinned: gbps / raw.pinnedGBps };
+}
+
 export async function measureUpload(o: UploadBenchOptions): Promise<UploadSection> {
   const { lib, log } = o;
   const problems: string[] = [];
@@ -231,7 +255,7 @@ export async function measureUpload(o: UploadBenchOptions): Promise<UploadSectio
   const perOp = await perOpOverhead(lib, o.device);
   log(`  upload op ${perOp.uploadMicros.toFixed(2)} us, issue+take round trip ${perOp.issueTakeMicros.toFixed(2)} us`);
   const dir = join(tmpdir(), `tierlab-bench-model-${process.pid}`);
-  const opts: BenchModelOptions = { dir, expertGiB: o.expertGiB, hidden: 2048, width: 768, topk: 8, seed: 2026 };
+  const opts: BenchModelOptions = { dir, expertGiB: o.expertGiB, hidden: 2048, width: o.width, topk: 8, seed: 2026 };
   log(`upload: generating a model with ${o.expertGiB} GiB of experts in ${dir} ...`);
   const model = writeBenchModel(opts);
   try {
@@ -295,6 +319,10 @@ async function measureRuns(
   log(
     `  fill ${(bytes / 2 ** 30).toFixed(2)} GiB: ${gbps.toFixed(2)} GB/s, ${((100 * gbps) / raw.pinnedGBps).toFixed(1)} % of pinned; ${all.tokPerSec.toFixed(2)} tok/s`,
   );
+  const unchecked = await uncheckedFill(ctx, capacityBytes, base, layers * experts, raw, problems);
+  log(
+    `  the same fill with no checker: ${unchecked.gbps.toFixed(2)} GB/s, ${(100 * unchecked.ratioToPinned).toFixed(1)} % of pinned`,
+  );
   return {
     backend: lib.backend,
     library: lib.path,
@@ -310,6 +338,7 @@ async function measureRuns(
       ratioToPinned: gbps / raw.pinnedGBps,
       ratioToPageable: gbps / raw.pageableGBps,
     },
+    fillUnchecked: unchecked,
     decode,
     residentOverCpu: cpu.tokPerSec > 0 ? all.tokPerSec / cpu.tokPerSec : 0,
     identical,

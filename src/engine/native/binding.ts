@@ -122,11 +122,15 @@ const PROTOTYPES: Record<string, string> = {
   argmax: 'int tl_argmax(const float *v, int n)',
 };
 
+/** distinct tensor sizes whose footprint is remembered (a model has a handful) */
+const FOOTPRINT_SIZES = 4096;
+
 export class NativeEngineLib {
   readonly backend: string;
   private readonly f: Record<string, Fn> = {};
   private readonly validationMessages: Fn | null;
   private readonly err = Buffer.alloc(ERR_CAP);
+  private readonly footprints = new Map<number, number>();
 
   constructor(readonly path: string) {
     if (!existsSync(path)) {
@@ -214,8 +218,14 @@ export class NativeEngineLib {
     return (this.fn('reclaims')(eng) as number) === 1;
   }
 
+  /** tl_alloc_footprint, remembered per size: a pure function of it, asked once per tensor */
   footprint(bytes: number): number {
-    return Number(this.fn('footprint')(bytes));
+    let fp = this.footprints.get(bytes);
+    if (fp === undefined) {
+      fp = Number(this.fn('footprint')(bytes));
+      if (this.footprints.size < FOOTPRINT_SIZES) this.footprints.set(bytes, fp);
+    }
+    return fp;
   }
 
   setLut(eng: NativePtr, lut: Float32Array): Status {
