@@ -5,7 +5,8 @@
  * Role: one engine = one VkDevice (the engine's device list has exactly one id; see
  * vk_device.c for the numbering). Init either succeeds completely or releases all it
  * made; shutdown destroys every Vulkan object it created, children before parents,
- * so the validation layer reports no leaked object.
+ * so the validation layer reports no leaked object (all but the VkInstance, which one
+ * process shares across its engines: vk_device.c says why).
  * Invariants:
  *   - reclaims = 0: the weight arena is fill-once (vk_arena.c);
  *   - the ledger reports the internal buffers only (staging and the lanes' staging when
@@ -34,10 +35,7 @@ static void vk_shutdown(tl_backend *b) {
     vk_arena_destroy(b);
     vkDestroyDevice(b->dev, NULL);
   }
-  if (b->inst) {
-    vk_validation_remove(b);
-    vkDestroyInstance(b->inst, NULL);
-  }
+  /* b->inst is the process's shared instance (vk_device.c): it stays */
   if (b->up_mx_ok) pthread_mutex_destroy(&b->up_mx);
   if (b->mx_ok) pthread_mutex_destroy(&b->mx);
   free(b);

@@ -5,8 +5,9 @@
  * Device numbering: the usable physical devices (those with a compute queue) in a
  * stable order, discrete GPUs first, then integrated, virtual, CPU (lavapipe), other;
  * the engine's device id is an index into that list, so id 0 is the best device.
- * Invariants: every object made here is destroyed by vk_backend.c's shutdown; a
- * failure leaves what was made for that shutdown to release (handles start NULL).
+ * Invariants: every object made here but the process-wide instance is destroyed by
+ * vk_backend.c's shutdown; a failure leaves what was made for that shutdown to release
+ * (handles start NULL).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +47,7 @@ static int layer_present(const char *name) {
 
 static const char *VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation";
 
-static int create_instance(tl_backend *b, char *err, size_t cap) {
-  int want = vk_validation_requested();
+static int create_instance(tl_backend *b, int want, char *err, size_t cap) {
   const char *exts[4];
   uint32_t next = 0;
   const char *layers[1];
@@ -202,8 +202,36 @@ static int device_has(VkPhysicalDevice pd, const char *name) {
   return found;
 }
 
+/*
+ * One VkInstance per validation level for the whole process, made on first use and kept:
+ * engines own their VkDevice only. Why: on an H200 with NVIDIA's driver 580, the 29th
+ * vkCreateInstance of one process (after 28 engines made and destroyed in turn) failed
+ * with VK_ERROR_INCOMPATIBLE_DRIVER; a reused instance never cycles.
+ */
+static pthread_mutex_t g_instance_mu = PTHREAD_MUTEX_INITIALIZER;
+static VkInstance g_instance[3];
+
+static int shared_instance(tl_backend *b, char *err, size_t cap) {
+  const int want = vk_validation_requested();
+  pthread_mutex_lock(&g_instance_mu);
+  int rc = TL_OK;
+  if (g_instance[want] == VK_NULL_HANDLE) {
+    rc = create_instance(b, want, err, cap);
+    if (rc == TL_OK) {
+      g_instance[want] = b->inst; /* its messenger lives as long: messages are counted */
+    } else if (b->inst != VK_NULL_HANDLE) {
+      vk_validation_remove(b); /* the messenger failed after the instance was made */
+      vkDestroyInstance(b->inst, NULL);
+    }
+  }
+  b->inst = g_instance[want];
+  b->messenger = VK_NULL_HANDLE; /* the instance's, not this engine's */
+  pthread_mutex_unlock(&g_instance_mu);
+  return rc;
+}
+
 int vk_device_open(tl_backend *b, int index, char *err, size_t cap) {
-  int rc = create_instance(b, err, cap);
+  int rc = shared_instance(b, err, cap);
   if (rc) return rc;
   if ((rc = pick_physical(b, index, err, cap))) return rc;
   vkGetPhysicalDeviceProperties(b->phys, &b->props);
