@@ -25,6 +25,8 @@ export interface RunOptions {
   /** false: run without the checkers; 'no-refinement': without the lockstep check against
    *  the reference (both to measure their cost) */
   readonly checks?: boolean | 'no-refinement';
+  /** check large slot tables by the slots written, as real runs do (assemble.ts) */
+  readonly watchSlots?: boolean;
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
   /** sees the tier and the world before the first step (state digests, probes) */
@@ -77,7 +79,11 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   opts.onBuilt?.(tier, world);
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
-  const checks = { faultFree: fillCannotFail(s), refinement: opts.checks !== 'no-refinement' };
+  const checks = {
+    faultFree: fillCannotFail(s),
+    refinement: opts.checks !== 'no-refinement',
+    watchSlots: opts.watchSlots === true,
+  };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
   opts.onCheckers?.(checkers);
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };

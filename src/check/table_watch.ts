@@ -119,13 +119,15 @@ export const WATCH_MIN_SLOTS = 256;
 /** The one watch of each slot table's owner (a tier's state, a reference's state). */
 const watches = new WeakMap<object, TableWatch>();
 
-export function watchOf(owner: object, fields: readonly string[]): TableWatch {
+/** `watched` false: a watch that never instruments (every look reports all of the table). */
+export function watchOf(owner: object, fields: readonly string[], watched: boolean): TableWatch {
+  const minSlots = watched ? WATCH_MIN_SLOTS : Number.POSITIVE_INFINITY;
   let w = watches.get(owner);
   if (w === undefined) {
-    w = new TableWatch(fields);
+    w = new TableWatch(fields, minSlots);
     watches.set(owner, w);
-  } else if (fields.some((f) => !w?.fields.includes(f))) {
-    throw new Error(`internal error: one table watched for different fields (${fields.join(', ')})`);
+  } else if (fields.some((f) => !w?.fields.includes(f)) || w.minSlots !== minSlots) {
+    throw new Error(`internal error: one table watched two ways (${fields.join(', ')})`);
   }
   return w;
 }
@@ -141,7 +143,7 @@ export class TableWatch {
   /** minSlots: tables smaller than this are not watched (scanned whole at every look) */
   constructor(
     readonly fields: readonly string[],
-    private readonly minSlots = WATCH_MIN_SLOTS,
+    readonly minSlots = WATCH_MIN_SLOTS,
   ) {}
 
   /** Whether readers of this table get 'all' at every take (it is small). */

@@ -126,16 +126,23 @@ function denseOffers(bytes: number, devices: number): TrunkOffer[] {
  */
 export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Checker[] {
   const checkers = [
-    accountingChecker(ctx),
+    accountingChecker(ctx, opts.watchSlots === true),
     postconditionChecker(ctx),
     lostWakeupChecker(ctx),
     endStateChecker(ctx),
     progressChecker(ctx, opts),
   ];
-  return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world)] : checkers;
+  return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.watchSlots === true)] : checkers;
 }
 
 export interface CheckerOptions extends FillConditions {
   /** the lockstep check against the reference (off only to measure its cost) */
   readonly refinement: boolean;
+  /**
+   * Check large slot tables by the slots written since the last release (table_watch.ts)
+   * instead of scanning them: for real runs, whose tables are large and whose tier reads
+   * slots rarely; the simulator's tables are small and its tier reads them at every step,
+   * which the watch's accessors would slow down.
+   */
+  readonly watchSlots?: boolean;
 }

@@ -1,7 +1,7 @@
 /**
- * The checkers' watch of large slot tables (src/check/table_watch.ts): what it reports,
- * and that the refinement and accounting checks over a watched table catch what the
- * whole-table scans catch (the faulty traces of the SPEC- families, a slot resident
+ * The checkers' watch of large slot tables (src/check/table_watch.ts, on in real runs):
+ * what it reports, and that the refinement and accounting checks over a watched table
+ * catch what the whole-table scans catch (the faulty traces of the SPEC- families, a slot resident
  * without tensors), while the correct tier passes.
  */
 import { describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ function large(over: Partial<Scenario> = {}): Scenario {
 describe('checks over a watched table', () => {
   for (const [id, c] of Object.entries(SPEC_FAULTS)) {
     it(`${id} fails on its faulty trace over ${large().layers * large().experts} slots`, () => {
-      const r = runScenario(large(c.scenario), { strategy: new ChoicesStrategy([]), main: c.main });
+      const r = runScenario(large(c.scenario), { strategy: new ChoicesStrategy([]), main: c.main, watchSlots: true });
       expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe(id);
     });
   }
@@ -98,6 +98,7 @@ describe('checks over a watched table', () => {
   it('a resident slot without tensors is ACC-INFLIGHT', () => {
     const r = runScenario(large(), {
       strategy: new ChoicesStrategy([]),
+      watchSlots: true,
       *main(tier) {
         yield* tier.init();
         yield { k: 'lock' };
@@ -110,8 +111,25 @@ describe('checks over a watched table', () => {
 
   it('the correct tier passes on random schedules', () => {
     for (let seed = 1; seed <= 20; seed++) {
-      const r = runScenario(large(), { strategy: new RandomStrategy(String(seed)) });
+      const r = runScenario(large(), { strategy: new RandomStrategy(String(seed)), watchSlots: true });
       expect(r.violation?.message ?? null, `seed ${seed}`).toBeNull();
     }
+  });
+
+  it('these runs really check by the watch: after a release the slots are its accessors', () => {
+    let watched: boolean | null = null;
+    // (the run ends with end-state violations of its own: it decodes nothing)
+    runScenario(large(), {
+      strategy: new ChoicesStrategy([]),
+      watchSlots: true,
+      *main(tier) {
+        yield* tier.init();
+        yield { k: 'lock' };
+        yield { k: 'unlock' };
+        watched = Object.getOwnPropertyDescriptor(slotOf(tier.st, 0, 0), 'heat')?.get !== undefined;
+        yield* tier.shutdown();
+      },
+    });
+    expect(watched).toBe(true);
   });
 });

@@ -9,10 +9,10 @@ import type { CheckContext } from '../checked_world.js';
 import { TIER_SLOT_FIELDS, watchOf, type TableReader, type TableWatch } from '../table_watch.js';
 import type { Slot } from '../../tier/state.js';
 
-export function accountingChecker(ctx: CheckContext): Checker {
+export function accountingChecker(ctx: CheckContext, watchSlots = false): Checker {
   const { st, world } = ctx;
   const devices = st.cfg.devices;
-  const slotTotals = new SlotTotals(ctx);
+  const slotTotals = new SlotTotals(ctx, watchSlots);
   // the budget init granted: a device-full failure lowers budget to used, and on a
   // fill-once arena the failed upload's partial slices stay consumed (bounded, once)
   const granted = new Array<number>(devices).fill(0);
@@ -131,8 +131,11 @@ class SlotTotals {
   private readonly watch: TableWatch;
   private readonly reader: TableReader;
 
-  constructor(private readonly ctx: CheckContext) {
-    this.watch = watchOf(ctx.st, TIER_SLOT_FIELDS);
+  constructor(
+    private readonly ctx: CheckContext,
+    watchSlots: boolean,
+  ) {
+    this.watch = watchOf(ctx.st, TIER_SLOT_FIELDS, watchSlots);
     this.reader = this.watch.reader();
   }
 

@@ -48,11 +48,13 @@ export class RefinementChecker implements Checker {
   constructor(
     private readonly st: TierState,
     world: CheckedWorld,
+    /** large tables by the slots written (table_watch.ts), or scanned whole */
+    watchSlots = false,
   ) {
     this.spec = newSpecState(specConfigOf(st.cfg));
     this.io = new ObservedIo(world);
-    this.tierWatch = watchOf(st, TIER_SLOT_FIELDS);
-    this.specWatch = watchOf(this.spec, SPEC_SLOT_FIELDS);
+    this.tierWatch = watchOf(st, TIER_SLOT_FIELDS, watchSlots);
+    this.specWatch = watchOf(this.spec, SPEC_SLOT_FIELDS, watchSlots);
     this.tierSlots = this.tierWatch.reader();
     this.specSlots = this.specWatch.reader();
   }
