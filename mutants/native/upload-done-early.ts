@@ -22,10 +22,12 @@ export const defect: NativeDefect = {
         '    tl_tensor *t = job->t;\n    pthread_mutex_lock(&pool->mu);\n    job->ready = 1;\n    pthread_cond_broadcast(&pool->ready);\n    pthread_mutex_unlock(&pool->mu);\n    if (pool->delay_us > 0) cpu_sleep_us(pool->delay_us);\n    memcpy(job->w, job->src, job->span_bytes);',
     },
     {
-      file: 'native/cuda/cuda_reaper.c',
-      find: '    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(ct->landed_event);',
-      replace:
-        '    __atomic_store_n(&ct->landed, 1, __ATOMIC_RELEASE);\n    char msg[TL_COMPLETION_MESSAGE];\n    cudaError_t e = cudaEventSynchronize(ct->landed_event);',
+      // landed at submission, as the history says: every group issued while the copy is
+      // on its way skips the wait (marking only the tensor the reaper waits on, the
+      // oldest in flight, was all but masked by the later ones a group waited for)
+      file: 'native/cuda/cuda_tensor.c',
+      find: '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  cuda_reap_upload(d, ct);',
+      replace: '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  ct->landed = 1;\n  cuda_reap_upload(d, ct);',
     },
     {
       file: 'native/vulkan/vk_lanes.c',

@@ -54,6 +54,8 @@ static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int n
   b->owner = owner;
   b->upload_mode = mode;
   b->copy_threads = par_copy_threads_from_env();
+  b->copy_delay_us = vk_delay_from_env("TIERLAB_VK_COPY_DELAY_US");
+  b->group_delay_us = vk_delay_from_env("TIERLAB_VK_GROUP_DELAY_US");
   if (pthread_mutex_init(&b->mx, NULL) == 0) b->mx_ok = 1;
   if (pthread_mutex_init(&b->up_mx, NULL) == 0) b->up_mx_ok = 1;
   int rc = b->mx_ok && b->up_mx_ok ? TL_OK : tl_fail(err, cap, TL_E_INTERNAL, "vulkan: mutex init");

@@ -96,6 +96,8 @@ static int make_buffers(tl_backend *b, char *err, size_t cap) {
 int vk_group_init(tl_backend *b, char *err, size_t cap) {
   vk_group *g = &b->group;
   int rc = vk_lane_create(b, "group", &g->cmd_pool, &g->cmd, &g->fence, err, cap);
+  if (rc == TL_OK && b->group_delay_us > 0)
+    rc = vk_delay_event_create(b, "group", &g->delay, err, cap);
   if (rc != TL_OK) return rc;
   return make_buffers(b, err, cap);
 }
@@ -215,12 +217,15 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_ten
   VkResult r = vkBeginCommandBuffer(g->cmd, &bi);
   if (r != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group begin: %s", vk_result_str(r));
+  vk_delay_record(g->cmd, g->delay);
   record(b, n, gate, up, down, hidden);
   if ((r = vkEndCommandBuffer(g->cmd)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group end: %s", vk_result_str(r));
   vk_group_reaped_wait(b); /* the reaper may still wait on the fence of the last group */
   if ((r = vkResetFences(b->dev, 1, &g->fence)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group fence reset: %s", vk_result_str(r));
+  int rc = vk_delay_arm(b, g->delay, err, cap);
+  if (rc != TL_OK) return rc;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &g->cmd};
   pthread_mutex_lock(&b->mx);
@@ -267,6 +272,7 @@ void vk_group_destroy(tl_backend *b) {
   vk_buf_destroy(b, &g->io);
   vk_buf_destroy(b, &g->scratch);
   if (g->fence) vkDestroyFence(b->dev, g->fence, NULL);
+  if (g->delay) vkDestroyEvent(b->dev, g->delay, NULL);
   if (g->cmd_pool) vkDestroyCommandPool(b->dev, g->cmd_pool, NULL);
   g->fence = VK_NULL_HANDLE;
   g->cmd_pool = VK_NULL_HANDLE;

@@ -12,6 +12,7 @@
  *   vk_dense.c     the dense GEMV, with its own buffers, command buffer and fence
  *   vk_backend.c   the tl_backend_impl vtable, init, shutdown, mem_info, ledger
  *   vk_validation.c the debug-utils messenger and its message counter
+ *   vk_delay.c     a slow bus or device on purpose (the oracle's slow runs)
  *   vk_lanes.c     upload lanes in flight, and the threads that report uploads and groups
  *   vk_import.c    RAM pool chunks imported as host memory (VK_EXT_external_memory_host)
  *   vk_bandwidth.c tl_copy_bandwidth's raw copies
@@ -72,6 +73,7 @@ typedef struct vk_lane {
   VkCommandPool pool;
   VkCommandBuffer cmd;
   VkFence fence;
+  VkEvent delay; /* a slow bus on purpose only (vk_delay.c) */
   vk_buf staging;
   tl_tensor *t;
 } vk_lane;
@@ -123,6 +125,7 @@ typedef struct vk_group {
   VkCommandPool cmd_pool;
   VkCommandBuffer cmd;
   VkFence fence;
+  VkEvent delay; /* a slow device on purpose only (vk_delay.c) */
   int inflight; /* submitted, not yet taken (mx) */
   int n, hidden;
   unsigned lut_gen; /* LUT generation copied into io */
@@ -166,6 +169,7 @@ struct tl_backend {
   VkCommandBuffer up_cmd;
   VkFence up_fence;
   int copy_threads; /* mapped uploads: host threads writing (par_copy.h) */
+  long copy_delay_us, group_delay_us; /* a slow bus or device on purpose (vk_delay.c) */
 
   /* uploads from RAM copies in flight, and the threads reporting them (vk_lanes.c) */
   vk_lane lanes[VK_UPLOAD_LANES];
@@ -215,6 +219,13 @@ const char *vk_result_str(VkResult r);
 int vk_validation_requested(void); /* 0 off, 1 core, 2 core + synchronization */
 void vk_validation_chain(VkDebugUtilsMessengerCreateInfoEXT *ci);
 int vk_validation_install(tl_backend *b, char *err, size_t cap);
+
+/* vk_delay.c: a slow bus or device on purpose */
+long vk_delay_from_env(const char *name);
+int vk_delay_event_create(tl_backend *b, const char *what, VkEvent *ev, char *err, size_t cap);
+void vk_delay_record(VkCommandBuffer cmd, VkEvent ev);
+int vk_delay_arm(tl_backend *b, VkEvent ev, char *err, size_t cap);
+void vk_delay_release(tl_backend *b, VkEvent ev, long us);
 void vk_validation_remove(tl_backend *b);
 
 /* vk_memory.c */

@@ -25,6 +25,7 @@ static void *lane_main(void *arg) {
     if (lane->t == NULL) break; /* stopping, nothing in flight */
     tl_tensor *t = lane->t;
     pthread_mutex_unlock(&b->reap_mx);
+    vk_delay_release(b, lane->delay, b->copy_delay_us);
     VkResult r = vkWaitForFences(b->dev, 1, &lane->fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
     int status = r == VK_SUCCESS
@@ -50,6 +51,7 @@ static void *group_main(void *arg) {
     if (!b->group_pending) break;
     const uint64_t tag = b->group_tag;
     pthread_mutex_unlock(&b->reap_mx);
+    vk_delay_release(b, b->group.delay, b->group_delay_us);
     VkResult r = vkWaitForFences(b->dev, 1, &b->group.fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
     int status = r == VK_SUCCESS
@@ -71,6 +73,8 @@ int vk_lanes_init(tl_backend *b, char *err, size_t cap) {
   for (int i = 0; i < VK_UPLOAD_LANES; i++) {
     vk_lane *l = &b->lanes[i];
     int rc = vk_lane_create(b, "upload lane", &l->pool, &l->cmd, &l->fence, err, cap);
+    if (rc == TL_OK && b->copy_delay_us > 0)
+      rc = vk_delay_event_create(b, "upload lane", &l->delay, err, cap);
     if (rc != TL_OK) return rc;
     if (b->upload_mode != VK_UPLOAD_STAGED) continue; /* mapped uploads need no staging */
     const VkMemoryPropertyFlags hv =
@@ -105,6 +109,7 @@ void vk_lanes_destroy(tl_backend *b) {
     vk_lane *l = &b->lanes[i];
     vk_buf_destroy(b, &l->staging);
     if (l->fence) vkDestroyFence(b->dev, l->fence, NULL);
+    if (l->delay) vkDestroyEvent(b->dev, l->delay, NULL);
     if (l->pool) vkDestroyCommandPool(b->dev, l->pool, NULL); /* frees cmd */
     memset(l, 0, sizeof *l);
   }

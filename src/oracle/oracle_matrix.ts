@@ -102,7 +102,7 @@ function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Or
     ),
     {
       ...base,
-      name: 'slow bus (2 ms a copy: cpu, cuda), warmstart',
+      name: 'slow bus (2 ms a copy), warmstart',
       budgetExperts: all,
       warmstart: 'plan',
       loaders: 4,
@@ -110,7 +110,7 @@ function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Or
     },
     {
       ...base,
-      name: 'slow device (2 ms a group: cpu, cuda), warmstart',
+      name: 'slow device (2 ms a group), warmstart',
       budgetExperts: all,
       warmstart: 'plan',
       loaders: 4,

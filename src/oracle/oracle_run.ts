@@ -47,11 +47,12 @@ export type OracleRunSpec = Pick<
    *  the CPU, from the same int8 rows) */
   readonly trunk?: TrunkResidency;
   /** a slow bus: every asynchronous copy waits this long first (TIERLAB_CPU_COPY_DELAY_US,
-   *  TIERLAB_CUDA_COPY_DELAY_US; read at engine creation), so groups really meet tensors
-   *  still on their way */
+   *  TIERLAB_CUDA_COPY_DELAY_US, TIERLAB_VK_COPY_DELAY_US; read at engine creation), so
+   *  groups really meet tensors still on their way */
   readonly copyDelayUs?: number;
   /** a slow device: every group waits this long before it runs (TIERLAB_CPU_GROUP_DELAY_US,
-   *  TIERLAB_CUDA_GROUP_DELAY_US), so takes really meet groups still computing */
+   *  TIERLAB_CUDA_GROUP_DELAY_US, TIERLAB_VK_GROUP_DELAY_US), so takes really meet groups
+   *  still computing */
   readonly groupDelayUs?: number;
   /** false: no device memory made ready before the run (the default reserves the
    *  budgets, as an engine sizes its buffers at start-up): uploads meet fresh blocks */
@@ -180,8 +181,10 @@ function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<Nativ
   const delays: [string, number | undefined][] = [
     ['TIERLAB_CPU_COPY_DELAY_US', spec.copyDelayUs],
     ['TIERLAB_CUDA_COPY_DELAY_US', spec.copyDelayUs],
+    ['TIERLAB_VK_COPY_DELAY_US', spec.copyDelayUs],
     ['TIERLAB_CPU_GROUP_DELAY_US', spec.groupDelayUs],
     ['TIERLAB_CUDA_GROUP_DELAY_US', spec.groupDelayUs],
+    ['TIERLAB_VK_GROUP_DELAY_US', spec.groupDelayUs],
   ];
   const vars = delays.map(([v]) => v);
   const saved = vars.map((v) => process.env[v]);
@@ -273,7 +276,7 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const faultFree =
       spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
     const checkers: Checker[] = [
-      ...(ctx.unchecked === true ? [] : standardCheckers(checkCtx, { faultFree, refinement: true })),
+      ...(ctx.unchecked === true ? [] : standardCheckers(checkCtx, { faultFree, refinement: true, watchSlots: true })),
       probe,
       trunk,
       coverage,

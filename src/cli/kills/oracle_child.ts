@@ -5,8 +5,10 @@
  * killed: the oracle exited 1 (a token off the reference, hidden states off the CPU-only
  * run, a property violated, a missed arranged situation, or a validation message), with
  * the evidence read from its JSON report; a process that died after the validation
- * layer printed a message is killed by that message; survived: it exited 0; error:
- * anything else (bad input, a crash), with the last line it printed.
+ * layer printed a message is killed by that message, and one killed by a signal (the
+ * engine crashed: the callers of a kill table have checked that the unpatched library
+ * passes the same runs) is killed by that crash; survived: it exited 0; error: anything
+ * else (bad input, a timeout), with the last line it printed.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -84,6 +86,9 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
     if (vuid !== null)
       return { status: 'killed', evidence: `validation: ${vuid[1]} (then the process ended: ${why})`, seconds };
     const last = output.trim().split('\n').pop() ?? '';
+    // a timeout is an error (the run proved nothing); a crash is the defect showing
+    if (r.signal !== null && r.error === undefined)
+      return { status: 'killed', evidence: `the engine crashed (${r.signal}) after: ${last}`.slice(0, 300), seconds };
     return { status: 'error', evidence: `${why}: ${last}`.slice(0, 300), seconds };
   } finally {
     rmSync(report, { recursive: true, force: true });
