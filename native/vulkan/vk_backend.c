@@ -33,6 +33,7 @@ static void vk_shutdown(tl_backend *b) {
     vk_upload_destroy(b);
     vk_pipeline_destroy(b);
     vk_arena_destroy(b);
+    vk_delay_stop(b); /* after every wait: held work needs its events set */
     vkDestroyDevice(b->dev, NULL);
   }
   /* b->inst is the process's shared instance (vk_device.c): it stays */
@@ -60,6 +61,7 @@ static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int n
   if (pthread_mutex_init(&b->up_mx, NULL) == 0) b->up_mx_ok = 1;
   int rc = b->mx_ok && b->up_mx_ok ? TL_OK : tl_fail(err, cap, TL_E_INTERNAL, "vulkan: mutex init");
   if (!rc) rc = vk_device_open(b, devices[0], err, cap);
+  if (!rc) rc = vk_delay_start(b, err, cap);
   if (!rc) rc = vk_arena_init(b, capacity_bytes, err, cap);
   if (!rc) rc = vk_upload_init(b, err, cap);
   if (!rc) rc = vk_pipeline_create(b, err, cap);

@@ -235,6 +235,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_ten
   if (r != VK_SUCCESS)
     return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
                    "vulkan: group submit: %s", vk_result_str(r));
+  vk_delay_schedule(b, g->delay, b->group_delay_us);
   g->needs_fill = 0;
   g->n = n;
   g->hidden = hidden;

@@ -29,6 +29,7 @@
 #define TIERLAB_VK_INTERNAL_H
 
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
@@ -142,6 +143,20 @@ typedef struct vk_dense {
   VkFence fence;
 } vk_dense;
 
+/* vk_delay.c's timer: events to set, each when its delay has passed */
+#define VK_DELAY_ITEMS (4 * (VK_UPLOAD_LANES + 1))
+typedef struct vk_delay_item {
+  VkEvent ev;
+  struct timespec due; /* CLOCK_MONOTONIC */
+} vk_delay_item;
+typedef struct vk_delayer {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  vk_delay_item items[VK_DELAY_ITEMS]; /* mu: in submission order */
+  int n, stop, ok;
+} vk_delayer;
+
 struct tl_backend {
   tl_engine *owner;
   VkInstance inst;
@@ -170,6 +185,7 @@ struct tl_backend {
   VkFence up_fence;
   int copy_threads; /* mapped uploads: host threads writing (par_copy.h) */
   long copy_delay_us, group_delay_us; /* a slow bus or device on purpose (vk_delay.c) */
+  vk_delayer delayer;
 
   /* uploads from RAM copies in flight, and the threads reporting them (vk_lanes.c) */
   vk_lane lanes[VK_UPLOAD_LANES];
@@ -225,7 +241,9 @@ long vk_delay_from_env(const char *name);
 int vk_delay_event_create(tl_backend *b, const char *what, VkEvent *ev, char *err, size_t cap);
 void vk_delay_record(VkCommandBuffer cmd, VkEvent ev);
 int vk_delay_arm(tl_backend *b, VkEvent ev, char *err, size_t cap);
-void vk_delay_release(tl_backend *b, VkEvent ev, long us);
+void vk_delay_schedule(tl_backend *b, VkEvent ev, long us);
+int vk_delay_start(tl_backend *b, char *err, size_t cap);
+void vk_delay_stop(tl_backend *b);
 void vk_validation_remove(tl_backend *b);
 
 /* vk_memory.c */

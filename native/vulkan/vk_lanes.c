@@ -25,7 +25,6 @@ static void *lane_main(void *arg) {
     if (lane->t == NULL) break; /* stopping, nothing in flight */
     tl_tensor *t = lane->t;
     pthread_mutex_unlock(&b->reap_mx);
-    vk_delay_release(b, lane->delay, b->copy_delay_us);
     VkResult r = vkWaitForFences(b->dev, 1, &lane->fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
     int status = r == VK_SUCCESS
@@ -51,7 +50,6 @@ static void *group_main(void *arg) {
     if (!b->group_pending) break;
     const uint64_t tag = b->group_tag;
     pthread_mutex_unlock(&b->reap_mx);
-    vk_delay_release(b, b->group.delay, b->group_delay_us);
     VkResult r = vkWaitForFences(b->dev, 1, &b->group.fence, VK_TRUE, UINT64_MAX);
     char msg[TL_COMPLETION_MESSAGE];
     int status = r == VK_SUCCESS

@@ -273,6 +273,7 @@ static int submit_lane(tl_backend *b, vk_lane *lane, vk_chunk *c, const vk_tenso
     return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
                    "vulkan: upload lane submit: %s", vk_result_str(r));
   }
+  vk_delay_schedule(b, lane->delay, b->copy_delay_us);
   c->filled = 1;
   return TL_OK;
 }
