@@ -427,11 +427,10 @@ static void print_device(void) {
   int from_ext = 0;
   uint32_t heap = b->mprops.memoryTypes[b->arena.mem_type].heapIndex;
   vk_device_budget(b, heap, &from_ext);
-  printf("device 0: %s, Vulkan %u.%u.%u, upload %s, subnormals %s, arena limit %.2f GiB (%s)\n",
+  printf("device 0: %s, Vulkan %u.%u.%u, upload %s, arena limit %.2f GiB (%s)\n",
          b->props.deviceName, VK_API_VERSION_MAJOR(b->props.apiVersion),
          VK_API_VERSION_MINOR(b->props.apiVersion), VK_API_VERSION_PATCH(b->props.apiVersion),
          b->upload_mode == VK_UPLOAD_MAPPED ? "mapped" : "staged",
-         b->denorm_preserve ? "kept (DenormPreserve)" : "as the device does",
          (double)b->arena.limit / (1u << 30),
          from_ext ? "VK_EXT_memory_budget" : "fallback: heap - 1 GiB, at least heap / 2");
   tl_backend_impl.shutdown(b);

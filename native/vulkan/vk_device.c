@@ -230,17 +230,6 @@ static int shared_instance(tl_backend *b, char *err, size_t cap) {
   return rc;
 }
 
-/* Whether the device keeps float32 subnormals when a shader asks (DenormPreserve). */
-static int denorm_preserved(VkPhysicalDevice pd) {
-  if (!device_has(pd, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME)) return 0;
-  VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
-  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                    .pNext = &fc};
-  vkGetPhysicalDeviceProperties2(pd, &p2);
-  return fc.shaderDenormPreserveFloat32 == VK_TRUE;
-}
-
 int vk_device_open(tl_backend *b, int index, char *err, size_t cap) {
   int rc = shared_instance(b, err, cap);
   if (rc) return rc;
@@ -252,10 +241,8 @@ int vk_device_open(tl_backend *b, int index, char *err, size_t cap) {
                    b->props.deviceName);
   b->qfam = (uint32_t)compute_family(b->phys);
 
-  const char *exts[4];
+  const char *exts[3];
   uint32_t next = 0;
-  b->denorm_preserve = denorm_preserved(b->phys);
-  if (b->denorm_preserve) exts[next++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
   b->has_budget_ext = device_has(b->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   if (b->has_budget_ext) exts[next++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
   /* staged uploads copy straight from imported RAM copies (vk_import.c) */

@@ -169,7 +169,6 @@ struct tl_backend {
   VkPhysicalDeviceMemoryProperties mprops;
   int has_budget_ext;
   int has_host_import; /* VK_EXT_external_memory_host enabled */
-  int denorm_preserve; /* VK_KHR_shader_float_controls enabled, float32 subnormals kept */
   VkDeviceSize import_align;
   PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_props;
 
@@ -324,9 +323,5 @@ int vk_copy_bandwidth(tl_backend *b, int dev, uint64_t bytes, int reps, int pinn
 /* vk_shaders.c: SPIR-V compiled from the .comp shaders at build time */
 extern const uint32_t vk_spv_quant[], vk_spv_gateup[], vk_spv_down[], vk_spv_dense[];
 extern const size_t vk_spv_quant_size, vk_spv_gateup_size, vk_spv_down_size, vk_spv_dense_size;
-extern const uint32_t vk_spv_quant_denorm[], vk_spv_gateup_denorm[], vk_spv_down_denorm[],
-    vk_spv_dense_denorm[];
-extern const size_t vk_spv_quant_denorm_size, vk_spv_gateup_denorm_size, vk_spv_down_denorm_size,
-    vk_spv_dense_denorm_size;
 
 #endif

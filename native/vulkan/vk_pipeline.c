@@ -87,20 +87,10 @@ int vk_pipeline_create(tl_backend *b, char *err, size_t cap) {
     b->layout = VK_NULL_HANDLE;
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: pipeline layout: %s", vk_result_str(r));
   }
-  /* subnormals kept where the device can promise it (common.glsl) */
-  const int dp = b->denorm_preserve;
-  if ((rc = module(b, dp ? vk_spv_quant_denorm : vk_spv_quant,
-                   dp ? vk_spv_quant_denorm_size : vk_spv_quant_size, &b->mod_quant, err, cap)))
-    return rc;
-  if ((rc = module(b, dp ? vk_spv_gateup_denorm : vk_spv_gateup,
-                   dp ? vk_spv_gateup_denorm_size : vk_spv_gateup_size, &b->mod_gateup, err, cap)))
-    return rc;
-  if ((rc = module(b, dp ? vk_spv_down_denorm : vk_spv_down,
-                   dp ? vk_spv_down_denorm_size : vk_spv_down_size, &b->mod_down, err, cap)))
-    return rc;
-  if ((rc = module(b, dp ? vk_spv_dense_denorm : vk_spv_dense,
-                   dp ? vk_spv_dense_denorm_size : vk_spv_dense_size, &b->mod_dense, err, cap)))
-    return rc;
+  if ((rc = module(b, vk_spv_quant, vk_spv_quant_size, &b->mod_quant, err, cap))) return rc;
+  if ((rc = module(b, vk_spv_gateup, vk_spv_gateup_size, &b->mod_gateup, err, cap))) return rc;
+  if ((rc = module(b, vk_spv_down, vk_spv_down_size, &b->mod_down, err, cap))) return rc;
+  if ((rc = module(b, vk_spv_dense, vk_spv_dense_size, &b->mod_dense, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_quant, 0, &b->quant_x, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_quant, 1, &b->quant_h, err, cap))) return rc;
   if ((rc = pipeline(b, b->mod_gateup, -1, &b->gateup, err, cap))) return rc;

@@ -25,25 +25,7 @@ const uint32_t vk_spv_dense[] =
 #include "dense.spv.inc"
     ;
 
-/* the same shaders with DenormPreserve for float32 (common.glsl) */
-const uint32_t vk_spv_quant_denorm[] =
-#include "quant.denorm.spv.inc"
-    ;
-const uint32_t vk_spv_gateup_denorm[] =
-#include "gateup.denorm.spv.inc"
-    ;
-const uint32_t vk_spv_down_denorm[] =
-#include "down.denorm.spv.inc"
-    ;
-const uint32_t vk_spv_dense_denorm[] =
-#include "dense.denorm.spv.inc"
-    ;
-
 const size_t vk_spv_quant_size = sizeof vk_spv_quant;
 const size_t vk_spv_gateup_size = sizeof vk_spv_gateup;
 const size_t vk_spv_down_size = sizeof vk_spv_down;
 const size_t vk_spv_dense_size = sizeof vk_spv_dense;
-const size_t vk_spv_quant_denorm_size = sizeof vk_spv_quant_denorm;
-const size_t vk_spv_gateup_denorm_size = sizeof vk_spv_gateup_denorm;
-const size_t vk_spv_down_denorm_size = sizeof vk_spv_down_denorm;
-const size_t vk_spv_dense_denorm_size = sizeof vk_spv_dense_denorm;

@@ -26,8 +26,7 @@ VK_OBJ      := $(VK_SRC:%.c=$(BUILD)/obj/%.o)
 VK_SHADERS  := $(wildcard $(VK_DIR)/shaders/*.comp)
 VK_GLSL     := $(wildcard $(VK_DIR)/shaders/*.glsl)
 VK_GEN      := $(BUILD)/vulkan
-VK_SPV_INC  := $(patsubst $(VK_DIR)/shaders/%.comp,$(VK_GEN)/%.spv.inc,$(VK_SHADERS)) \
-               $(patsubst $(VK_DIR)/shaders/%.comp,$(VK_GEN)/%.denorm.spv.inc,$(VK_SHADERS))
+VK_SPV_INC  := $(patsubst $(VK_DIR)/shaders/%.comp,$(VK_GEN)/%.spv.inc,$(VK_SHADERS))
 VK_LIB      := $(BUILD)/libtierlab_vulkan.so
 VK_TEST     := $(BUILD)/test_vulkan
 VK_BENCH    := $(BUILD)/bench_vulkan_upload
@@ -55,11 +54,6 @@ vulkan: $(VK_LIB)
 $(VK_GEN)/%.spv.inc: $(VK_DIR)/shaders/%.comp $(VK_GLSL)
 	@mkdir -p $(@D)
 	$(GLSLC) --target-env=vulkan1.1 -mfmt=c -o $@ $<
-
-# the same shader asking the device to keep subnormals (common.glsl, TL_DENORM_PRESERVE)
-$(VK_GEN)/%.denorm.spv.inc: $(VK_DIR)/shaders/%.comp $(VK_GLSL)
-	@mkdir -p $(@D)
-	$(GLSLC) --target-env=vulkan1.1 -DTL_DENORM_PRESERVE -mfmt=c -o $@ $<
 
 # vk_shaders.c #includes the generated word lists
 $(BUILD)/obj/$(VK_DIR)/vk_shaders.o: $(VK_SPV_INC)

@@ -9,15 +9,6 @@
 
 #extension GL_GOOGLE_include_directive : enable
 
-// Subnormal float32 values kept, not flushed to zero, where the device can say so: the
-// backend builds every shader twice and takes this variant when the device reports
-// shaderDenormPreserveFloat32 (VK_KHR_shader_float_controls); otherwise it relies on
-// the device keeping them unasked (lavapipe does; NVIDIA's driver flushed them).
-#ifdef TL_DENORM_PRESERVE
-#extension GL_EXT_spirv_intrinsics : require
-spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
-#endif
-
 layout(local_size_x = 64) in;
 
 // vk_push in vk_internal.h: set 1 tensor (a) and set 2 tensor (b), and a length.
