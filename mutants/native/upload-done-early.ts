@@ -27,7 +27,8 @@ export const defect: NativeDefect = {
       // oldest in flight, was all but masked by the later ones a group waited for)
       file: 'native/cuda/cuda_tensor.c',
       find: '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  cuda_reap_upload(d, ct);',
-      replace: '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  ct->landed = 1;\n  cuda_reap_upload(d, ct);',
+      replace:
+        '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  ct->landed = 1;\n  cuda_reap_upload(d, ct);',
     },
     {
       file: 'native/vulkan/vk_lanes.c',
