@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExhaustiveRow, ExhaustiveSection } from './exhaustive_bench.js';
+import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
@@ -45,6 +45,14 @@ const sec = (x: number | null): string => (x === null ? '-' : x < 0.1 ? x.toFixe
 const EXHAUSTIVE_HEAD =
   '| search | complete | schedules | sleep-blocked | stopped at a known state | distinct states | steps executed | steps per state | seconds | steps/s | distinct states/s | violations |';
 const EXHAUSTIVE_RULE = '|---|---|---|---|---|---|---|---|---|---|---|---|';
+
+const JOBS_HEAD =
+  '| search | complete | schedules | distinct states | wall seconds | CPU seconds | schedules/s | violations |';
+const JOBS_RULE = '|---|---|---|---|---|---|---|---|';
+
+function jobsLine(j: JobsRow): string {
+  return `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${sec(j.cpuSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`;
+}
 
 function exhaustiveLine(x: ExhaustiveRow): string {
   return (
@@ -119,20 +127,17 @@ export function renderMarkdown(r: BenchReport): string {
         ? 'Reduction factor: not measured (a search did not finish).'
         : `Reduction factor of sleep sets on the same bound: ${e.reductionFactor.toFixed(2)} x fewer schedules.`,
       '',
-      `Stateless DPOR on worker threads (\`--jobs N\`: one search tree, work handed out as it appears), on ${e.jobsScenario}:`,
+      `Stateless DPOR on worker threads (\`--jobs N\`: one search tree, work handed out as it appears), to the end on ${e.jobsScenario}, then for ${e.steadySeconds} s on ${e.steadyScenario}:`,
       '',
-      '| search | complete | schedules | distinct states | wall seconds | CPU seconds | schedules/s | violations |',
-      '|---|---|---|---|---|---|---|---|',
+      JOBS_HEAD,
+      JOBS_RULE,
     );
-    for (const j of e.jobs)
-      md.push(
-        `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${sec(j.cpuSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`,
-      );
-    if (e.jobsSpeedup !== null)
-      md.push(
-        '',
-        `Two jobs: ${e.jobsSpeedup.toFixed(2)} x the wall-clock speed of one (CPU seconds include starting the workers).`,
-      );
+    for (const j of [...e.jobs, ...e.steady]) md.push(jobsLine(j));
+    const ratio = (x: number | null): string => (x === null ? '-' : `${x.toFixed(2)} x`);
+    md.push(
+      '',
+      `Two jobs: ${ratio(e.jobsSpeedup)} the schedules/s of one to the end (worker start-up included), ${ratio(e.steadySpeedup)} over ${e.steadySeconds} s.`,
+    );
     md.push(
       '',
       `## Exhaustive search of the medium configuration`,

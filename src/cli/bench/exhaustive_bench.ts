@@ -149,11 +149,42 @@ export interface ExhaustiveSection {
   readonly jobsScenario: string;
   readonly jobs: JobsRow[];
   readonly jobsSpeedup: number | null;
+  /** the larger configuration searched for `steadySeconds` on 1 and 2 jobs */
+  readonly steadyScenario: string;
+  readonly steadySeconds: number;
+  readonly steady: JobsRow[];
+  /** schedules/s of 2 jobs over 1 */
+  readonly steadySpeedup: number | null;
   readonly mediumScenario: string;
   readonly medium: ExhaustiveRow;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+/** The stateless DPOR search of `s` in this thread, then on 2 worker threads; speedup: schedules/s of 2 over 1. */
+async function jobsPair(
+  s: Scenario,
+  limit: number,
+  what: string,
+  log: (s: string) => void,
+): Promise<{ rows: JobsRow[]; speedup: number | null }> {
+  const rows: JobsRow[] = [];
+  for (const n of [1, 2]) {
+    log(`exhaustive: DPOR of ${describeScenario(s)} on ${n === 1 ? 'this thread' : `${n} worker threads`} ...`);
+    const j = await jobsRow(s, `DPOR, unbounded, ${what}, ${n} job${n === 1 ? '' : 's'}`, n, limit);
+    log(
+      `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${int(j.schedules)} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${j.cpuSeconds.toFixed(1)} s CPU, ${int(j.schedulesPerSecond)} schedules/s`,
+    );
+    rows.push(j);
+  }
+  const [one, pair] = rows;
+  const speedup =
+    one !== undefined && pair !== undefined && one.schedulesPerSecond > 0
+      ? pair.schedulesPerSecond / one.schedulesPerSecond
+      : null;
+  if (speedup !== null) log(`  2 jobs: ${speedup.toFixed(2)}x the schedules/s of 1 job`);
+  return { rows, speedup };
+}
 
 /** The whole section, each configuration stopped after `limit` seconds; `unexpected`: a violation. */
 export async function measureExhaustive(
@@ -175,21 +206,13 @@ export async function measureExhaustive(
   const small = smallWarmstart();
   const rows = SMALL_CONFIGS.map((c) => explore(small, c));
   // the jobs speedup on a configuration whose stateless DPOR search completes in seconds
+  // (same verdicts), then on a larger one for half the time limit (the steady rate, with
+  // the workers' start-up a smaller share)
   const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
-  const jobs: JobsRow[] = [];
-  for (const n of [1, 2]) {
-    log(`exhaustive: DPOR of ${describeScenario(two)} on ${n === 1 ? 'this thread' : `${n} worker threads`} ...`);
-    const j = await jobsRow(two, `DPOR, unbounded, ${n} job${n === 1 ? '' : 's'}`, n, limit);
-    log(
-      `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${int(j.schedules)} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${j.cpuSeconds.toFixed(1)} s CPU, ${int(j.schedulesPerSecond)} schedules/s`,
-    );
-    if (j.violations.length > 0) unexpected = true;
-    jobs.push(j);
-  }
-  const [one, pair] = jobs;
-  const jobsSpeedup =
-    one !== undefined && pair !== undefined && pair.wallSeconds > 0 ? one.wallSeconds / pair.wallSeconds : null;
-  if (jobsSpeedup !== null) log(`  2 jobs: ${jobsSpeedup.toFixed(2)}x the wall-clock speed of 1 job`);
+  const jobs = await jobsPair(two, limit, '2 experts', log);
+  const three = smallWarmstart({ experts: 3, ramCapacity: 3, budgetExperts: [3] });
+  const steady = await jobsPair(three, limit / 2, `3 experts, ${limit / 2} s`, log);
+  for (const j of [...jobs.rows, ...steady.rows]) if (j.violations.length > 0) unexpected = true;
   const medium = mediumScenario();
   log(`exhaustive: medium configuration, ${describeScenario(medium)}`);
   const mediumRow = explore(medium, {
@@ -204,8 +227,12 @@ export async function measureExhaustive(
     rows,
     reductionFactor: reductionFactor(rows),
     jobsScenario: describeScenario(two),
-    jobs,
-    jobsSpeedup,
+    jobs: jobs.rows,
+    jobsSpeedup: jobs.speedup,
+    steadyScenario: describeScenario(three),
+    steadySeconds: limit / 2,
+    steady: steady.rows,
+    steadySpeedup: steady.speedup,
     mediumScenario: describeScenario(medium),
     medium: mediumRow,
   };
