@@ -71,7 +71,7 @@ class ParallelSearch {
   private finished = false;
   private serial = 0;
   private runs = 0;
-  /** positions that may have pending branches (checked when taken) */
+  /** positions with pending branches (a dropped repeat may leave one empty until taken) */
   private readonly pending = new Set<TreeNode>();
 
   constructor(
@@ -187,6 +187,8 @@ class ParallelSearch {
         held: [],
       };
       node.active.push(branch);
+      // the set holds only positions with something pending: it is scanned for every hand-out
+      if (node.wut.length === 0) this.pending.delete(node);
       const path: TreeNode[] = [];
       for (let at: TreeNode | null = node; at !== null; at = at.parent) path.push(at);
       path.reverse();
