@@ -14,8 +14,8 @@
  * states of the whole search once, whichever part reached them.
  *
  * Invariant: the verdicts (properties violated, completeness, distinct states) of the
- * joined parts are those of the search in one part; schedules and steps are larger, as
- * every part replays the shared start of the tree.
+ * joined parts are those of the search in one part; split into parts, schedules and steps
+ * are larger, as every part replays the shared start of the tree.
  */
 import { searchGuarantee } from '../model/explore/guarantee.js';
 import { mergeShards, type ShardResult } from '../model/explore/shard_merge.js';

@@ -46,7 +46,7 @@ export interface EventOrder {
   ordered(e: number, f: number): boolean;
 }
 
-/** A finished run's order as plain data (it crosses to another thread by structured clone). */
+/** A finished run's order as plain data (what a worker thread's report carries, dpor_run_task.ts). */
 export interface RunOrderData {
   readonly events: readonly RunEvent[];
   readonly clocks: Int32Array;
