@@ -11,7 +11,7 @@
  * reversed by the tree's owner) and the state digests it saw.
  *
  * Invariant: a task runs the same way in any thread; the worker keeps nothing between
- * tasks but the compiled thread code.
+ * tasks but its subject (built from the first task's spec) and the compiled thread code.
  */
 import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
 import { DporNode } from './dpor_node.js';

@@ -104,7 +104,7 @@ export class WorkerThreads {
     return this.workers.length;
   }
 
-  /** runs `task` on worker `index` (which must not be running another) */
+  /** runs `task` on worker `index`; tasks given to one worker run one after the other, in order */
   run<R>(index: number, task: Task): Promise<R> {
     const w = this.workers[index];
     if (w === undefined) return Promise.reject(new Error(`no worker ${index}`));
