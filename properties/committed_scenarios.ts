@@ -6,7 +6,13 @@
  *    enough to fill, a re-fill between tokens, shutdown at the end;
  *  - small-warmstart: one device, four experts, two loaders, ring depth 2, a planned
  *    warmstart then shutdown (no tokens), sized for exhaustive search: four threads
- *    racing over the ring, fill_wait and the uploader's copies, where #1360 lives.
+ *    racing over the ring, fill_wait and the uploader's copies, where #1360 lives;
+ *  - medium: two devices, eight experts (two resident per device), two loaders, ring
+ *    depth 2, a planned warmstart by a heat file whose first load fails (so the device
+ *    it was for has room a cold expert takes at the first token, and the hot expert,
+ *    noted at the second, earns a swap: two tokens are too few for heat alone to earn
+ *    one), then shutdown at the second token with its group open (the swap parked on
+ *    it is abandoned). Sized for a complete stateful search in seconds.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,4 +33,8 @@ export function defaultScenario(over: Partial<Scenario> = {}): Scenario {
 
 export function smallWarmstart(over: Partial<Scenario> = {}): Scenario {
   return { ...committedScenario('small-warmstart'), ...over };
+}
+
+export function mediumScenario(over: Partial<Scenario> = {}): Scenario {
+  return { ...committedScenario('medium'), ...over };
 }

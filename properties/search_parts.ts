@@ -2,7 +2,9 @@
  * Exhaustive search of one given scenario, as parts that run apart: in this thread
  * (`--jobs 1`), on worker threads (`--jobs N`), or in CI jobs (`--shard i/n`, joined by
  * `npm run report -- merge`). Unbounded with reduction on, the search is optimal DPOR
- * (model/explore/dpor_search.ts), split into parts by model/explore/dpor_shard.ts. Under a
+ * (model/explore/dpor_search.ts): on worker threads it hands out its work as it appears
+ * (model/explore/dpor_parallel.ts), in CI jobs or with the state cache it splits into
+ * parts (model/explore/dpor_shard.ts). Under a
  * preemption bound it is the sleep-set search (model/explore/search.ts): the DPOR
  * search's bounded mode (BPOR) does not yet finish where sleep sets do. With
  * --no-reduction it is plain DFS. Those two do not split.
@@ -12,12 +14,13 @@
  * states of the whole search once, whichever part reached them.
  *
  * Invariant: the verdicts (properties violated, completeness, distinct states) of the
- * joined parts are those of the search in one part; schedules and steps are larger, as
- * every part replays the shared start of the tree.
+ * joined parts are those of the search in one part; split into parts, schedules and steps
+ * are larger, as every part replays the shared start of the tree.
  */
 import { searchGuarantee } from '../model/explore/guarantee.js';
 import { mergeShards, type ShardResult } from '../model/explore/shard_merge.js';
 import { dporSearch } from '../model/explore/dpor_search.js';
+import { dporParallel } from '../model/explore/dpor_parallel.js';
 import { search } from '../model/explore/search.js';
 import type { SearchOptions } from '../model/explore/search_types.js';
 import { scenarioSubject } from '../model/explore/subject.js';
@@ -43,23 +46,28 @@ export interface SearchPart extends ShardResult {
 export function searchPart(spec: SearchPartSpec): SearchPart {
   const req = spec.request;
   const tally = newTally();
-  const started = performance.now();
-  const opts: SearchOptions = {
-    preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
-    reduce: req.reduction !== false,
-    stateCache: req.stateCache === true,
-    countStates: true,
-    keepStates: spec.count > 1,
-    maxSchedules: req.runs,
-    maxSeconds: req.seconds,
-    onSchedule: (r) => record(tally, r, started, req.property),
-  };
+  const opts = searchOptions(req, tally, spec.count > 1);
   const subject = scenarioSubject(req.scenario);
   if (splits(req))
     return { index: spec.index, count: spec.count, result: dporSearch(subject, { ...opts, shard: spec }), tally };
   if (spec.count > 1)
     throw new Error('only an unbounded search with reduction splits into parts (--preemptions inf, no --no-reduction)');
   return { index: 0, count: 1, result: search(subject, opts), tally };
+}
+
+/** The search's options; each schedule it completes goes into `tally`. */
+function searchOptions(req: PlainScenarioRequest, tally: Tally, keepStates: boolean): SearchOptions {
+  const started = performance.now();
+  return {
+    preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
+    reduce: req.reduction !== false,
+    stateCache: req.stateCache === true,
+    countStates: true,
+    keepStates,
+    maxSchedules: req.runs,
+    maxSeconds: req.seconds,
+    onSchedule: (r) => record(tally, r, started, req.property),
+  };
 }
 
 /** Whether the search is DPOR, which splits into parts: unbounded, with reduction. */
@@ -112,12 +120,27 @@ export function joinSearchParts(req: PlainScenarioRequest, parts: readonly Searc
   );
 }
 
-/** The whole search on `jobs` worker threads (1: in this thread), or one shard's parts. */
+/**
+ * The whole search on `jobs` worker threads (1: in this thread), or one shard's parts.
+ * An unbounded stateless DPOR search on several threads hands its work out as it
+ * appears (dpor_parallel.ts: one tree, no overlap); with the state cache it is split
+ * into one part per thread (dpor_shard.ts: each thread keeps its own cache).
+ */
 export async function exhaustiveParts(
   req: PlainScenarioRequest,
   jobs: number,
   shard: { index: number; count: number } | null,
 ): Promise<SearchPart[]> {
+  if (shard === null && jobs > 1 && splits(req) && req.stateCache !== true) {
+    const tally = newTally();
+    const subject = {
+      module: new URL('../model/explore/subject.ts', import.meta.url).href,
+      fn: 'scenarioSubject',
+      arg: req.scenario,
+    };
+    const result = await dporParallel(subject, searchOptions(req, tally, false), jobs);
+    return [{ index: 0, count: 1, result, tally }];
+  }
   const module = new URL('./search_parts.ts', import.meta.url).href;
   // one part per job; a shard of a CI matrix is one part of the whole, run in this process
   const specs: SearchPartSpec[] =

@@ -9,14 +9,22 @@
  * result is cached per process. The compiled tier is the same code: instrumentation only
  * records locals (test/explore/frames.test.ts checks the traces are byte-identical).
  *
+ * What a file compiles to is kept on disk (the system's temporary folder, tierlab-threads/)
+ * under a hash of its path, its text and the compiler's own sources and version, so a
+ * later process (a worker thread of a parallel search, the next command) loads it
+ * without loading TypeScript at all; a changed source or transform is a new name.
+ *
  * Invariant: a source the transform cannot follow (a yield nested after an expression it
- * cannot record) is an error naming the file and line, never a silently weaker digest.
+ * cannot record) is an error naming the file and line, never a silently weaker digest;
+ * such a file is never cached.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, relative, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import type ts from 'typescript';
 import type { DriverPlan } from '../../src/engine/driver.js';
 import type { Gen } from '../../src/ops.js';
 import type { Tier } from '../../src/tier/tier.js';
@@ -42,24 +50,7 @@ export function compiledThreads(): CompiledThreads {
   const load = (file: string): Record<string, unknown> => {
     const known = modules.get(file);
     if (known !== undefined) return known.exports;
-    const rel = relative(root, file);
-    const problems: TransformProblem[] = [];
-    const out = ts.transpileModule(readFileSync(file, 'utf8'), {
-      fileName: file,
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2022,
-        preserveConstEnums: true,
-        esModuleInterop: true,
-      },
-      transformers: { before: [localsTransform(rel, problems)] },
-    });
-    if (problems.length > 0) {
-      const p = problems[0];
-      throw new Error(
-        `state cache: cannot record the locals at ${p?.file}:${p?.line}: a yield is evaluated after '${p?.text}'`,
-      );
-    }
+    const text = transpiled(file);
     const module = { exports: {} as Record<string, unknown> };
     modules.set(file, module);
     const req = (spec: string): unknown => {
@@ -67,7 +58,7 @@ export function compiledThreads(): CompiledThreads {
       return load(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
     };
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluating the compiled module
-    new Function('require', 'module', 'exports', out.outputText)(req, module, module.exports);
+    new Function('require', 'module', 'exports', text)(req, module, module.exports);
     return module.exports;
   };
   const tierModule = load(resolve(root, 'src/tier/tier.ts'));
@@ -83,4 +74,62 @@ export function compiledThreads(): CompiledThreads {
     engineMain,
   };
   return compiled;
+}
+
+const CACHE = join(tmpdir(), 'tierlab-threads');
+/** what else decides the output: the transform, this file's options, the compiler's version */
+let compilerKey: string | null = null;
+
+function keyOf(file: string, source: string): string {
+  compilerKey ??= [
+    readFileSync(fileURLToPath(new URL('./locals_transform.ts', import.meta.url)), 'utf8'),
+    readFileSync(fileURLToPath(import.meta.url), 'utf8'),
+    readFileSync(packages.resolve('typescript/package.json'), 'utf8'),
+  ].join('\0');
+  return createHash('sha256')
+    .update(compilerKey)
+    .update('\0')
+    .update(relative(root, file))
+    .update('\0')
+    .update(source)
+    .digest('hex');
+}
+
+/** Where the compiled text of `file` (as it reads now) is kept. */
+export function cacheFile(file: string, source = readFileSync(file, 'utf8')): string {
+  return join(CACHE, `${keyOf(file, source)}.js`);
+}
+
+/** The instrumented CommonJS text of one source file, from the cache or compiled now. */
+export function transpiled(file: string): string {
+  const source = readFileSync(file, 'utf8');
+  const cached = cacheFile(file, source);
+  try {
+    return readFileSync(cached, 'utf8');
+  } catch {
+    // not compiled yet
+  }
+  const compiler = packages('typescript') as typeof ts;
+  const problems: TransformProblem[] = [];
+  const out = compiler.transpileModule(source, {
+    fileName: file,
+    compilerOptions: {
+      module: compiler.ModuleKind.CommonJS,
+      target: compiler.ScriptTarget.ES2022,
+      preserveConstEnums: true,
+      esModuleInterop: true,
+    },
+    transformers: { before: [localsTransform(compiler, relative(root, file), problems)] },
+  });
+  const p = problems[0];
+  if (p !== undefined)
+    throw new Error(
+      `state cache: cannot record the locals at ${p.file}:${p.line}: a yield is evaluated after '${p.text}'`,
+    );
+  // written whole under a private name, then renamed: a reader never sees half a file
+  mkdirSync(CACHE, { recursive: true });
+  const partial = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(partial, out.outputText);
+  renameSync(partial, cached);
+  return out.outputText;
 }

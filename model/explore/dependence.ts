@@ -46,7 +46,8 @@ export interface EventFp {
 }
 
 const cache = new Map<number, EventFp>();
-function fp(mx: MxRole, reads: number, writes: number): EventFp {
+/** the one frozen footprint with these parts (footprints compare by identity nowhere, but are shared) */
+export function fp(mx: MxRole, reads: number, writes: number): EventFp {
   const key = mx * 65536 + reads * 256 + writes;
   let f = cache.get(key);
   if (f === undefined) {

@@ -24,7 +24,7 @@
 import type { Subject, SubjectRun } from './subject.js';
 import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
 import type { DporNode } from './dpor_node.js';
-import type { HappensBefore } from './happens_before.js';
+import type { EventOrder, HappensBefore, RunEvent } from './happens_before.js';
 import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
 import { mergeSummary, StateCache, summaryBits } from './dpor_cache.js';
 import { ShardSplit } from './dpor_shard.js';
@@ -118,16 +118,36 @@ function reverseRaces(
   stats: DporStats,
   split: ShardSplit,
 ): void {
+  forEachReversal(hb, (i, seq, first, later) => {
+    const node = stack[i];
+    if (node === undefined) return;
+    stats.races++;
+    if (node.enabledEvent(first.key) === undefined) {
+      stats.infeasible++;
+      return;
+    }
+    if (insertSequence(node.wut, node.sleepSet(), seq, (w) => split.isForeign(w))) stats.insertions++;
+    if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
+  });
+}
+
+/**
+ * Calls `visit` for every race e < e' of a finished run with e's position, the wakeup
+ * sequence notdep(e).e' (the events after e not ordered after it, then e'), its first
+ * event and e'.
+ */
+export function forEachReversal(
+  hb: EventOrder,
+  visit: (i: number, seq: WakeupSequence, first: RunEvent, later: RunEvent) => void,
+): void {
   const events = hb.events;
   const n = events.length;
   for (let j = 0; j < n; j++) {
     const later = events[j];
     if (later === undefined) continue;
     for (const i of later.races) {
-      const node = stack[i];
       const earlier = events[i];
-      if (node === undefined || earlier === undefined) continue;
-      stats.races++;
+      if (earlier === undefined) continue;
       const items: number[] = [];
       for (let k = i + 1; k < n; k++) {
         if (k === j) continue;
@@ -136,13 +156,7 @@ function reverseRaces(
       }
       items.push(j);
       const first = events[items[0] ?? -1];
-      if (first === undefined || node.enabledEvent(first.key) === undefined) {
-        stats.infeasible++;
-        continue;
-      }
-      if (insertSequence(node.wut, node.sleepSet(), new WakeupSequence(hb, items), (w) => split.isForeign(w)))
-        stats.insertions++;
-      if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
+      if (first !== undefined) visit(i, new WakeupSequence(hb, items), first, later);
     }
   }
 }

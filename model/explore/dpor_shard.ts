@@ -1,6 +1,7 @@
 /**
- * Splitting one DPOR search into parts that run apart (worker threads, CI machines) and
- * together cover what the whole search covers.
+ * Splitting one DPOR search into parts that run apart (CI machines, or worker threads when
+ * each keeps its own state cache) and together cover what the whole search covers. On one
+ * machine without the cache, dpor_parallel.ts shares one tree instead.
  *
  * Every part runs the same search from the start, so until they split they build the
  * same tree. When the tree holds enough pending branches (at least SPLIT_PER_PART per

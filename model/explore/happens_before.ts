@@ -36,7 +36,46 @@ export interface RunEvent {
   readonly races: readonly number[];
 }
 
-export class HappensBefore {
+/** What race reversal reads of a run's order: its events and their clocks. */
+export interface EventOrder {
+  readonly events: readonly RunEvent[];
+  readonly length: number;
+  /** entry `tid` of event e's clock */
+  clockAt(e: number, tid: number): number;
+  /** e happens before (or is) f */
+  ordered(e: number, f: number): boolean;
+}
+
+/** A finished run's order as plain data (what a worker thread's report carries, dpor_run_task.ts). */
+export interface RunOrderData {
+  readonly events: readonly RunEvent[];
+  readonly clocks: Int32Array;
+  readonly width: number;
+}
+
+/** A finished run's order read back from its plain data (snapshot()). */
+export class RunOrder implements EventOrder {
+  constructor(private readonly data: RunOrderData) {}
+
+  get events(): readonly RunEvent[] {
+    return this.data.events;
+  }
+
+  get length(): number {
+    return this.data.events.length;
+  }
+
+  clockAt(e: number, tid: number): number {
+    return this.data.clocks[e * this.data.width + tid] ?? 0;
+  }
+
+  ordered(e: number, f: number): boolean {
+    const a = this.data.events[e];
+    return a !== undefined && f < this.length && this.clockAt(f, a.tid) >= a.seq;
+  }
+}
+
+export class HappensBefore implements EventOrder {
   readonly events: RunEvent[] = [];
   private readonly width: number;
   /** every event's clock, `width` entries each, in event order (never changed once written) */
@@ -80,6 +119,11 @@ export class HappensBefore {
   ordered(e: number, f: number): boolean {
     const a = this.events[e];
     return a !== undefined && f < this.events.length && this.clockAt(f, a.tid) >= a.seq;
+  }
+
+  /** the run so far as plain data (events and their clocks) */
+  snapshot(): RunOrderData {
+    return { events: this.events, clocks: this.clocks.slice(0, this.events.length * this.width), width: this.width };
   }
 
   /** e happens before everything thread tid has done so far (or will do next) */

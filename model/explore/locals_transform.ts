@@ -16,7 +16,10 @@
  * Invariant: the transformed code computes exactly what the original does (the extra
  * calls return their last argument and touch nothing but the frame).
  */
-import ts from 'typescript';
+import type ts from 'typescript';
+
+/** the compiler's runtime, given by the caller (compile_threads.ts loads it only when it compiles) */
+let TS: typeof ts;
 
 const FRAME = '__fr';
 
@@ -27,16 +30,21 @@ export interface TransformProblem {
 }
 
 /** Transformer factory for one file; problems found are pushed onto `problems`. */
-export function localsTransform(file: string, problems: TransformProblem[]): ts.TransformerFactory<ts.SourceFile> {
+export function localsTransform(
+  compiler: typeof ts,
+  file: string,
+  problems: TransformProblem[],
+): ts.TransformerFactory<ts.SourceFile> {
+  TS = compiler;
   return (ctx) => (sf) => {
     let fnIndex = 0;
     const visit = (node: ts.Node): ts.Node => {
-      if (isGenerator(node) && node.body !== undefined && ts.isBlock(node.body)) {
+      if (isGenerator(node) && node.body !== undefined && TS.isBlock(node.body)) {
         return instrument(ctx, node, functionId(file, fnIndex++), visit, (y) => checkPlacement(sf, file, y, problems));
       }
-      return ts.visitEachChild(node, visit, ctx);
+      return TS.visitEachChild(node, visit, ctx);
     };
-    return ts.visitNode(sf, visit) as ts.SourceFile;
+    return TS.visitNode(sf, visit) as ts.SourceFile;
   };
 }
 
@@ -53,13 +61,13 @@ function instrument(
   const inner = (node: ts.Node): ts.Node => {
     // a nested generator is instrumented on its own; other functions cannot yield
     if (isGenerator(node)) return visit(node);
-    if (ts.isFunctionLike(node)) return ts.visitEachChild(node, visit, ctx);
-    if (!ts.isYieldExpression(node)) return ts.visitEachChild(node, inner, ctx);
+    if (TS.isFunctionLike(node)) return TS.visitEachChild(node, visit, ctx);
+    if (!TS.isYieldExpression(node)) return TS.visitEachChild(node, inner, ctx);
     check(node);
     const names = localsAt(node, fn);
     const value =
       node.expression !== undefined
-        ? (ts.visitNode(node.expression, inner) as ts.Expression)
+        ? (TS.visitNode(node.expression, inner) as ts.Expression)
         : f.createIdentifier('undefined');
     const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(FRAME), 'at'), undefined, [
       f.createNumericLiteral(pp++),
@@ -71,7 +79,7 @@ function instrument(
       : f.createYieldExpression(undefined, call);
   };
   const body = fn.body as ts.Block;
-  const stmts = body.statements.map((st) => ts.visitNode(st, inner) as ts.Statement);
+  const stmts = body.statements.map((st) => TS.visitNode(st, inner) as ts.Statement);
   const registry = f.createPropertyAccessExpression(f.createIdentifier('globalThis'), '__tierlabFrames');
   const enter = f.createCallExpression(f.createPropertyAccessExpression(registry, 'enter'), undefined, [
     f.createNumericLiteral(fid),
@@ -80,7 +88,7 @@ function instrument(
     undefined,
     f.createVariableDeclarationList(
       [f.createVariableDeclaration(FRAME, undefined, undefined, enter)],
-      ts.NodeFlags.Const,
+      TS.NodeFlags.Const,
     ),
   );
   const close = f.createExpressionStatement(
@@ -103,8 +111,8 @@ function checkPlacement(sf: ts.SourceFile, file: string, y: ts.YieldExpression, 
     problems.push({ file, line: line + 1, text: b.getText(sf) });
   };
   let child: ts.Node = y;
-  for (let p = y.parent; p !== undefined && !ts.isStatement(p); child = p, p = p.parent) {
-    if ((ts.isCallExpression(p) || ts.isNewExpression(p)) && p.expression !== child && !isStable(p.expression, true)) {
+  for (let p = y.parent; p !== undefined && !TS.isStatement(p); child = p, p = p.parent) {
+    if ((TS.isCallExpression(p) || TS.isNewExpression(p)) && p.expression !== child && !isStable(p.expression, true)) {
       // the callee may be a method of a local (loaders.push): a function, not state
       report(p.expression);
     }
@@ -118,40 +126,40 @@ function evaluatedBefore(p: ts.Node, child: ts.Node): readonly ts.Node[] {
     const i = list.indexOf(child);
     return i < 0 ? [] : list.slice(0, i);
   };
-  if (ts.isCallExpression(p) || ts.isNewExpression(p)) return upTo(p.arguments ?? []);
-  if (ts.isArrayLiteralExpression(p)) return upTo(p.elements);
-  if (ts.isObjectLiteralExpression(p)) return upTo(p.properties);
-  if (ts.isConditionalExpression(p) && p.condition !== child) return [p.condition];
-  if (ts.isElementAccessExpression(p) && p.argumentExpression === child) return [p.expression];
+  if (TS.isCallExpression(p) || TS.isNewExpression(p)) return upTo(p.arguments ?? []);
+  if (TS.isArrayLiteralExpression(p)) return upTo(p.elements);
+  if (TS.isObjectLiteralExpression(p)) return upTo(p.properties);
+  if (TS.isConditionalExpression(p) && p.condition !== child) return [p.condition];
+  if (TS.isElementAccessExpression(p) && p.argumentExpression === child) return [p.expression];
   // (a && yield x): reaching the yield fixes a's value, and the result is x's
   if (
-    ts.isBinaryExpression(p) &&
+    TS.isBinaryExpression(p) &&
     p.right === child &&
-    !SHORT_CIRCUIT.has(p.operatorToken.kind) &&
-    p.operatorToken.kind !== ts.SyntaxKind.EqualsToken
+    !shortCircuit(p.operatorToken.kind) &&
+    p.operatorToken.kind !== TS.SyntaxKind.EqualsToken
   ) {
     return [p.left];
   }
   return [];
 }
 
-const SHORT_CIRCUIT = new Set([
-  ts.SyntaxKind.AmpersandAmpersandToken,
-  ts.SyntaxKind.BarBarToken,
-  ts.SyntaxKind.QuestionQuestionToken,
-]);
+/** the operators whose right side may not run (read when a file is compiled) */
+const shortCircuit = (kind: ts.SyntaxKind): boolean =>
+  kind === TS.SyntaxKind.AmpersandAmpersandToken ||
+  kind === TS.SyntaxKind.BarBarToken ||
+  kind === TS.SyntaxKind.QuestionQuestionToken;
 
 type GeneratorLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.MethodDeclaration;
 
 function isGenerator(node: ts.Node): node is GeneratorLike {
   return (
-    (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node)) &&
+    (TS.isFunctionDeclaration(node) || TS.isFunctionExpression(node) || TS.isMethodDeclaration(node)) &&
     node.asteriskToken !== undefined
   );
 }
 
 function replaceBody(f: ts.NodeFactory, fn: GeneratorLike, body: ts.Block): ts.Node {
-  if (ts.isFunctionDeclaration(fn))
+  if (TS.isFunctionDeclaration(fn))
     return f.updateFunctionDeclaration(
       fn,
       fn.modifiers,
@@ -162,7 +170,7 @@ function replaceBody(f: ts.NodeFactory, fn: GeneratorLike, body: ts.Block): ts.N
       fn.type,
       body,
     );
-  if (ts.isFunctionExpression(fn))
+  if (TS.isFunctionExpression(fn))
     return f.updateFunctionExpression(
       fn,
       fn.modifiers,
@@ -189,19 +197,19 @@ function replaceBody(f: ts.NodeFactory, fn: GeneratorLike, body: ts.Block): ts.N
 /** A value that cannot change while the generator is suspended: a name (its value is
  *  recorded as a local), a literal, `this`; as a callee also a method of such a value. */
 function isStable(n: ts.Node, callee: boolean): boolean {
-  if (ts.isParenthesizedExpression(n) || ts.isAsExpression(n) || ts.isNonNullExpression(n))
+  if (TS.isParenthesizedExpression(n) || TS.isAsExpression(n) || TS.isNonNullExpression(n))
     return isStable(n.expression, callee);
-  if (ts.isShorthandPropertyAssignment(n)) return true;
-  if (ts.isPropertyAssignment(n)) return isStable(n.initializer, false);
-  if (ts.isIdentifier(n) || n.kind === ts.SyntaxKind.ThisKeyword) return true;
+  if (TS.isShorthandPropertyAssignment(n)) return true;
+  if (TS.isPropertyAssignment(n)) return isStable(n.initializer, false);
+  if (TS.isIdentifier(n) || n.kind === TS.SyntaxKind.ThisKeyword) return true;
   if (
-    ts.isLiteralExpression(n) ||
-    n.kind === ts.SyntaxKind.TrueKeyword ||
-    n.kind === ts.SyntaxKind.FalseKeyword ||
-    n.kind === ts.SyntaxKind.NullKeyword
+    TS.isLiteralExpression(n) ||
+    n.kind === TS.SyntaxKind.TrueKeyword ||
+    n.kind === TS.SyntaxKind.FalseKeyword ||
+    n.kind === TS.SyntaxKind.NullKeyword
   )
     return true;
-  if (callee && ts.isPropertyAccessExpression(n)) return isStable(n.expression, false);
+  if (callee && TS.isPropertyAccessExpression(n)) return isStable(n.expression, false);
   return false;
 }
 
@@ -210,25 +218,25 @@ function localsAt(y: ts.Node, fn: GeneratorLike): string[] {
   const names: string[] = [];
   let child: ts.Node = y;
   for (let p: ts.Node | undefined = y.parent; p !== undefined; child = p, p = p.parent) {
-    if (ts.isBlock(p) || ts.isSourceFile(p) || ts.isCaseClause(p) || ts.isDefaultClause(p)) {
+    if (TS.isBlock(p) || TS.isSourceFile(p) || TS.isCaseClause(p) || TS.isDefaultClause(p)) {
       for (const s of p.statements) {
         if (s === child) break;
-        if (ts.isVariableStatement(s)) for (const d of s.declarationList.declarations) bindingNames(d.name, names);
+        if (TS.isVariableStatement(s)) for (const d of s.declarationList.declarations) bindingNames(d.name, names);
       }
     } else if (
-      ts.isForStatement(p) &&
+      TS.isForStatement(p) &&
       child !== p.initializer &&
       p.initializer !== undefined &&
-      ts.isVariableDeclarationList(p.initializer)
+      TS.isVariableDeclarationList(p.initializer)
     ) {
       for (const d of p.initializer.declarations) bindingNames(d.name, names);
     } else if (
-      (ts.isForOfStatement(p) || ts.isForInStatement(p)) &&
+      (TS.isForOfStatement(p) || TS.isForInStatement(p)) &&
       child === p.statement &&
-      ts.isVariableDeclarationList(p.initializer)
+      TS.isVariableDeclarationList(p.initializer)
     ) {
       for (const d of p.initializer.declarations) bindingNames(d.name, names);
-    } else if (ts.isCatchClause(p) && child === p.block && p.variableDeclaration !== undefined) {
+    } else if (TS.isCatchClause(p) && child === p.block && p.variableDeclaration !== undefined) {
       bindingNames(p.variableDeclaration.name, names);
     }
     if (p === fn) {
@@ -240,8 +248,8 @@ function localsAt(y: ts.Node, fn: GeneratorLike): string[] {
 }
 
 function bindingNames(n: ts.BindingName, out: string[]): void {
-  if (ts.isIdentifier(n)) out.push(n.text);
-  else for (const e of n.elements) if (!ts.isOmittedExpression(e)) bindingNames(e.name, out);
+  if (TS.isIdentifier(n)) out.push(n.text);
+  else for (const e of n.elements) if (!TS.isOmittedExpression(e)) bindingNames(e.name, out);
 }
 
 /** A stable number for the i-th generator function of a file. */

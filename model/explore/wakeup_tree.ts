@@ -20,7 +20,7 @@
  * explores them, so no sequence is explored twice from one node.
  */
 import { dependent, type EventFp } from './dependence.js';
-import type { HappensBefore } from './happens_before.js';
+import type { EventOrder } from './happens_before.js';
 
 /** An event as a branch label: whose it is, which wakeup a signal in it chose, what it touches. */
 export interface Branch {
@@ -47,7 +47,7 @@ export class WakeupSequence {
   private readonly beforeLast: boolean[];
 
   constructor(
-    private readonly hb: HappensBefore,
+    private readonly hb: EventOrder,
     items: number[],
   ) {
     this.items = items;

@@ -15,12 +15,24 @@ interface TaskMessage {
   readonly arg: unknown;
 }
 
+/** imported modules by URL: import() itself would go through the loader hooks every time */
+const modules = new Map<string, Record<string, unknown>>();
+
+async function moduleOf(url: string): Promise<Record<string, unknown>> {
+  let m = modules.get(url);
+  if (m === undefined) {
+    m = (await import(url)) as Record<string, unknown>;
+    modules.set(url, m);
+  }
+  return m;
+}
+
 const port = parentPort;
 if (port === null) throw new Error('worker_entry.ts runs only as a worker thread');
 port.on('message', (t: TaskMessage) => {
   void (async () => {
     try {
-      const m = (await import(t.module)) as Record<string, unknown>;
+      const m = modules.get(t.module) ?? (await moduleOf(t.module));
       const fn = m[t.fn];
       if (typeof fn !== 'function') throw new Error(`${t.module} exports no function '${t.fn}'`);
       const result: unknown = await (fn as (a: unknown) => unknown)(t.arg);

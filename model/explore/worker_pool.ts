@@ -73,3 +73,56 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
   }
   return results;
 }
+
+/**
+ * Worker threads kept for many tasks, each given one task at a time by its number: for a
+ * caller that decides the next task from the last result (dpor_parallel.ts).
+ */
+export class WorkerThreads {
+  private readonly workers: Worker[];
+  private readonly pending = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
+  private nextId = 0;
+  private failure: Error | null = null;
+
+  constructor(count: number) {
+    this.workers = Array.from({ length: count }, () => new Worker(BOOT, { workerData: { entry: ENTRY } }));
+    for (const w of this.workers) {
+      w.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (m.error !== undefined) p?.reject(new Error(`task ${m.id} failed in a worker: ${m.error}`));
+        else p?.resolve(m.result);
+      });
+      w.on('error', (e) => this.fail(e));
+      w.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`a worker thread exited with code ${code}`));
+      });
+    }
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** runs `task` on worker `index`; tasks given to one worker run one after the other, in order */
+  run<R>(index: number, task: Task): Promise<R> {
+    const w = this.workers[index];
+    if (w === undefined) return Promise.reject(new Error(`no worker ${index}`));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      this.pending.set(id, { resolve: (r) => resolve(r as R), reject });
+      w.postMessage({ id, module: task.module, fn: task.fn, arg: task.arg });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+}

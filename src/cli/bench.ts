@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the simulator's speed and scaling, exhaustive search of a small
- * configuration, the fill_wait race, and time to kill every catalogue mutant under every
+ * `npm run bench`: the simulator's speed and scaling, exhaustive search of the small and
+ * medium configurations, the fill_wait race, and time to kill every catalogue mutant under every
  * strategy; on request (`--only upload`), the native engine's uploads against the raw
  * copy of the same library (src/cli/bench/upload.ts). Writes OUT/bench.json and
  * OUT/bench.md (OUT: reports).
@@ -19,7 +19,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { grownScenarios } from './bench/scaling.js';
-import { exploreRow, jobsRow, reductionFactor, SMALL_CONFIGS } from './bench/exhaustive_bench.js';
+import { measureExhaustive } from './bench/exhaustive_bench.js';
 import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
@@ -28,7 +28,7 @@ import { libraryPath, NativeEngineLib, NativeError } from '../engine/native/bind
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
-import { defaultScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
+import { defaultScenario } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
 import {
   countOption,
@@ -146,49 +146,9 @@ if (only.includes('scaling')) {
 }
 
 if (only.includes('exhaustive')) {
-  const s = smallWarmstart();
-  const limit = opts.exploreSeconds;
-  const rows = SMALL_CONFIGS.map((c) => {
-    log(`exhaustive: ${c.label} ...`);
-    const row = exploreRow(s, c, limit);
-    const perState = row.stepsPerState !== null ? `, ${row.stepsPerState.toFixed(1)} steps per state` : '';
-    const rate =
-      row.statesPerSecond !== null ? `, ${Math.round(row.statesPerSecond).toLocaleString('en-US')} states/s` : '';
-    log(
-      `  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${row.schedules} schedules, ${row.states ?? '?'} states, ${row.seconds.toFixed(1)} s${rate}${perState}`,
-    );
-    if (row.violations.length > 0) unexpected = true;
-    return row;
-  });
-  // the jobs speedup on a configuration whose DPOR search completes in seconds
-  const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
-  const jobs = [];
-  for (const n of [1, 2]) {
-    log(
-      `exhaustive: DPOR of ${describeScenario(two)} in ${n} part${n === 1 ? '' : 's'} on ${n} thread${n === 1 ? '' : 's'} ...`,
-    );
-    const j = await jobsRow(two, `DPOR, unbounded, ${n} job${n === 1 ? '' : 's'}`, n, limit);
-    log(
-      `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${j.schedules} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${Math.round(j.schedulesPerSecond)} schedules/s`,
-    );
-    if (j.violations.length > 0) unexpected = true;
-    jobs.push(j);
-  }
-  const [one, pair] = jobs;
-  const speedup =
-    one !== undefined && pair !== undefined && one.wallSeconds > 0 ? one.wallSeconds / pair.wallSeconds : null;
-  if (speedup !== null)
-    log(
-      `  2 jobs: ${speedup.toFixed(2)}x the wall-clock speed of 1 job (${pair?.schedulesPerSecond.toFixed(0)} vs ${one?.schedulesPerSecond.toFixed(0)} schedules/s; the parts overlap)`,
-    );
-  report.exhaustive = {
-    scenario: describeScenario(s),
-    rows,
-    reductionFactor: reductionFactor(rows),
-    jobsScenario: describeScenario(two),
-    jobs,
-    jobsSpeedup: speedup,
-  };
+  const { section, unexpected: found } = await measureExhaustive(opts.exploreSeconds, log);
+  report.exhaustive = section;
+  if (found) unexpected = true;
 }
 
 if (only.includes('race')) {

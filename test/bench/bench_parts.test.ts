@@ -65,7 +65,20 @@ describe('bench parts', () => {
       date: 'd',
       command: 'c',
       machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
-      exhaustive: { scenario: 's', rows: [row('plain', false, 100), row('sleep', true, 25)], reductionFactor: 4 },
+      exhaustive: {
+        scenario: 's',
+        rows: [row('plain', false, 100), row('sleep', true, 25)],
+        reductionFactor: 4,
+        jobsScenario: 'j',
+        jobs: [],
+        jobsSpeedup: null,
+        steadyScenario: 't',
+        steadySeconds: 30,
+        steady: [],
+        steadySpeedup: null,
+        mediumScenario: 'm',
+        medium: row('medium', true, 7),
+      },
       mutants: {
         available: false,
         note: 'no mutation runner',
@@ -79,5 +92,6 @@ describe('bench parts', () => {
     const md = renderMarkdown(report);
     expect(md).toMatch(/Reduction factor of sleep sets on the same bound: 4.00 x/);
     expect(md).toMatch(/no mutation runner/);
+    expect(md).toMatch(/## Exhaustive search of the medium configuration\n\nScenario: m\./);
   });
 });

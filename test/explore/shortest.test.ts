@@ -2,7 +2,9 @@
  * The shortest counterexample (shortest.ts) on the #1360 fill_wait race: what it returns
  * replays to the same violation in exactly the steps it claims, and no violating schedule
  * of a complete plain DFS (every schedule with at most 2 preemptions) is shorter; the
- * prefix minimizer's counterexample is never shorter either.
+ * prefix minimizer's counterexample is never shorter either. The property it comes back
+ * with, SPEC-FILL, is the race itself: the reference catches fill_wait's unlock on the way
+ * out, and POST-FILL-WAIT (reached with the reference off) the return right after it.
  */
 import { describe, expect, it } from 'vitest';
 import { minimizeChoices } from '../../model/explore/minimize.js';
@@ -44,6 +46,22 @@ describe('the shortest counterexample', () => {
     expect(found.steps).toBeLessThanOrEqual(
       runScenario(tiny, { strategy: new ChoicesStrategy(m.choices), main: faulty }).steps,
     );
+  });
+
+  it('is the early return of fill_wait: with the reference off, the same schedule violates POST-FILL-WAIT', () => {
+    const s = shortestCounterexample(scenarioSubject(tiny, true, faulty));
+    const found = s.found;
+    if (found === null) throw new Error('the faulty fill_wait was not caught');
+    // the reference sees fill_wait unlock to return while an upload is in flight; the
+    // postcondition would see the same return one mark later
+    expect(found.property).toBe('SPEC-FILL');
+    const off = runScenario(tiny, {
+      strategy: new ChoicesStrategy(found.choices),
+      main: faulty,
+      checks: 'no-refinement',
+    });
+    expect(off.violation?.property).toBe('POST-FILL-WAIT');
+    expect(off.steps).toBe(found.steps);
   });
 
   it('reports nothing, completely, for a property the scenario cannot violate', () => {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExhaustiveRow, JobsRow } from './exhaustive_bench.js';
+import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
@@ -33,14 +33,7 @@ export interface BenchReport {
     refinementCost?: number;
   };
   scaling?: ScalingRow[];
-  exhaustive?: {
-    scenario: string;
-    rows: ExhaustiveRow[];
-    reductionFactor: number | null;
-    jobsScenario?: string;
-    jobs?: JobsRow[];
-    jobsSpeedup?: number | null;
-  };
+  exhaustive?: ExhaustiveSection;
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
   upload?: UploadSection;
@@ -48,6 +41,25 @@ export interface BenchReport {
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 const sec = (x: number | null): string => (x === null ? '-' : x < 0.1 ? x.toFixed(3) : x.toFixed(2));
+
+const EXHAUSTIVE_HEAD =
+  '| search | complete | schedules | sleep-blocked | stopped at a known state | distinct states | steps executed | steps per state | seconds | steps/s | distinct states/s | violations |';
+const EXHAUSTIVE_RULE = '|---|---|---|---|---|---|---|---|---|---|---|---|';
+
+const JOBS_HEAD =
+  '| search | complete | schedules | distinct states | wall seconds | CPU seconds | schedules/s | violations |';
+const JOBS_RULE = '|---|---|---|---|---|---|---|---|';
+
+function jobsLine(j: JobsRow): string {
+  return `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${sec(j.cpuSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`;
+}
+
+function exhaustiveLine(x: ExhaustiveRow): string {
+  return (
+    `| ${x.label} | ${x.complete ? 'yes' : 'NO'} | ${int(x.schedules)} | ${int(x.sleepBlocked)} | ${int(x.cachedStops)} | ${x.states === null ? '-' : int(x.states)} | ` +
+    `${int(x.stepsExecuted)} | ${x.stepsPerState === null ? '-' : x.stepsPerState.toFixed(1)} | ${sec(x.seconds)} | ${int(x.stepsPerSecond)} | ${x.statesPerSecond === null ? '-' : int(x.statesPerSecond)} | ${x.violations.join(', ') || 'none'} |`
+  );
+}
 
 export function writeBenchReport(dir: string, r: BenchReport): void {
   mkdirSync(dir, { recursive: true });
@@ -107,41 +119,36 @@ export function renderMarkdown(r: BenchReport): string {
   if (r.exhaustive !== undefined) {
     const e = r.exhaustive;
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');
-    md.push(
-      '| search | complete | schedules | sleep-blocked | stopped at a known state | distinct states | steps executed | steps per state | seconds | steps/s | distinct states/s | violations |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    );
-    for (const x of e.rows) {
-      md.push(
-        `| ${x.label} | ${x.complete ? 'yes' : 'NO'} | ${int(x.schedules)} | ${int(x.sleepBlocked)} | ${int(x.cachedStops)} | ${x.states === null ? '-' : int(x.states)} | ` +
-          `${int(x.stepsExecuted)} | ${x.stepsPerState === null ? '-' : x.stepsPerState.toFixed(1)} | ${sec(x.seconds)} | ${int(x.stepsPerSecond)} | ${x.statesPerSecond === null ? '-' : int(x.statesPerSecond)} | ${x.violations.join(', ') || 'none'} |`,
-      );
-    }
+    md.push(EXHAUSTIVE_HEAD, EXHAUSTIVE_RULE);
+    for (const x of e.rows) md.push(exhaustiveLine(x));
     md.push(
       '',
       e.reductionFactor === null
         ? 'Reduction factor: not measured (a search did not finish).'
         : `Reduction factor of sleep sets on the same bound: ${e.reductionFactor.toFixed(2)} x fewer schedules.`,
       '',
+      `Stateless DPOR on worker threads (\`--jobs N\`: one search tree, work handed out as it appears), to the end on ${e.jobsScenario}, then for ${e.steadySeconds} s on ${e.steadyScenario}:`,
+      '',
+      JOBS_HEAD,
+      JOBS_RULE,
     );
-    if (e.jobs !== undefined && e.jobs.length > 0) {
-      md.push(
-        `DPOR in parts on worker threads (\`--jobs N\`), on ${e.jobsScenario ?? '?'}:`,
-        '',
-        '| search | complete | schedules | distinct states | wall seconds | schedules/s | violations |',
-        '|---|---|---|---|---|---|---|',
-      );
-      for (const j of e.jobs)
-        md.push(
-          `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`,
-        );
-      if (e.jobsSpeedup !== undefined && e.jobsSpeedup !== null)
-        md.push(
-          '',
-          `Two jobs: ${e.jobsSpeedup.toFixed(2)} x the wall-clock speed of one (the parts replay each other's shared start).`,
-        );
-      md.push('');
-    }
+    for (const j of [...e.jobs, ...e.steady]) md.push(jobsLine(j));
+    const ratio = (x: number | null): string => (x === null ? '-' : `${x.toFixed(2)} x`);
+    md.push(
+      '',
+      `Two jobs: ${ratio(e.jobsSpeedup)} the schedules/s of one to the end (worker start-up included), ${ratio(e.steadySpeedup)} over ${e.steadySeconds} s.`,
+    );
+    md.push(
+      '',
+      `## Exhaustive search of the medium configuration`,
+      '',
+      `Scenario: ${e.mediumScenario}. A stateful search counts schedules and distinct states, not traces: a run stopped at a known state stands for every trace through it.`,
+      '',
+      EXHAUSTIVE_HEAD,
+      EXHAUSTIVE_RULE,
+      exhaustiveLine(e.medium),
+      '',
+    );
   }
   if (r.race !== undefined) {
     const x = r.race;

@@ -3,9 +3,12 @@
  * configurations the benchmark reports: plain DFS and sleep sets within a preemption
  * bound (the reduction factor is schedules(plain) / schedules(reduced) on the same
  * bound), the whole space, unbounded, with the state cache, and optimal DPOR
- * (model/explore/dpor_search.ts) unbounded, with and without its state cache, in one part
- * and in two parts on two worker threads (the jobs speedup is schedules/s of two parts
- * over one). Steps per distinct state is the re-execution cost: steps executed / states.
+ * (model/explore/dpor_search.ts) unbounded, with and without its state cache; the
+ * stateless DPOR search of a smaller configuration in this thread and on two worker
+ * threads (model/explore/dpor_parallel.ts; the jobs speedup is the wall-clock ratio, with
+ * the CPU seconds beside it, since a shared machine's other load takes its share); and
+ * the medium configuration (properties/scenarios/medium.json) with DPOR and its state
+ * cache. Steps per distinct state is the re-execution cost: steps executed / states.
  *
  * Invariants: every configuration counts distinct states the same way (state_digest.ts),
  * so the state counts agree whenever both searches complete; a limit that stops a search
@@ -16,6 +19,8 @@ import { search, type SearchResult } from '../../../model/explore/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
 import type { Scenario } from '../../../model/scenario/scenario.js';
 import { exhaustiveParts, joinSearchParts } from '../../../properties/search_parts.js';
+import { describeScenario } from '../../../model/scenario/scenario.js';
+import { mediumScenario, smallWarmstart } from '../../../properties/committed_scenarios.js';
 
 export interface ExhaustiveRow {
   readonly label: string;
@@ -102,6 +107,8 @@ export interface JobsRow {
   readonly schedules: number;
   readonly states: number | null;
   readonly wallSeconds: number;
+  /** CPU seconds of the whole process (every thread), worker start-up included */
+  readonly cpuSeconds: number;
   readonly schedulesPerSecond: number;
   readonly violations: string[];
 }
@@ -117,8 +124,10 @@ export async function jobsRow(s: Scenario, label: string, jobs: number, maxSecon
     preemptions: Infinity,
   } as const;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const r = joinSearchParts(request, await exhaustiveParts(request, jobs, null));
   const wallSeconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   const schedules = r.guarantee?.schedules ?? 0;
   return {
     label,
@@ -127,7 +136,105 @@ export async function jobsRow(s: Scenario, label: string, jobs: number, maxSecon
     schedules,
     states: r.guarantee?.states ?? null,
     wallSeconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
     schedulesPerSecond: schedules / Math.max(1e-9, wallSeconds),
     violations: Object.keys(r.violations),
   };
+}
+
+export interface ExhaustiveSection {
+  readonly scenario: string;
+  readonly rows: ExhaustiveRow[];
+  readonly reductionFactor: number | null;
+  readonly jobsScenario: string;
+  readonly jobs: JobsRow[];
+  readonly jobsSpeedup: number | null;
+  /** the larger configuration searched for `steadySeconds` on 1 and 2 jobs */
+  readonly steadyScenario: string;
+  readonly steadySeconds: number;
+  readonly steady: JobsRow[];
+  /** schedules/s of 2 jobs over 1 */
+  readonly steadySpeedup: number | null;
+  readonly mediumScenario: string;
+  readonly medium: ExhaustiveRow;
+}
+
+const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+/** The stateless DPOR search of `s` in this thread, then on 2 worker threads; speedup: schedules/s of 2 over 1. */
+async function jobsPair(
+  s: Scenario,
+  limit: number,
+  what: string,
+  log: (s: string) => void,
+): Promise<{ rows: JobsRow[]; speedup: number | null }> {
+  const rows: JobsRow[] = [];
+  for (const n of [1, 2]) {
+    log(`exhaustive: DPOR of ${describeScenario(s)} on ${n === 1 ? 'this thread' : `${n} worker threads`} ...`);
+    const j = await jobsRow(s, `DPOR, unbounded, ${what}, ${n} job${n === 1 ? '' : 's'}`, n, limit);
+    log(
+      `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${int(j.schedules)} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${j.cpuSeconds.toFixed(1)} s CPU, ${int(j.schedulesPerSecond)} schedules/s`,
+    );
+    rows.push(j);
+  }
+  const [one, pair] = rows;
+  const speedup =
+    one !== undefined && pair !== undefined && one.schedulesPerSecond > 0
+      ? pair.schedulesPerSecond / one.schedulesPerSecond
+      : null;
+  if (speedup !== null) log(`  2 jobs: ${speedup.toFixed(2)}x the schedules/s of 1 job`);
+  return { rows, speedup };
+}
+
+/** The whole section, each configuration stopped after `limit` seconds; `unexpected`: a violation. */
+export async function measureExhaustive(
+  limit: number,
+  log: (s: string) => void,
+): Promise<{ section: ExhaustiveSection; unexpected: boolean }> {
+  let unexpected = false;
+  const explore = (s: Scenario, c: ExhaustiveConfig): ExhaustiveRow => {
+    log(`exhaustive: ${c.label} ...`);
+    const row = exploreRow(s, c, limit);
+    const perState = row.stepsPerState !== null ? `, ${row.stepsPerState.toFixed(1)} steps per state` : '';
+    const rate = row.statesPerSecond !== null ? `, ${int(row.statesPerSecond)} states/s` : '';
+    log(
+      `  ${row.complete ? 'complete' : 'INCOMPLETE'}: ${int(row.schedules)} schedules, ${int(row.cachedStops)} stopped at a known state, ${row.states === null ? '?' : int(row.states)} states, ${row.seconds.toFixed(1)} s${rate}${perState}`,
+    );
+    if (row.violations.length > 0) unexpected = true;
+    return row;
+  };
+  const small = smallWarmstart();
+  const rows = SMALL_CONFIGS.map((c) => explore(small, c));
+  // the jobs speedup on a configuration whose stateless DPOR search completes in seconds
+  // (same verdicts), then on a larger one for half the time limit (the steady rate, with
+  // the workers' start-up a smaller share)
+  const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
+  const jobs = await jobsPair(two, limit, '2 experts', log);
+  const three = smallWarmstart({ experts: 3, ramCapacity: 3, budgetExperts: [3] });
+  const steady = await jobsPair(three, limit / 2, `3 experts, ${limit / 2} s`, log);
+  for (const j of [...jobs.rows, ...steady.rows]) if (j.violations.length > 0) unexpected = true;
+  const medium = mediumScenario();
+  log(`exhaustive: medium configuration, ${describeScenario(medium)}`);
+  const mediumRow = explore(medium, {
+    label: 'DPOR + state cache, unbounded',
+    preemptions: Infinity,
+    reduce: true,
+    stateCache: true,
+    dpor: true,
+  });
+  const section: ExhaustiveSection = {
+    scenario: describeScenario(small),
+    rows,
+    reductionFactor: reductionFactor(rows),
+    jobsScenario: describeScenario(two),
+    jobs: jobs.rows,
+    jobsSpeedup: jobs.speedup,
+    steadyScenario: describeScenario(three),
+    steadySeconds: limit / 2,
+    steady: steady.rows,
+    steadySpeedup: steady.speedup,
+    mediumScenario: describeScenario(medium),
+    medium: mediumRow,
+  };
+  return { section, unexpected };
 }

@@ -1,0 +1,308 @@
+/**
+ * The unbounded, stateless DPOR search of one scenario on several worker threads, with
+ * the work handed out as it appears: one thread (this one) owns the search tree
+ * (dpor_tree.ts) and every decision of the algorithm; the workers only run schedules
+ * (dpor_run_task.ts). Each worker, when its run reports, gets the deepest pending branch
+ * on that run's path (its own subtree, depth first, as the one-thread search would go on)
+ * or, when there is none, the shallowest pending branch anywhere (the largest piece of
+ * work left, taken from whoever found it). Races of every run are reversed here, into the
+ * one tree, so no two workers explore the same reversal, unlike the static split of
+ * dpor_shard.ts, whose parts each reverse what they find.
+ *
+ * What it promises is the one-thread search's (dpor_tree.ts says why): every Mazurkiewicz
+ * trace of the scenario explored, so the same distinct states and the same properties
+ * violated. Which schedule comes first depends on the threads' timing, so the schedule
+ * count (close to one per trace) and the first counterexample of a property may differ
+ * from run to run; the state count and the verdicts do not.
+ *
+ * Invariant: the search reports `complete` only when the root position finished; if no
+ * run is in flight and nothing is pending while the root is unfinished, that is an
+ * internal error, never a silent success.
+ */
+import { forEachReversal, type DporSearchResult, type DporStats } from './dpor_search.js';
+import { subjectRunOf, type DporRunReport, type DporTask, type SubjectSpec } from './dpor_run_task.js';
+import { RunOrder } from './happens_before.js';
+import { Reader, Writer } from './dpor_wire.js';
+import type { SearchOptions } from './search_types.js';
+import { SearchTally } from './search_tally.js';
+import { type ActiveBranch, branchDone, insertInTree, offerInTree, TreeNode } from './dpor_tree.js';
+import { WorkerThreads } from './worker_pool.js';
+
+const MODULE = new URL('./dpor_run_task.ts', import.meta.url).href;
+/** jobs given to a worker at once */
+const QUEUED = 2;
+
+/** A run handed to a worker: where it branches off, and the tree path it follows. */
+interface Job {
+  readonly task: DporTask;
+  /** positions 0..frontier (empty for the first run) */
+  readonly path: TreeNode[];
+  /** the start number of the run's branch at each position of `path` */
+  readonly serials: number[];
+  /** the frontier's new branch (null for the first run) */
+  readonly branch: ActiveBranch | null;
+}
+
+/** The search of the subject `spec` builds in each worker, on `jobs` worker threads. */
+export async function dporParallel(spec: SubjectSpec, opts: SearchOptions, jobs: number): Promise<DporSearchResult> {
+  if (Number.isFinite(opts.preemptions) || opts.stateCache === true)
+    throw new Error('the search on worker threads is unbounded and stateless (no --preemptions bound, no state cache)');
+  const search = new ParallelSearch(spec, opts);
+  const pool = new WorkerThreads(Math.max(1, jobs));
+  try {
+    await search.drive(pool);
+  } finally {
+    await pool.close();
+  }
+  return search.result();
+}
+
+class ParallelSearch {
+  private readonly states = new Set<number>();
+  private readonly tally: SearchTally;
+  private readonly dpor: DporStats = {
+    expansions: 0,
+    races: 0,
+    insertions: 0,
+    infeasible: 0,
+    sleepBlocked: 0,
+    boundStopped: 0,
+  };
+  private finished = false;
+  private serial = 0;
+  private runs = 0;
+  /** positions with pending branches (a dropped repeat may leave one empty until taken) */
+  private readonly pending = new Set<TreeNode>();
+
+  constructor(
+    private readonly spec: SubjectSpec,
+    private readonly opts: SearchOptions,
+  ) {
+    this.tally = new SearchTally(opts, opts.countStates === true ? this.states : null);
+  }
+
+  /**
+   * Runs jobs on the pool's workers until the tree is finished or a limit stops it. Each
+   * worker has up to QUEUED jobs given at once, so that it never waits for this thread
+   * to read its report (on a loaded machine a thread's wake-up can take milliseconds).
+   */
+  drive(pool: WorkerThreads): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const load = new Array<number>(pool.size).fill(0);
+      const told = new Array<boolean>(pool.size).fill(false);
+      let inFlight = 0;
+      let failed = false;
+      const fail = (e: unknown): void => {
+        failed = true;
+        reject(e instanceof Error ? e : new Error(String(e)));
+      };
+      const launch = (worker: number, job: Job): void => {
+        load[worker] = (load[worker] ?? 0) + 1;
+        inFlight++;
+        const arg: DporTask = told[worker] === true ? job.task : { ...job.task, subject: this.spec };
+        told[worker] = true;
+        pool.run<DporRunReport>(worker, { module: MODULE, fn: 'runDporTask', arg }).then((report) => {
+          load[worker] = (load[worker] ?? 1) - 1;
+          inFlight--;
+          if (failed) return;
+          try {
+            hand(worker, this.apply(job, report));
+          } catch (e) {
+            fail(e);
+          }
+        }, fail);
+      };
+      // tops every worker up to QUEUED jobs, the reporting one first, with the job nearest `hint`
+      const hand = (first: number, hint: TreeNode | null): void => {
+        const stop = this.finished || this.tally.limitReached(this.runs);
+        for (let k = 0; k < pool.size && !stop; k++) {
+          const w = (first + k) % pool.size;
+          while ((load[w] ?? 0) < QUEUED) {
+            const job = this.nextJob(hint);
+            if (job === null) break;
+            hint = null;
+            launch(w, job);
+          }
+        }
+        if (inFlight > 0) return;
+        if (!stop && !this.finished)
+          reject(new Error('internal error: the parallel DPOR search ran out of work before its tree finished'));
+        else resolve();
+      };
+      const first = new Writer();
+      first.push(0);
+      first.push(0);
+      launch(0, { task: { positions: first.done(), guide: [] }, path: [], serials: [], branch: null });
+    });
+  }
+
+  result(): DporSearchResult {
+    return { ...this.tally.result(true, false), dpor: this.dpor };
+  }
+
+  /** the deepest pending branch on the path ending at `hint`, else the shallowest anywhere */
+  private nextJob(hint: TreeNode | null): Job | null {
+    for (let at = hint; at !== null; at = at.parent) {
+      const job = this.take(at);
+      if (job !== null) return job;
+    }
+    for (;;) {
+      let best: TreeNode | null = null;
+      for (const n of this.pending) if (best === null || n.depth < best.depth) best = n;
+      if (best === null) return null;
+      const job = this.take(best);
+      if (job !== null) return job;
+    }
+  }
+
+  /** starts the next pending branch of `node` as a job (null: none left there) */
+  private take(node: TreeNode): Job | null {
+    let dropped = false;
+    for (;;) {
+      const w = node.wut.shift();
+      if (w === undefined) {
+        this.pending.delete(node);
+        // dropped repeats may have been all that was left
+        if (dropped && node.finished && node.parent !== null && node.via !== null)
+          this.settle(branchDone(node.parent, node.via));
+        return null;
+      }
+      const e = node.enabledEvent(w.key);
+      if (e === undefined)
+        throw new Error(`internal error: wakeup branch ${w.key} is not enabled at position ${node.depth}`);
+      // an exact repeat of an explored or started branch with nothing below it adds nothing
+      const same = (b: { key: number; choice: number }): boolean => b.key === w.key && b.choice === w.choice;
+      if (w.children.length === 0 && (node.done.some(same) || node.active.some(same))) {
+        dropped = true;
+        continue;
+      }
+      const sleep = node.sleepForNew();
+      const branch: ActiveBranch = {
+        key: w.key,
+        choice: w.choice,
+        fp: e.fp,
+        serial: this.serial++,
+        child: null,
+        guide: w.children,
+        held: [],
+      };
+      node.active.push(branch);
+      // the set holds only positions with something pending: it is scanned for every hand-out
+      if (node.wut.length === 0) this.pending.delete(node);
+      const path: TreeNode[] = [];
+      for (let at: TreeNode | null = node; at !== null; at = at.parent) path.push(at);
+      path.reverse();
+      const out = new Writer();
+      const serials: number[] = [];
+      out.push(path.length - 1);
+      for (let k = 0; k + 1 < path.length; k++) {
+        const via = path[k + 1]?.via;
+        const at = path[k];
+        if (via === null || via === undefined || at === undefined)
+          throw new Error('internal error: a broken tree path');
+        out.enabled(at.enabled);
+        out.push(via.key);
+        out.push(via.choice);
+        serials.push(via.serial);
+      }
+      serials.push(branch.serial);
+      out.push(1);
+      out.enabled(node.enabled);
+      out.push(w.key);
+      out.push(w.choice);
+      out.branches(sleep);
+      out.push(node.threadCount);
+      return { task: { positions: out.done(), guide: w.children }, path, serials, branch };
+    }
+  }
+
+  private settle(root: TreeNode | null): void {
+    if (root !== null) this.finished = true;
+  }
+
+  /** a run reported: its positions join the tree, its races are reversed; returns its last position */
+  private apply(job: Job, r: DporRunReport): TreeNode | null {
+    this.count(r);
+    const path = job.path;
+    const serials = job.serials;
+    let parent = path[path.length - 1] ?? null;
+    let via = job.branch;
+    const events = new Reader(r.events).events();
+    const frontierEvent = events[path.length - 1];
+    if (via !== null && frontierEvent !== undefined && frontierEvent.choice >= 0) via.choice = frontierEvent.choice;
+    const fresh = new Reader(r.fresh);
+    const wuts = new Map(r.freshWut.map((x) => [x.index, x.wut]));
+    for (let index = 0, n = fresh.next(); index < n; index++) {
+      const enabled = fresh.enabled();
+      const sleep = fresh.branches();
+      const key = fresh.next();
+      const choice = fresh.next();
+      const node = new TreeNode(parent, via, path.length, enabled, sleep, wuts.get(index) ?? [], fresh.next());
+      const e = node.enabledEvent(key);
+      if (e === undefined) throw new Error('internal error: a run took a branch its position does not offer');
+      const own: ActiveBranch = { key, choice, fp: e.fp, serial: this.serial++, child: null, guide: [], held: [] };
+      node.active.push(own);
+      if (via !== null) via.child = node;
+      if (node.wut.length > 0) this.pending.add(node);
+      path.push(node);
+      serials.push(own.serial);
+      parent = node;
+      via = own;
+    }
+    if (path.length !== events.length)
+      throw new Error(`internal error: ${path.length} positions for ${events.length} events`);
+    const held = job.branch?.held ?? [];
+    const child = job.branch?.child ?? null;
+    if (child !== null) for (const v of held.splice(0)) this.inserted(insertInTree(child, v, -1));
+    for (const o of r.offers) {
+      const node = path[o.position];
+      if (node !== undefined && offerInTree(node, o.branch)) this.pending.add(node);
+    }
+    this.reverse(path, serials, new RunOrder({ events, clocks: r.clocks, width: r.width }));
+    const last = path[path.length - 1] ?? null;
+    if (last === null || via === null) throw new Error('internal error: a run with no positions');
+    if (r.outcome !== 'sleep' && r.outcome.violation !== null) {
+      // a violation ends the run: every other event enabled before its last step could go first
+      for (const e of last.enabled)
+        if (e.key !== via.key && offerInTree(last, { key: e.key, choice: -1, fp: e.fp })) this.pending.add(last);
+    }
+    this.settle(branchDone(last, via));
+    return last;
+  }
+
+  private inserted(node: TreeNode | null): void {
+    if (node !== null) this.pending.add(node);
+  }
+
+  private reverse(path: readonly TreeNode[], serials: readonly number[], order: RunOrder): void {
+    forEachReversal(order, (i, seq, first) => {
+      const node = path[i];
+      if (node === undefined) return;
+      this.dpor.races++;
+      if (node.enabledEvent(first.key) === undefined) {
+        this.dpor.infeasible++;
+        return;
+      }
+      const at = insertInTree(node, seq, serials[i] ?? -1);
+      if (at !== null) {
+        this.dpor.insertions++;
+        this.pending.add(at);
+      }
+    });
+  }
+
+  private count(r: DporRunReport): void {
+    this.runs++;
+    const stats = this.tally.stats;
+    stats.stepsExecuted += r.eventsRun;
+    stats.nodes += r.fresh[0] ?? 0;
+    stats.maxChoices = Math.max(stats.maxChoices, r.choices.length);
+    if (this.opts.countStates === true) for (const d of r.digests) this.states.add(d);
+    if (r.outcome === 'sleep') {
+      this.tally.stopped('blocked');
+      this.dpor.sleepBlocked++;
+    } else {
+      this.tally.schedule(subjectRunOf(r.outcome), r.choices);
+    }
+  }
+}
