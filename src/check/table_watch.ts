@@ -7,13 +7,14 @@
  * on a real model (thousands of experts) those scans, not the tier, bounded the
  * warmstart, and they grew with the table (a 16 GiB fill ran at 7 % of the copy rate).
  * How: when a table is first seen, each slot's watched fields become accessors over a
- * hidden record (one shared getter and setter per field, so every slot keeps one shape),
- * and a write marks the slot for every reader. The rows are frozen: a slot is never
- * replaced in its row (a write that tried would throw, not go unseen). A new table, a
- * new row or a row of another length is seen at the next look, and then every slot
- * counts as written. Tables under WATCH_MIN_SLOTS are not watched at all: every look
- * reports all of them (accessors make each read of a slot dearer, which only pays off
- * where a scan is long).
+ * hidden record (one shared getter and setter per field), and a write marks the slot for
+ * every reader. The price: V8 keeps such objects in dictionary mode, so each read of a
+ * slot costs tens of times more; real runs pay it gladly (their tier reads slots rarely,
+ * their checkers at every release), the simulator does not watch (assemble.ts,
+ * `watchSlots`). The rows are frozen: a slot is never replaced in its row (a write that
+ * tried would throw, not go unseen). A new table, a new row or a row of another length
+ * is seen at the next look, and then every slot counts as written. Tables under
+ * WATCH_MIN_SLOTS are not watched at all: every look reports all of them.
  * Invariant: a slot not reported since a reader's last look has the watched values it
  * had then; reads and writes through the accessors see exactly the values written.
  */
@@ -110,10 +111,7 @@ export class TableReader {
   }
 }
 
-/**
- * Tables of fewer slots are scanned whole: the simulator's configurations (tens of
- * slots) run faster so, a real model's (hundreds to thousands) far slower.
- */
+/** Watched tables of fewer slots are scanned whole: for those a scan is cheaper. */
 export const WATCH_MIN_SLOTS = 256;
 
 /** The one watch of each slot table's owner (a tier's state, a reference's state). */
