@@ -134,19 +134,7 @@ export function lineChart(opts: {
       el('text', { class: 'ax', x: lx + 14, y: 30 }, esc(s.name)),
     );
   });
-  return el(
-    'svg',
-    {
-      class: 'chart',
-      xmlns: 'http://www.w3.org/2000/svg',
-      width: W,
-      height: H,
-      viewBox: `0 0 ${W} ${H}`,
-      role: 'img',
-      'aria-label': opts.title,
-    },
-    ...parts,
-  );
+  return chartSvg(W, H, opts.title, parts);
 }
 
 export interface Bar {
@@ -216,16 +204,21 @@ export function barChart(opts: {
     );
     parts.push(el('text', { class: 'ax', x: x + 3, y: T - 8 }, esc(`${opts.ref.label} ${short(opts.ref.value)}`)));
   }
+  return chartSvg(W, H, opts.title, parts);
+}
+
+/** The chart's outer svg element: its size, and the title a screen reader says. */
+function chartSvg(width: number, height: number, label: string, parts: readonly string[]): string {
   return el(
     'svg',
     {
       class: 'chart',
       xmlns: 'http://www.w3.org/2000/svg',
-      width: W,
-      height: H,
-      viewBox: `0 0 ${W} ${H}`,
+      width,
+      height,
+      viewBox: `0 0 ${width} ${height}`,
       role: 'img',
-      'aria-label': opts.title,
+      'aria-label': label,
     },
     ...parts,
   );
