@@ -43,6 +43,11 @@ async function signalNpm(w: Workspace, signal: NodeJS.Signals): Promise<Outcome>
   );
 }
 
+/** A short catalogue-only mutation run into `out`: the run the interrupt trials stop. */
+function catalogueMutants(out: string): ReturnType<typeof tsx> {
+  return tsx('mutants', '--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+}
+
 export const FAULT_TRIALS: readonly Trial[] = [
   { id: 'J1', what: 'SIGINT to the process group of a long properties run', run: (w) => signalGroup(w, 'SIGINT') },
   { id: 'J2', what: 'SIGTERM to the group', run: (w) => signalGroup(w, 'SIGTERM') },
@@ -59,18 +64,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
     ci: true,
     run: async (w) => {
       const out = w.report();
-      const [cmd, args] = tsx(
-        'mutants',
-        '--catalogue-only',
-        '--seconds',
-        '5',
-        '--jobs',
-        '2',
-        '--matrix-seconds',
-        '0',
-        '--out',
-        out,
-      );
+      const [cmd, args] = catalogueMutants(out);
       const r = await w.interrupt(cmd, args, 'SIGINT', 15_000, 'process');
       const md = existsSync(join(out, 'mutants.md')) ? readFileSync(join(out, 'mutants.md'), 'utf8') : '';
       const left = w.leftovers();
@@ -104,18 +98,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
     what: 'a mutation run killed by a time limit (no report at all)',
     run: async (w) => {
       const out = w.report();
-      const [cmd, args] = tsx(
-        'mutants',
-        '--catalogue-only',
-        '--seconds',
-        '5',
-        '--jobs',
-        '2',
-        '--matrix-seconds',
-        '0',
-        '--out',
-        out,
-      );
+      const [cmd, args] = catalogueMutants(out);
       const r = await w.interrupt(cmd, args, 'SIGTERM', 40_000, 'process');
       const json = existsSync(join(out, 'mutants.json'))
         ? (JSON.parse(readFileSync(join(out, 'mutants.json'), 'utf8')) as {
