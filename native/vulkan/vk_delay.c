@@ -39,10 +39,10 @@ static void *timer_main(void *arg) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     const vk_delay_item first = t->items[0]; /* due in submission order: equal delays */
-    const int due = !t->stop &&
+    const int early = !t->stop &&
         (now.tv_sec < first.due.tv_sec ||
          (now.tv_sec == first.due.tv_sec && now.tv_nsec < first.due.tv_nsec));
-    if (due) {
+    if (early) {
       pthread_cond_timedwait(&t->cv, &t->mu, &first.due);
       continue;
     }
