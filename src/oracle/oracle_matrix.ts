@@ -151,6 +151,16 @@ function faultRows(base: OracleRunSpec, b: Budgets): OracleRunSpec[] {
       name: 'fault: failed staging copy in warmstart, then swaps',
       faults: { ...NO_FAULTS, stageFails: [1] },
     },
+    {
+      // #1341's situation: the expert whose staging failed keeps its RAM pointer through
+      // the warmstart, the heat file makes it hot before it is routed again, and a round
+      // at every tick promotes it from that pointer
+      ...warmSwaps,
+      name: 'fault: failed staging copy in a heat-file warmstart, then swaps at every tick',
+      faults: { ...NO_FAULTS, stageFails: [1] },
+      useHeatFile: true,
+      swapPeriod: 1,
+    },
   ];
 }
 
