@@ -16,6 +16,7 @@
 import type { EngineModel } from '../../fixture/model_types.js';
 import { lmHeadIndex, TRUNK_PARTS, trunkDims, type TrunkPart } from '../trunk_offers.js';
 import type { NativeEngineLib, Status } from './binding.js';
+import { decodeState } from './decode_state.js';
 import type { DecodeTrunk, LayerRoute } from './trunk.js';
 
 /** One trunk matrix as int8 rows. */
@@ -43,21 +44,10 @@ export class Int8Trunk implements DecodeTrunk {
     maxPositions: number,
   ) {
     const H = model.shape.hidden;
-    this.x = new Float32Array(H);
-    this.kcache = model.layers.map(() => new Float32Array(maxPositions * H));
-    this.vcache = model.layers.map(() => new Float32Array(maxPositions * H));
-    this.v = {
-      a: new Float32Array(H),
-      q: new Float32Array(H),
-      k: new Float32Array(H),
-      v: new Float32Array(H),
-      o: new Float32Array(H),
-      wo: new Float32Array(H),
-      f: new Float32Array(H),
-    };
+    const s = decodeState(model, maxPositions, ['a', 'q', 'k', 'v', 'o', 'wo', 'f'] as const);
+    ({ x: this.x, kcache: this.kcache, vcache: this.vcache, vec: this.v } = s);
+    ({ routerLogits: this.routerLogits, logits: this.logits } = s);
     this.m = new Float32Array(H);
-    this.routerLogits = new Float32Array(model.shape.experts);
-    this.logits = new Float32Array(model.shape.vocab);
     const mats: Int8Matrix[] = [];
     for (const layer of model.layers) for (const part of TRUNK_PARTS) mats.push(this.quantize(layer[part], part));
     mats.push(this.quantize(model.lmHead, 'lm_head'));

@@ -7,6 +7,7 @@
  */
 import type { EngineModel } from '../../fixture/model_types.js';
 import type { NativeEngineLib } from './binding.js';
+import { decodeState } from './decode_state.js';
 
 export interface LayerRoute {
   readonly ids: Int32Array;
@@ -42,20 +43,9 @@ export class Trunk implements DecodeTrunk {
     private readonly model: EngineModel,
     maxPositions: number,
   ) {
-    const H = model.shape.hidden;
-    this.x = new Float32Array(H);
-    this.kcache = model.layers.map(() => new Float32Array(maxPositions * H));
-    this.vcache = model.layers.map(() => new Float32Array(maxPositions * H));
-    this.scratch = {
-      a: new Float32Array(H),
-      q: new Float32Array(H),
-      k: new Float32Array(H),
-      v: new Float32Array(H),
-      o: new Float32Array(H),
-      wo: new Float32Array(H),
-    };
-    this.routerLogits = new Float32Array(model.shape.experts);
-    this.logits = new Float32Array(model.shape.vocab);
+    const s = decodeState(model, maxPositions, ['a', 'q', 'k', 'v', 'o', 'wo'] as const);
+    ({ x: this.x, kcache: this.kcache, vcache: this.vcache, vec: this.scratch } = s);
+    ({ routerLogits: this.routerLogits, logits: this.logits } = s);
   }
 
   /** a new position: x = embed[token] */
