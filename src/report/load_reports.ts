@@ -111,7 +111,8 @@ export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Pro
   const muts = load(dir, 'mutants.json', mutantsReport, problems);
   const oracleFiles = existsSync(dir)
     ? readdirSync(dir)
-        .filter((f) => /^oracle-[A-Za-z0-9_-]+\.json$/.test(f))
+        // one per backend (oracle-cpu.json, ...); oracle-mutants.json is a kill table
+        .filter((f) => /^oracle-(cpu|cuda|vulkan)\.json$/.test(f))
         .sort()
     : [];
   const oracles = oracleFiles

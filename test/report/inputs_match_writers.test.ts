@@ -143,6 +143,15 @@ describe('bad input is one line, and the page is still written', () => {
     expect(html).toContain('3 inputs could not be shown');
   });
 
+  it("the oracle-mutants kill table is not read as an oracle backend's report", async () => {
+    const dir = join(tmp, 'kill-table');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'oracle-mutants.json'), JSON.stringify({ title: 'kill table', rows: [] }));
+    const inputs = await loadReportInputs(dir);
+    expect(inputs.oracles).toEqual([]);
+    expect(inputs.problems).toEqual([]);
+  });
+
   it('a directory with no report', async () => {
     const dir = join(tmp, 'empty');
     mkdirSync(dir, { recursive: true });
