@@ -127,9 +127,6 @@ void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 void cuda_reap_group_wait_idle(cuda_dev *d);
 void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
 
-/* cuda_tensor.c: a host function that sleeps *(long *)arg microseconds, in stream order */
-void CUDART_CB cuda_delay_stream(void *arg);
-
 /* cuda_dense.c */
 int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,
                       char *err, size_t cap);

@@ -24,7 +24,7 @@ static int enqueue(cuda_dev *d, int n, int hidden, int max_width, char *err, siz
   const size_t xbytes = (size_t)n * (size_t)hidden * sizeof(float);
   cudaStream_t s = d->group_stream;
   if (d->b->group_delay_us > 0)
-    CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->group_delay_us));
+    CUDA_TRY(d, tl_cuda_launch_delay(d->b->group_delay_us, s)); /* a slow device on purpose */
   CUDA_TRY(d,
            cudaMemcpyAsync(d->d_rows, d->h_rows, (size_t)n * sizeof(tl_cuda_row),
                            cudaMemcpyHostToDevice, s));

@@ -42,6 +42,13 @@ cudaError_t tl_cuda_launch_group(const tl_cuda_row *rows, int n, int hidden, int
 cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, int e, float *y,
                                  cudaStream_t stream);
 
+/* A slow bus or device on purpose: work enqueued on `stream` after this starts `us`
+ * microseconds later, by a one-thread kernel that waits on the device. Other streams are
+ * not held back, as they are by a host function (cudaLaunchHostFunc: device work added
+ * to any stream may wait for every preceding host function), which made a slow bus slow
+ * the groups too and hid an upload that reported its landing early. */
+cudaError_t tl_cuda_launch_delay(long us, cudaStream_t stream);
+
 /* Copies the e4m3 table (256 floats, native/src/e4m3.c) into the current device's
  * constant memory, where format 8's dots read it. */
 cudaError_t tl_cuda_set_e4m3(const float *table);

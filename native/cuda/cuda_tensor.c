@@ -19,7 +19,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuda_backend.h"
 #include "../src/par_copy.h"
@@ -137,13 +136,6 @@ int cuda_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t dat
   return TL_OK;
 }
 
-/* A slow bus or device on purpose (TIERLAB_CUDA_*_DELAY_US): the stream waits this long. */
-void CUDART_CB cuda_delay_stream(void *arg) {
-  const long us = *(const long *)arg;
-  struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
-  while (nanosleep(&ts, &ts) != 0) {}
-}
-
 /* upload_mu held: the copy and its event, on the next upload stream. */
 static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host_src *src,
                         char *err, size_t cap) {
@@ -154,7 +146,7 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
   cudaStream_t s = d->upload_stream[pinned ? d->next_stream : 0];
   if (pinned) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
   if (d->b->copy_delay_us > 0)
-    CUDA_TRY(d, cudaLaunchHostFunc(s, cuda_delay_stream, &d->b->copy_delay_us));
+    CUDA_TRY(d, tl_cuda_launch_delay(d->b->copy_delay_us, s)); /* a slow bus on purpose */
   int rc = enqueue_copy(d, threads, s, ct, NULL, 0, NULL, 0, src, err, cap);
   if (rc == TL_OK) {
     cudaError_t e = cudaEventRecord(ct->landed_event, s);

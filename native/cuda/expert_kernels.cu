@@ -166,6 +166,22 @@ extern "C" cudaError_t tl_cuda_launch_dense(tl_cuda_wref w, const int8_t *qx, in
   return cudaGetLastError();
 }
 
+/* One thread that waits on the device's global timer: the stream behind it stalls, the
+ * other streams run on (a host function would hold back work on every stream). */
+__global__ void delay_kernel(long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while ((long long)(now - start) < ns);
+}
+
+extern "C" cudaError_t tl_cuda_launch_delay(long us, cudaStream_t stream) {
+  delay_kernel<<<1, 1, 0, stream>>>((long long)us * 1000);
+  return cudaGetLastError();
+}
+
 extern "C" cudaError_t tl_cuda_set_e4m3(const float *table) {
   return cudaMemcpyToSymbol(e4m3_table, table, sizeof(float) * 256);
 }

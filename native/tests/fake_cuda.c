@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../cuda/cuda_rows.h"
@@ -37,7 +38,7 @@ typedef struct fake_event {
   cudaError_t error; /* of the stream when the last record was reached */
 } fake_event;
 
-typedef enum { OP_COPY, OP_RECORD, OP_WAIT, OP_KERNEL, OP_DENSE, OP_HOST } op_kind;
+typedef enum { OP_COPY, OP_RECORD, OP_WAIT, OP_KERNEL, OP_DENSE, OP_DELAY } op_kind;
 
 typedef struct fake_op {
   op_kind kind;
@@ -55,9 +56,8 @@ typedef struct fake_op {
   tl_cuda_wref w;
   const int8_t *qx;
   int e;
-  /* OP_HOST */
-  cudaHostFn_t fn;
-  void *arg;
+  /* OP_DELAY */
+  long us;
   struct fake_op *next;
 } fake_op;
 
@@ -314,9 +314,11 @@ static void run_op(struct CUstream_st *s, const fake_op *op) {
         tl_dense_rows(op->w.w, op->w.s, op->w.rows, op->w.cols, op->qx, op->e, op->y);
       }
       break;
-    case OP_HOST:
-      op->fn(op->arg);
+    case OP_DELAY: {
+      struct timespec ts = {.tv_sec = op->us / 1000000, .tv_nsec = (op->us % 1000000) * 1000};
+      while (nanosleep(&ts, &ts) != 0) {}
       break;
+    }
   }
 }
 
@@ -491,6 +493,7 @@ cudaError_t tl_cuda_set_e4m3(const float *table) {
   return cudaSuccess;
 }
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-  return enqueue(stream, (fake_op){.kind = OP_HOST, .fn = fn, .arg = userData});
+/* the device-side wait of a slow bus or device: this stream's thread sleeps */
+cudaError_t tl_cuda_launch_delay(long us, cudaStream_t stream) {
+  return enqueue(stream, (fake_op){.kind = OP_DELAY, .us = us});
 }
