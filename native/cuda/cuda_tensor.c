@@ -26,11 +26,25 @@
 /* the RAM copies' layout (backend.h): a copy from one is one cudaMemcpyAsync */
 static size_t scales_at(size_t data_bytes) { return tl_span_scales_at(data_bytes); }
 
+/* With a slow bus on purpose, fresh device memory is poisoned (0xff bytes: NaN scales,
+ * weights of -1) before any tensor lands in it: a group that reads a block before its
+ * copy landed then reads garbage, not the same expert's bytes that an earlier engine of
+ * the process left at the same address (cudaMalloc hands freed memory back unwiped). */
+static int poison_fresh(cuda_dev *d, void *p, size_t bytes) {
+  if (d->b->copy_delay_us <= 0) return 1;
+  return cudaMemset(p, 0xff, bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
+}
+
 void *cuda_heap_map(void *ctx, size_t bytes) {
   cuda_dev *d = ctx;
   void *p = NULL;
   if (cudaSetDevice(d->ordinal) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
     (void)cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+    return NULL;
+  }
+  if (!poison_fresh(d, p, bytes)) {
+    (void)cudaFree(p);
+    (void)cudaGetLastError();
     return NULL;
   }
   return p;
@@ -52,6 +66,11 @@ static int alloc_block(cuda_dev *d, cuda_tensor *ct, size_t data_bytes, size_t n
   if (p == NULL) {
     CUDA_TRY(d, cudaSetDevice(d->ordinal));
     CUDA_TRY(d, cudaMalloc(&p, ct->block_bytes));
+    if (!poison_fresh(d, p, ct->block_bytes)) {
+      (void)cudaFree(p);
+      return tl_fail(err, cap, TL_E_DEVICE, "cuda device %d: poisoning a fresh block failed",
+                     d->ordinal);
+    }
   }
   ct->d_w = p;
   ct->d_s = (float *)((unsigned char *)p + scales_at(data_bytes));

@@ -443,6 +443,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
   return cudaSuccess;
 }
 
+cudaError_t cudaMemset(void *dst, int value, size_t count) {
+  cudaDeviceSynchronize();
+  memset(dst, value, count);
+  return cudaSuccess;
+}
+
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   fake_event *e = (fake_event *)event;
   if (e == NULL) return fail(cudaErrorInvalidValue);
