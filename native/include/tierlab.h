@@ -28,8 +28,9 @@ extern "C" {
  *    queue and its clock, tl_group_issue's tag, tl_expert_cpu_ram, tl_copy_bandwidth,
  *    tl_tensor_reserve.
  * 3: format 8 (fp8 e4m3 with 128x128 block scales); the dense trunk: tl_dense_quantize,
- *    tl_dense_cpu, tl_dense_matvec; tl_device_bytes. */
-#define TL_ABI_VERSION 3u
+ *    tl_dense_cpu, tl_dense_matvec; tl_device_bytes.
+ * 4: tl_group_stats. */
+#define TL_ABI_VERSION 4u
 
 #if defined(_WIN32)
 #define TL_API __declspec(dllexport)
@@ -138,6 +139,12 @@ TL_API int tl_group_take(tl_engine *eng, int dev, float *y, int n, int hidden, c
  * count = live tensors + the backend's internal buffers (fixed from creation on);
  * bytes = the tensors' footprints + the internal buffers' sizes. */
 TL_API int tl_ledger(tl_engine *eng, uint64_t *count, uint64_t *bytes, char *err, size_t err_cap);
+
+/* Groups issued so far, and of them those that read a tensor whose upload had not
+ * landed (not yet reported by tl_upload_done) when the group opened: whether a run met
+ * the situation a slow bus is for (a group waiting on the device for its weights). */
+TL_API int tl_group_stats(tl_engine *eng, uint64_t *issued, uint64_t *met_uploads, char *err,
+                          size_t err_cap);
 
 /* Fault injection (tests and the oracle's fault runs): the next `after`-th call of the
  * named operation ("upload", "issue", "take") on device dev fails with TL_E_FAULT

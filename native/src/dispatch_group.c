@@ -94,11 +94,13 @@ static int open_group(tl_engine *eng, int dev, int n, tl_tensor *const *gate, tl
   g->n = n;
   g->hidden = hidden;
   g->nused = 0;
+  g->met_uploads = 0;
   for (int r = 0; r < n; r++) {
     tl_tensor *parts[3] = {gate[r], up[r], down[r]};
     for (int p = 0; p < 3; p++) {
       parts[p]->group_uses++;
       g->used[g->nused++] = parts[p];
+      if (parts[p]->upload == TL_UPLOAD_PENDING) g->met_uploads = 1;
     }
   }
   return TL_OK;
@@ -149,9 +151,29 @@ TL_API int tl_group_issue(tl_engine *eng, int dev, int n, tl_tensor *const *gate
     pthread_mutex_lock(&eng->mu);
     if (rc == TL_OK) {
       eng->group[dev].phase = TL_GROUP_OPEN;
+      eng->groups_issued++;
+      eng->groups_met_uploads += (uint64_t)eng->group[dev].met_uploads;
     } else {
       tl_group_close(&eng->group[dev]);
     }
+    pthread_mutex_unlock(&eng->mu);
+  }
+  tl_engine_leave(eng);
+  return rc;
+}
+
+TL_API int tl_group_stats(tl_engine *eng, uint64_t *issued, uint64_t *met_uploads, char *err,
+                          size_t err_cap) {
+  tl_clear_err(err, err_cap);
+  int rc = tl_engine_enter(eng, "tl_group_stats", err, err_cap);
+  if (rc != TL_OK) return rc;
+  if (issued == NULL || met_uploads == NULL) {
+    rc = tl_fail(err, err_cap, TL_E_ARG, "tl_group_stats: %s is NULL",
+                 issued == NULL ? "issued" : "met_uploads");
+  } else {
+    pthread_mutex_lock(&eng->mu);
+    *issued = eng->groups_issued;
+    *met_uploads = eng->groups_met_uploads;
     pthread_mutex_unlock(&eng->mu);
   }
   tl_engine_leave(eng);

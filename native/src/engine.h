@@ -34,6 +34,7 @@ typedef struct tl_group_state {
   int n, hidden;
   tl_tensor *used[3 * TL_MAX_GROUP_ROWS]; /* each holds one group_uses count */
   int nused;
+  int met_uploads; /* a tensor it reads was still uploading when it opened */
 } tl_group_state;
 
 enum { TL_OP_UPLOAD = 0, TL_OP_ISSUE, TL_OP_TAKE, TL_OP_COUNT };
@@ -56,6 +57,8 @@ struct tl_engine {
   uint64_t tensor_bytes; /* sum of their footprints */
   uint64_t charged_bytes[TL_MAX_DEVICES]; /* footprints charged (reserved) per device */
   tl_group_state group[TL_MAX_DEVICES];
+  /* groups issued, and of them those that read a tensor still uploading (tl_group_stats) */
+  uint64_t groups_issued, groups_met_uploads;
   tl_fault_slot fault[TL_OP_COUNT][TL_MAX_DEVICES];
   int lut_set;
   float lut[TL_SILU_LUT_SIZE]; /* the engine's copy, for tl_expert_cpu_ram */

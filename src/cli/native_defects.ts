@@ -119,6 +119,7 @@ const progress = new Progress();
 /** The oracle on every run the defect names, with this library; the first kill decides. */
 function verdict(library: string, d: NativeDefect, backend: NativeBackend): OracleVerdict {
   let seconds = 0;
+  const reached: string[] = [];
   for (const run of d.runs) {
     const v = runOracleChild({
       // a bundled oracle runs where it was started; the sources' one from the repository
@@ -142,8 +143,10 @@ function verdict(library: string, d: NativeDefect, backend: NativeBackend): Orac
     });
     seconds += v.seconds;
     if (v.status !== 'survived') return { ...v, seconds };
+    if (v.evidence !== '') reached.push(v.evidence);
   }
-  return { status: 'survived', evidence: '', seconds };
+  // a survivor's runs say what they reached (kill_table.ts shows it beside "no reason given")
+  return { status: 'survived', evidence: reached.join('; '), seconds };
 }
 
 /** The library of a defect (null: the control): built in a scratch copy, or prebuilt. */

@@ -158,6 +158,9 @@ try {
           ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)`
           : '') +
         (r.lru !== null ? `, RAM LRU ${pct(r.lru.hits, r.lru.hits + r.lru.misses)}` : '') +
+        ((spec.copyDelayUs ?? 0) > 0 && r.groups !== null
+          ? `, groups met uploads ${r.groups.metUploads}/${r.groups.issued}`
+          : '') +
         (r.problem !== null ? `\n     ${r.problem}` : ''),
     );
   }

@@ -72,6 +72,8 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
       lruMisses: x.lru?.misses ?? null,
       arranged: x.spec.arranged ?? null,
       situations: x.situations,
+      groupsIssued: x.groups?.issued ?? null,
+      groupsMetUploads: x.groups?.metUploads ?? null,
     };
   });
   // the upload path is the Vulkan backend's choice of environment (staged by default)

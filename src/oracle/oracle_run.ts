@@ -107,6 +107,9 @@ export interface OracleRunResult {
   readonly trunkOffered: number;
   /** the hard-to-reach situations the run reached (coverage marks) */
   readonly situations: readonly CoverageMark[];
+  /** groups the engine issued, and of them those that read a tensor still uploading
+   *  (tl_group_stats; null: not read) */
+  readonly groups: { readonly issued: number; readonly metUploads: number } | null;
 }
 
 export interface OracleContext {
@@ -289,10 +292,12 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     // a real run has no injected spurious wakeup: that mark is the simulator's
     const situations = COVERAGE_ORDER.filter((m) => coverage.reached.has(m) && m !== 'spurious-wakeup');
     const missed = spec.arranged !== undefined && !coverage.reached.has(spec.arranged);
+    const groups = groupStats(lib, engine, world.stats.failures);
+    const idleBus = slowBusIdle(spec, groups);
     return {
       spec,
-      ok: outcome.ok && !missed,
-      problem: problemOf(outcome, missed ? (spec.arranged ?? null) : null),
+      ok: outcome.ok && !missed && idleBus === null,
+      problem: problemOf(outcome, missed ? (spec.arranged ?? null) : null) ?? idleBus,
       generated: world.argmax.slice(prompt.length - 1),
       hidden: world.hidden,
       residentAtEnd: probe.resident,
@@ -315,6 +320,7 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       trunkResident: trunk.resident,
       trunkOffered: cfg.trunk.length,
       situations,
+      groups,
     };
   } finally {
     const d = lib.destroy(engine);
@@ -347,6 +353,20 @@ function prepareEngine(ctx: OracleContext, spec: OracleRunSpec, engine: NativePt
 }
 
 /** What went wrong in a run, in a line: a violation, an error, a missed arranged situation. */
+function groupStats(lib: NativeEngineLib, engine: NativePtr, failures: string[]): OracleRunResult['groups'] {
+  const g = lib.groupStats(engine);
+  if (g.status.code === 0) return { issued: g.issued, metUploads: g.metUploads };
+  failures.push(`group stats: ${g.status.message}`);
+  return null;
+}
+
+/** A slow bus is there so that groups meet tensors still on their way: a run where none
+ *  did never reached what it is for, and must not pass as if it had. */
+function slowBusIdle(spec: OracleRunSpec, groups: OracleRunResult['groups']): string | null {
+  if ((spec.copyDelayUs ?? 0) === 0 || groups === null || groups.metUploads > 0) return null;
+  return `slow bus: no group met a tensor still uploading (0 of ${groups.issued} groups), so the run never reached its situation`;
+}
+
 function problemOf(outcome: Awaited<ReturnType<typeof runReal>>, missed: CoverageMark | null): string | null {
   if (outcome.violation !== null) return `${outcome.violation.property}: ${outcome.violation.detail}`;
   if (outcome.error !== null) return `error: ${outcome.error.message}`;
@@ -440,5 +460,6 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     trunkResident: 0,
     trunkOffered: 0,
     situations: [],
+    groups: null,
   };
 }

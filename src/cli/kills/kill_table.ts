@@ -11,7 +11,8 @@ export interface KillRow {
   readonly id: string;
   readonly backend: string;
   readonly status: 'killed' | 'survived' | 'error';
-  /** killed: the run and what failed in it; error: what went wrong */
+  /** killed: the run and what failed in it; error: what went wrong; survived: what its
+   *  runs reached (may be empty) */
   readonly evidence: string;
   /** survived: why the real engine cannot show the defect (null: nobody said why) */
   readonly why?: string | null;
@@ -47,7 +48,10 @@ export function writeKillTable(dir: string, t: KillTable): string {
     `| ${t.subject} | backend | verdict | caught by (survived: why) | seconds | re-run |`,
     '|---|---|---|---|---|---|',
     ...t.rows.map((r) => {
-      const what = r.status === 'survived' ? (r.why ?? 'no reason given') : r.evidence;
+      const what =
+        r.status === 'survived'
+          ? (r.why ?? `no reason given${r.evidence !== '' ? ` (the runs reached: ${r.evidence})` : ''}`)
+          : r.evidence;
       return `| ${r.id} | ${r.backend} | ${r.status === 'killed' ? 'killed' : `**${r.status}**`} | ${cell(what) || '-'} | ${r.seconds.toFixed(1)} | \`${r.command}\` |`;
     }),
     '',

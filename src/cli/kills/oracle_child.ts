@@ -40,6 +40,8 @@ interface ReportRun {
   readonly firstDivergence: number;
   readonly hiddenBitIdentical: boolean;
   readonly problem: string | null;
+  readonly groupsIssued?: number | null;
+  readonly groupsMetUploads?: number | null;
 }
 
 /** The first failed run (tokens, hidden states, the problem), how many more failed, and
@@ -61,6 +63,16 @@ function evidenceOf(report: { runs: readonly ReportRun[]; validationMessages: nu
   return shown.join('; ');
 }
 
+/** What a surviving library's runs did reach: a survivor's "why" column (for a slow bus,
+ *  whether groups met tensors still uploading at all). */
+function reachedOf(report: { runs: readonly ReportRun[] } | null): string {
+  if (report === null) return '';
+  return report.runs
+    .filter((r) => (r.groupsMetUploads ?? null) !== null && (r.groupsMetUploads ?? 0) > 0)
+    .map((r) => `${r.name}: ${r.groupsMetUploads}/${r.groupsIssued} groups met a tensor still uploading`)
+    .join('; ');
+}
+
 export function runOracleChild(c: OracleChild): OracleVerdict {
   const report = mkdtempSync(join(tmpdir(), 'tierlab-kill-'));
   const t0 = performance.now();
@@ -75,7 +87,7 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
     });
     const seconds = (performance.now() - t0) / 1000;
     const json = readdirJson(report);
-    if (r.status === 0) return { status: 'survived', evidence: '', seconds };
+    if (r.status === 0) return { status: 'survived', evidence: reachedOf(json), seconds };
     if (r.status === 1 && json !== null)
       return { status: 'killed', evidence: evidenceOf(json) || 'the oracle failed', seconds };
     const output = `${r.stderr ?? ''}${r.stdout ?? ''}`;

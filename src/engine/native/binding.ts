@@ -16,7 +16,7 @@ import koffi, { type LibraryHandle } from 'koffi';
 import type { TensorPlacement } from '../../fixture/model_types.js';
 import { libraryFileProblem } from './library_file.js';
 
-export const ABI_VERSION = 3;
+export const ABI_VERSION = 4;
 const ERR_CAP = 512;
 /** sizeof(tl_completion) and its field offsets (checked by native/tests/test_async.c) */
 export const COMPLETION_BYTES = 208;
@@ -86,6 +86,8 @@ const PROTOTYPES: Record<string, string> = {
   take: 'int tl_group_take(tl_engine *eng, int dev, _Out_ float *y, int n, int hidden, _Out_ uint8_t *err, size_t err_cap)',
   ledger:
     'int tl_ledger(tl_engine *eng, _Out_ uint64_t *count, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+  groupStats:
+    'int tl_group_stats(tl_engine *eng, _Out_ uint64_t *issued, _Out_ uint64_t *met_uploads, _Out_ uint8_t *err, size_t err_cap)',
   faultArm: 'int tl_fault_arm(tl_engine *eng, const char *op, int dev, int after, _Out_ uint8_t *err, size_t err_cap)',
   ramLoadFile:
     'int tl_ram_load_file(tl_engine *eng, const char *path, const tl_part *parts, int nparts, _Out_ tl_ram **out, _Out_ uint8_t *err, size_t err_cap)',
@@ -280,6 +282,14 @@ export class NativeEngineLib {
     const bytes = [0];
     const st = this.call('ledger', eng, count, bytes);
     return { status: st, count: Number(count[0]), bytes: Number(bytes[0]) };
+  }
+
+  /** Groups issued, and of them those that read a tensor still uploading when they opened. */
+  groupStats(eng: NativePtr): { status: Status; issued: number; metUploads: number } {
+    const issued = [0];
+    const met = [0];
+    const st = this.call('groupStats', eng, issued, met);
+    return { status: st, issued: Number(issued[0]), metUploads: Number(met[0]) };
   }
 
   faultArm(eng: NativePtr, op: 'upload' | 'issue' | 'take', dev: number, after: number): Status {
