@@ -69,6 +69,11 @@ for (const [name] of steps.filter(([n]) => n.startsWith('bench-'))) {
       `${name}: the same fill, no checker watching`,
       `${f(u.fillUnchecked.gbps)} GB/s = ${f(100 * u.fillUnchecked.ratioToPinned, 1)} % of pinned; last landing ${f(u.fillUnchecked.landedMs, 1)} ms`,
     );
+  if (u.fillWarm !== undefined)
+    row(
+      `${name}: the same fill again, every checker, JIT warm`,
+      `**${f(u.fillWarm.gbps)} GB/s = ${f(100 * u.fillWarm.ratioToPinned, 1)} % of pinned**; last landing ${f(u.fillWarm.landedMs, 1)} ms`,
+    );
   row(
     `${name}: decode`,
     `CPU-only ${f(cpu?.tokPerSec)} tok/s, resident ${f(all?.tokPerSec)} tok/s (${f(u.residentOverCpu)} x), ${u.identical ? 'bit-identical' : 'DIFFERENT'}; ` +

@@ -54,6 +54,12 @@ export interface DecodeRow {
   readonly ms: Readonly<Record<'trunk' | 'cpuExperts' | 'gpuWait' | 'ffi' | 'other', number>>;
 }
 
+export interface RepeatedFill {
+  readonly landedMs: number;
+  readonly gbps: number;
+  readonly ratioToPinned: number;
+}
+
 export interface UploadSection {
   readonly backend: string;
   readonly library: string;
@@ -76,7 +82,10 @@ export interface UploadSection {
     ratioToPageable: number;
   };
   /** the same warmstart with no checker watching: what the checkers cost the fill */
-  readonly fillUnchecked: { landedMs: number; gbps: number; ratioToPinned: number };
+  readonly fillUnchecked: RepeatedFill;
+  /** the same warmstart once more with every checker, now that the JIT has compiled the
+   *  tier, the runtime and the checkers (the first fill of a process runs them cold) */
+  readonly fillWarm: RepeatedFill;
   readonly decode: readonly DecodeRow[];
   readonly residentOverCpu: number;
   readonly identical: boolean;
@@ -225,21 +234,24 @@ function capacityFor(lib: NativeEngineLib, model: EngineModel): number {
   return one * model.shape.layers * model.shape.experts + 64 * MiB;
 }
 
-/** The warmstart again, one token, watched only by the probes (oracle_run.ts, `unchecked`). */
-async function uncheckedFill(
+/** The warmstart again, one token: watched only by the probes (oracle_run.ts, `unchecked`),
+ *  or by every checker once more. */
+async function repeatFill(
   ctx: OracleContext,
   capacityBytes: number,
   base: OracleRunSpec,
   all: number,
   raw: UploadSection['raw'],
   problems: string[],
-): Promise<UploadSection['fillUnchecked']> {
+  unchecked: boolean,
+): Promise<RepeatedFill> {
   const probe = fillProbe(ctx.lib);
+  const name = unchecked ? 'everything resident, unchecked' : 'everything resident, again';
   const r = await runOracle(
-    { ...ctx, tokens: 1, capacityBytes, probes: [probe], unchecked: true },
-    { ...base, name: 'everything resident, unchecked', budgetExperts: [all], warmstart: 'plan' },
+    { ...ctx, tokens: 1, capacityBytes, probes: [probe], unchecked },
+    { ...base, name, budgetExperts: [all], warmstart: 'plan' },
   );
-  if (!r.ok) problems.push(`everything resident, unchecked: ${r.problem ?? 'failed'}`);
+  if (!r.ok) problems.push(`${name}: ${r.problem ?? 'failed'}`);
   const landedMs = (Math.max(probe.fillWaitNs, r.stats?.lastLandedNs ?? 0) - probe.planNs) / 1e6;
   const gbps = landedMs > 0 ? (r.stats?.uploadBytes ?? 0) / landedMs / 1e6 : 0;
   return { landedMs, gbps, ratioToPinned: gbps / raw.pinnedGBps };
@@ -319,9 +331,13 @@ async function measureRuns(
   log(
     `  fill ${(bytes / 2 ** 30).toFixed(2)} GiB: ${gbps.toFixed(2)} GB/s, ${((100 * gbps) / raw.pinnedGBps).toFixed(1)} % of pinned; ${all.tokPerSec.toFixed(2)} tok/s`,
   );
-  const unchecked = await uncheckedFill(ctx, capacityBytes, base, layers * experts, raw, problems);
+  const unchecked = await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, true);
   log(
     `  the same fill with no checker: ${unchecked.gbps.toFixed(2)} GB/s, ${(100 * unchecked.ratioToPinned).toFixed(1)} % of pinned`,
+  );
+  const warm = await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, false);
+  log(
+    `  the same fill again, every checker (JIT warm): ${warm.gbps.toFixed(2)} GB/s, ${(100 * warm.ratioToPinned).toFixed(1)} % of pinned`,
   );
   return {
     backend: lib.backend,
@@ -339,6 +355,7 @@ async function measureRuns(
       ratioToPageable: gbps / raw.pageableGBps,
     },
     fillUnchecked: unchecked,
+    fillWarm: warm,
     decode,
     residentOverCpu: cpu.tokPerSec > 0 ? all.tokPerSec / cpu.tokPerSec : 0,
     identical,

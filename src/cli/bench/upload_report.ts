@@ -22,6 +22,7 @@ export function renderUpload(u: UploadSection): string[] {
   md.push(
     `| warmstart fill (plan_fill to the last landing, ${u.fill.uploads} uploads) | ${f2(u.fill.gbps)} | **${(100 * u.fill.ratioToPinned).toFixed(1)} %** |`,
     `| the same fill with no checker watching (what the checkers cost) | ${f2(u.fillUnchecked.gbps)} | ${(100 * u.fillUnchecked.ratioToPinned).toFixed(1)} % |`,
+    `| the same fill again with every checker, JIT warm (the first fill of a process runs the code cold) | ${f2(u.fillWarm.gbps)} | **${(100 * u.fillWarm.ratioToPinned).toFixed(1)} %** |`,
     '',
   );
   md.push(

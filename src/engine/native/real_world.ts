@@ -97,6 +97,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   private readonly int8: Int8Trunk | null;
   /** per device: tensor bytes the backend says it holds, as of the last upload or free */
   private readonly held: number[];
+  /** an upload since held[dev] was read: the next look asks the engine (one call, not one per upload) */
+  private readonly heldStale: boolean[];
   readonly combined: CombineLedger;
   readonly expectedCombines: number;
   leakedAtShutdown: { tensors: number; staging: number } | null = null;
@@ -132,6 +134,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, opts.steps + 1) : null;
     this.trunk = this.int8 ?? new Trunk(lib, model, opts.steps + 1);
     this.held = new Array<number>(opts.devices).fill(0);
+    this.heldStale = new Array<boolean>(opts.devices).fill(false);
     this.block = new Float32Array(opts.devices * MAX_GROUP_ROWS * this.H);
     this.groups = new Array<OpenGroup | null>(opts.devices).fill(null);
     this.expectedCombines = opts.steps * model.shape.layers;
@@ -163,19 +166,19 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   deviceHeldBytes(dev: number): number | null {
+    if (this.heldStale[dev] === true) this.refreshHeld(dev);
     return this.held[dev] ?? 0;
   }
 
-  /** re-reads the backend's own count of dev's tensor bytes (after an upload or a free) */
   /** Frees a device tensor, and checks that a backend that says it reclaims gave its
    *  memory back: one that does not cannot reclaim, and every swap on it leaks (the
    *  fill-once variant's rule, seen from the device's own count). */
   private freeTensor(dev: number, t: RealTensor): void {
     this.ledger.free(t.shadow, dev);
     if (!this.engineAlive) throw new Violation('MEM-DEVICE', `free of ${t.shadow.part} after the backend shut down`);
+    const before = this.deviceHeldBytes(dev) ?? 0; // read before the free, if an upload made it stale
     const st = this.timed('ffi', () => this.lib.free(this.engine, t.ptr));
     if (st.code !== 0) this.stats.failures.push(`free: ${st.message}`);
-    const before = this.held[dev] ?? 0;
     this.refreshHeld(dev);
     if (st.code === 0 && this.ledger.reclaims && (this.held[dev] ?? 0) >= before) {
       throw new Violation(
@@ -185,7 +188,9 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     }
   }
 
+  /** re-reads the backend's own count of dev's tensor bytes (after an upload or a free) */
   private refreshHeld(dev: number): void {
+    this.heldStale[dev] = false;
     const r = this.lib.deviceBytes(this.engine, dev);
     if (r.status.code !== 0) this.stats.failures.push(`device bytes dev${dev}: ${r.status.message}`);
     else this.held[dev] = r.bytes;
@@ -246,7 +251,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       upload: (op) =>
         this.timed('ffi', () => {
           const t = this.transfers.upload(op.dev, open<RealStaging>(op.staging), op.part, op.layer, op.eid);
-          this.refreshHeld(op.dev);
+          this.heldStale[op.dev] = true;
           return sealOrNull(t);
         }),
       free: (op) => this.freeTensor(op.dev, open<RealTensor>(op.tensor)),
@@ -370,7 +375,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       return null;
     }
     const bytes = this.lib.footprint(m.q.byteLength) + this.lib.footprint(m.scales.byteLength);
-    this.refreshHeld(dev);
+    this.heldStale[dev] = true;
     return { ptr: r.tensor, shadow: this.ledger.alloc(dev, -1, index, 'dense', bytes), bytes };
   }
 
