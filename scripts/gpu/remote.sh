@@ -9,7 +9,8 @@
 #   and oracle (both fixtures), staged and mapped; the native-defects kill table on CUDA
 #   and on Vulkan (each defect's prebuilt library through the oracle); then `bench --only upload` (the tier's warmstart fill against the
 #   raw copy of the same library, per-op overheads, CPU-only and resident decodes) on
-#   CUDA and on Vulkan staged and mapped with 1 GiB of experts, and on CUDA with 16 GiB.
+#   CUDA and on Vulkan staged and mapped with 1 GiB of experts, and on CUDA with 16 GiB
+#   (tensors of 0.84 and of 1.97 MiB).
 # Without a GPU (no nvidia-smi) it runs what it can on the CPU backend (and Vulkan when a
 # driver is installed), with smaller sizes: the same script, checked end to end.
 # Results go to $OUT: log.txt (everything), reports.tgz, and summary.md, the short table
@@ -118,6 +119,9 @@ if [ "$vulkan" = 1 ]; then
 fi
 if [ "$big_gib" != 0 ]; then
   bench "cuda-${big_gib}gib" cuda "$big_gib" 4 768 || status=1
+  # the same size in 1.97 MiB tensors: a fill long enough that the JIT's warm-up is a
+  # small share, with tensors the bus takes longer than the tier's work per expert
+  bench "cuda-${big_gib}gib-2mib" cuda "$big_gib" 2 1792 || status=1
 fi
 
 (cd "$work" && tar -czf "$out/reports.tgz" reports ./*.out steps.txt)
