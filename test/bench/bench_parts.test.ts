@@ -76,6 +76,8 @@ describe('bench parts', () => {
         steadySeconds: 30,
         steady: [],
         steadySpeedup: null,
+        ceiling: [],
+        ceilingSpeedup: null,
         mediumScenario: 'm',
         medium: row('medium', true, 7),
       },

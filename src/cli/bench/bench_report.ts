@@ -132,11 +132,15 @@ export function renderMarkdown(r: BenchReport): string {
       JOBS_HEAD,
       JOBS_RULE,
     );
-    for (const j of [...e.jobs, ...e.steady]) md.push(jobsLine(j));
+    for (const j of [...e.jobs, ...e.steady, ...e.ceiling]) md.push(jobsLine(j));
     const ratio = (x: number | null): string => (x === null ? '-' : `${x.toFixed(2)} x`);
     md.push(
       '',
-      `Two jobs: ${ratio(e.jobsSpeedup)} the schedules/s of one to the end (worker start-up included), ${ratio(e.steadySpeedup)} over ${e.steadySeconds} s.`,
+      `Each row in a fresh process (the same cold start for every row). Two jobs: ${ratio(e.jobsSpeedup)} the schedules/s of one to the end (worker start-up included), ${ratio(e.steadySpeedup)} over ${e.steadySeconds} s. ` +
+        `The machine's ceiling for that: the same whole search twice at once on two workers, nothing shared, made ${ratio(e.ceilingSpeedup)} the schedules/s of one` +
+        (e.ceilingSpeedup !== null && e.steadySpeedup !== null
+          ? ` (the shared tree reaches ${((100 * e.steadySpeedup) / e.ceilingSpeedup).toFixed(0)} % of it).`
+          : '.'),
     );
     md.push(
       '',

@@ -14,6 +14,8 @@
  * so the state counts agree whenever both searches complete; a limit that stops a search
  * is reported as incomplete, never as a result.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { dporSearch } from '../../../model/explore/dpor_search.js';
 import { search, type SearchResult } from '../../../model/explore/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
@@ -21,6 +23,7 @@ import type { Scenario } from '../../../model/scenario/scenario.js';
 import { exhaustiveParts, joinSearchParts } from '../../../properties/search_parts.js';
 import { describeScenario } from '../../../model/scenario/scenario.js';
 import { mediumScenario, smallWarmstart } from '../../../properties/committed_scenarios.js';
+import type { JobsChildRequest } from './jobs_child.js';
 
 export interface ExhaustiveRow {
   readonly label: string;
@@ -155,34 +158,68 @@ export interface ExhaustiveSection {
   readonly steady: JobsRow[];
   /** schedules/s of 2 jobs over 1 */
   readonly steadySpeedup: number | null;
+  /** the steady configuration's whole search once on one worker, then twice at once on two
+   *  (nothing shared): what two threads of this work can give on this machine */
+  readonly ceiling: JobsRow[];
+  readonly ceilingSpeedup: number | null;
   readonly mediumScenario: string;
   readonly medium: ExhaustiveRow;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** The stateless DPOR search of `s` in this thread, then on 2 worker threads; speedup: schedules/s of 2 over 1. */
-async function jobsPair(
+/** One row measured in a fresh process (jobs_child.ts), so every row starts as cold as a user's run. */
+function childRow(req: JobsChildRequest): JobsRow {
+  const child = new URL('./jobs_child.ts', import.meta.url);
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(child), JSON.stringify(req)], {
+    encoding: 'utf8',
+    timeout: (req.seconds + 120) * 1000,
+    maxBuffer: 1 << 24,
+  });
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || !line.startsWith('{'))
+    throw new Error(
+      `bench: the jobs measurement '${req.label}' failed (${r.status ?? r.signal}): ${r.stderr.trim().slice(-400)}`,
+    );
+  return JSON.parse(line) as JobsRow;
+}
+
+const ratioOf = (a: JobsRow | undefined, b: JobsRow | undefined): number | null =>
+  a !== undefined && b !== undefined && a.schedulesPerSecond > 0 ? b.schedulesPerSecond / a.schedulesPerSecond : null;
+
+/** The stateless DPOR search of `s` on 1 job (one thread), then on 2 worker threads, each
+ *  in a fresh process; speedup: schedules/s of 2 over 1. */
+function jobsPair(
   s: Scenario,
+  experts: number,
   limit: number,
   what: string,
   log: (s: string) => void,
-): Promise<{ rows: JobsRow[]; speedup: number | null }> {
+  mode: JobsChildRequest['mode'] = 'shared',
+): { rows: JobsRow[]; speedup: number | null } {
   const rows: JobsRow[] = [];
   for (const n of [1, 2]) {
-    log(`exhaustive: DPOR of ${describeScenario(s)} on ${n === 1 ? 'this thread' : `${n} worker threads`} ...`);
-    const j = await jobsRow(s, `DPOR, unbounded, ${what}, ${n} job${n === 1 ? '' : 's'}`, n, limit);
+    const how =
+      mode === 'shared'
+        ? n === 1
+          ? 'one thread'
+          : `${n} worker threads`
+        : `${n} independent worker${n === 1 ? '' : 's'}`;
+    log(`exhaustive: DPOR of ${describeScenario(s)} on ${how}, fresh process ...`);
+    const label = `DPOR, unbounded, ${what}, ${mode === 'shared' ? `${n} job${n === 1 ? '' : 's'}` : `${n} independent whole search${n === 1 ? '' : 'es'} (the ceiling)`}`;
+    const j = childRow({ mode, experts, jobs: n, seconds: limit, label });
     log(
       `  ${j.complete ? 'complete' : 'INCOMPLETE'}: ${int(j.schedules)} schedules, ${j.states ?? '?'} states, ${j.wallSeconds.toFixed(1)} s wall, ${j.cpuSeconds.toFixed(1)} s CPU, ${int(j.schedulesPerSecond)} schedules/s`,
     );
     rows.push(j);
   }
-  const [one, pair] = rows;
-  const speedup =
-    one !== undefined && pair !== undefined && one.schedulesPerSecond > 0
-      ? pair.schedulesPerSecond / one.schedulesPerSecond
-      : null;
-  if (speedup !== null) log(`  2 jobs: ${speedup.toFixed(2)}x the schedules/s of 1 job`);
+  const speedup = ratioOf(rows[0], rows[1]);
+  if (speedup !== null)
+    log(
+      mode === 'shared'
+        ? `  2 jobs: ${speedup.toFixed(2)}x the schedules/s of 1 job`
+        : `  the machine's ceiling: two independent searches at once make ${speedup.toFixed(2)}x the schedules/s of one`,
+    );
   return { rows, speedup };
 }
 
@@ -209,10 +246,12 @@ export async function measureExhaustive(
   // (same verdicts), then on a larger one for half the time limit (the steady rate, with
   // the workers' start-up a smaller share)
   const two = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
-  const jobs = await jobsPair(two, limit, '2 experts', log);
+  const jobs = jobsPair(two, 2, limit, '2 experts', log);
   const three = smallWarmstart({ experts: 3, ramCapacity: 3, budgetExperts: [3] });
-  const steady = await jobsPair(three, limit / 2, `3 experts, ${limit / 2} s`, log);
-  for (const j of [...jobs.rows, ...steady.rows]) if (j.violations.length > 0) unexpected = true;
+  const steady = jobsPair(three, 3, limit / 2, `3 experts, ${limit / 2} s`, log);
+  // the limit beside it: the same work with nothing shared between the two threads
+  const ceiling = jobsPair(three, 3, limit / 2, `3 experts, ${limit / 2} s`, log, 'independent');
+  for (const j of [...jobs.rows, ...steady.rows, ...ceiling.rows]) if (j.violations.length > 0) unexpected = true;
   const medium = mediumScenario();
   log(`exhaustive: medium configuration, ${describeScenario(medium)}`);
   const mediumRow = explore(medium, {
@@ -233,6 +272,8 @@ export async function measureExhaustive(
     steadySeconds: limit / 2,
     steady: steady.rows,
     steadySpeedup: steady.speedup,
+    ceiling: ceiling.rows,
+    ceilingSpeedup: ceiling.speedup,
     mediumScenario: describeScenario(medium),
     medium: mediumRow,
   };
