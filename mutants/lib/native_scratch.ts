@@ -28,21 +28,29 @@ export function patchedNative(root: string, d: NativeDefect): Map<string, string
   );
 }
 
-/** Copies native/, applies the defect (null: none, the control), builds the backend. */
-export function buildNativeScratch(root: string, d: NativeDefect | null, backend: NativeBackend): NativeScratch {
+/** Copies native/, applies the defect (null: none, the control), builds the backend
+ *  (`fakeCuda`: the CUDA host code over the host-only stand-in runtime, tests/fake_cuda.c,
+ *  for a machine without a GPU). */
+export function buildNativeScratch(
+  root: string,
+  d: NativeDefect | null,
+  backend: NativeBackend,
+  fakeCuda = false,
+): NativeScratch {
+  const fake = fakeCuda && backend === 'cuda';
   const patched = d === null ? new Map<string, string>() : patchedNative(root, d);
   const dir = mkdtempSync(join(tmpdir(), `tierlab-native-${d?.id ?? 'control'}-`));
   const build = `${sep}native${sep}build`;
   cpSync(join(root, 'native'), join(dir, 'native'), { recursive: true, filter: (src) => !src.includes(build) });
   for (const [file, text] of patched) writeFileSync(join(dir, file), text);
   const t0 = performance.now();
-  execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), backend], {
+  execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), fake ? 'cuda-fake-lib' : backend], {
     stdio: ['ignore', 'ignore', 'pipe'],
     maxBuffer: 1 << 26,
   });
   return {
     dir,
-    library: join(dir, 'native', 'build', `libtierlab_${backend}.so`),
+    library: join(dir, 'native', 'build', ...(fake ? ['fake_cuda'] : []), `libtierlab_${backend}.so`),
     buildSeconds: (performance.now() - t0) / 1000,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -1,7 +1,7 @@
 /**
  * `npm run native-defects -- [--backend cpu,vulkan|cuda,...] [--defect ID] [--fixture DIR]
  *                            [--devices 0,1] [--tokens N] [--report DIR] [--no-validation]
- *                            [--build-into DIR | --prebuilt DIR --oracle FILE]`
+ *                            [--fake-cuda] [--build-into DIR | --prebuilt DIR --oracle FILE]`
  *
  * The defects that live below the tier (mutants/native/) put back into the native engine,
  * one at a time, in a scratch copy of native/, and each library run through the oracle on
@@ -17,7 +17,9 @@
  * only builds the control and every defect's library there, with DIR/defects.json saying
  * what each is; `--prebuilt DIR` then runs those libraries instead of building, with
  * `--oracle FILE` the bundled oracle to run them with, and `--no-validation` where the
- * Vulkan validation layer is not installed.
+ * Vulkan validation layer is not installed. `--fake-cuda` builds the CUDA libraries over
+ * the host-only stand-in runtime (native/tests/fake_cuda.c: streams are threads, kernels
+ * the CPU math), so the CUDA host code's defects run through the oracle without a GPU.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -53,6 +55,7 @@ const { values } = parseOrFail(TOOL, {
     prebuilt: { type: 'string' },
     oracle: { type: 'string' },
     'no-validation': { type: 'boolean' },
+    'fake-cuda': { type: 'boolean' },
   },
   strict: true,
 });
@@ -157,7 +160,7 @@ function build(d: NativeDefect | null, backend: NativeBackend): NativeScratch | 
     return { dir: prebuilt, library, buildSeconds: 0, remove: () => undefined };
   }
   try {
-    return buildNativeScratch(REPO_ROOT, d, backend);
+    return buildNativeScratch(REPO_ROOT, d, backend, values['fake-cuda'] === true);
   } catch (e) {
     const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(-3).join(' ') ?? '';
     return `build failed: ${(e as Error).message.split('\n')[0]} ${stderr}`.slice(0, 300);
@@ -248,6 +251,7 @@ const md = writeKillTable(values.report ?? 'reports', {
   setup:
     `fixture \`${values.fixture}\`, ${tokens} tokens per run, devices ${backends.map((b) => `[${devicesOf(b)}] on ${b}`).join(', ')}` +
     `${!backends.includes('vulkan') ? '' : values['no-validation'] === true ? '; Vulkan without the validation layer' : '; Vulkan under the validation layer with synchronization validation'}; control: the unpatched library passes the same runs; ` +
+    `${values['fake-cuda'] === true && backends.includes('cuda') ? 'CUDA on the host-only stand-in runtime (no GPU); ' : ''}` +
     `${((performance.now() - t0) / 1000).toFixed(0)} s in all`,
   rows,
 });

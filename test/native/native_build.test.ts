@@ -6,22 +6,14 @@
  * nvcc exists, and the CUDA backend's host code on the fake CUDA runtime (it cannot run
  * on a GPU here, but its streams, events, reapers and heap run under the sanitizers).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { HAS_NVCC } from './cuda_toolchain.js';
 import { NO_VULKAN } from './vulkan_toolchain.js';
 
 function make(target: string) {
   const r = spawnSync('make', ['-s', '-C', 'native', target], { encoding: 'utf8', timeout: 600_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
-
-function hasNvcc(): boolean {
-  try {
-    execFileSync('nvcc', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('native engine', () => {
@@ -49,12 +41,12 @@ describe('native engine', () => {
     expect(r.out).not.toMatch(/[1-9]\d* failed/);
   });
 
-  it.runIf(hasNvcc())('the CUDA library compiles (sm_90, static runtime, no FMA contraction)', () => {
+  it.runIf(HAS_NVCC)('the CUDA library compiles (sm_90, static runtime, no FMA contraction)', () => {
     const r = make('cuda');
     expect(r.code, r.out).toBe(0);
   });
 
-  it.runIf(hasNvcc())('the CUDA host code runs on the fake runtime under ASan, UBSan and TSan', () => {
+  it.runIf(HAS_NVCC)('the CUDA host code runs on the fake runtime under ASan, UBSan and TSan', () => {
     const r = make('cuda-fake-test');
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/[1-9]\d* failed/);
