@@ -23,7 +23,6 @@ import type { Scenario } from '../../../model/scenario/scenario.js';
 import { exhaustiveParts, joinSearchParts } from '../../../properties/search_parts.js';
 import { describeScenario } from '../../../model/scenario/scenario.js';
 import { mediumScenario, smallWarmstart } from '../../../properties/committed_scenarios.js';
-import type { JobsChildRequest } from './jobs_child.js';
 
 export interface ExhaustiveRow {
   readonly label: string;
@@ -114,6 +113,16 @@ export interface JobsRow {
   readonly cpuSeconds: number;
   readonly schedulesPerSecond: number;
   readonly violations: string[];
+}
+
+/** What jobs_child.ts measures in a process of its own. */
+export interface JobsChildRequest {
+  readonly mode: 'shared' | 'independent';
+  /** experts of the small warmstart scenario (2: completes in seconds; 3: a steady rate) */
+  readonly experts: number;
+  readonly jobs: number;
+  readonly seconds: number;
+  readonly label: string;
 }
 
 /** DPOR of `s` (unbounded) in `jobs` parts on as many worker threads, timed on the wall clock. */

@@ -13,16 +13,7 @@
 import { runTasks } from '../../../model/explore/worker_pool.js';
 import { smallWarmstart } from '../../../properties/committed_scenarios.js';
 import type { SearchPart } from '../../../properties/search_parts.js';
-import { jobsRow, type JobsRow } from './exhaustive_bench.js';
-
-export interface JobsChildRequest {
-  readonly mode: 'shared' | 'independent';
-  /** experts of the small warmstart scenario (2: completes in seconds; 3: a steady rate) */
-  readonly experts: number;
-  readonly jobs: number;
-  readonly seconds: number;
-  readonly label: string;
-}
+import { jobsRow, type JobsChildRequest, type JobsRow } from './exhaustive_bench.js';
 
 async function independent(r: JobsChildRequest): Promise<JobsRow> {
   const scenario = smallWarmstart({ experts: r.experts, ramCapacity: r.experts, budgetExperts: [r.experts] });
