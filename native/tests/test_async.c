@@ -76,7 +76,9 @@ static void staged_groups_exact(void) {
   float x[3 * H], y[3 * H], want[H], lut[TL_SILU_LUT_SIZE];
   tg_lut(lut);
   tg_fill(&rng, x, 3 * H, -1.0f, 1.0f);
-  for (int dev = 0; dev < 2; dev++) {
+  /* device 1 first: its group reads expert 5, whose tensors are the last in the copy
+   * threads' FIFO, so it surely meets copies still on their way */
+  for (int dev = 1; dev >= 0; dev--) {
     tl_tensor *g[3], *u[3], *d[3];
     for (int r = 0; r < 3; r++) {
       int i = 2 * r + dev;
@@ -95,7 +97,7 @@ static void staged_groups_exact(void) {
   }
   uint64_t issued = 0, met = 0;
   CHECK_CODE(tl_group_stats(eng, &issued, &met, err, sizeof err), TL_OK);
-  CHECK(issued == 2 && met == 2); /* both groups met copies still on their way */
+  CHECK(issued == 2 && met >= 1 && met <= 2); /* device 1's group at least */
   CHECK_CODE(tl_group_stats(eng, NULL, &met, err, sizeof err), TL_E_ARG);
   int seen[GROUP_TAG + 2] = {0};
   CHECK(drain(eng, 3 * EXPERTS + 2, seen, GROUP_TAG + 2) == 3 * EXPERTS + 2);
