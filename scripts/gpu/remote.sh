@@ -101,27 +101,29 @@ fi
 
 # the tier's warmstart fill against the raw copy of the same library, decode ratios
 # (width 768: tensors of 0.84 MiB; 1792: 1.97 MiB, the top of the 0.5-2 MiB)
+# bench NAME BACKEND GIB TOKENS WIDTH FILLS [ENV=VALUE...]: FILLS unchecked and warm
+# checked fills each after the first (medians reported)
 bench() {
-  local name=$1 backend=$2 size=$3 tokens=$4 width=$5
-  shift 5
+  local name=$1 backend=$2 size=$3 tokens=$4 width=$5 fills=$6
+  shift 6
   run "bench-$name" env "$@" $node "$c/bench.mjs" --only upload --backend "$backend" --lib "$lib/libtierlab_$backend.so" \
-    --experts-gib "$size" --width "$width" --tokens "$tokens" --out "$work/reports/bench-$name"
+    --experts-gib "$size" --width "$width" --tokens "$tokens" --fills "$fills" --out "$work/reports/bench-$name"
 }
 if [ $gpu = 1 ]; then
-  bench cuda-1gib cuda "$gib" 8 768 || status=1
-  bench cuda-1gib-2mib cuda "$gib" 4 1792 || status=1
+  bench cuda-1gib cuda "$gib" 8 768 3 || status=1
+  bench cuda-1gib-2mib cuda "$gib" 4 1792 3 || status=1
 else
-  bench cpu cpu "$gib" 4 768 || status=1
+  bench cpu cpu "$gib" 4 768 3 || status=1
 fi
 if [ "$vulkan" = 1 ]; then
-  bench vulkan-staged vulkan "$gib" 8 768 TIERLAB_VK_UPLOAD=staged || status=1
-  bench vulkan-mapped vulkan "$gib" 8 768 TIERLAB_VK_UPLOAD=mapped || status=1
+  bench vulkan-staged vulkan "$gib" 8 768 1 TIERLAB_VK_UPLOAD=staged || status=1
+  bench vulkan-mapped vulkan "$gib" 8 768 1 TIERLAB_VK_UPLOAD=mapped || status=1
 fi
 if [ "$big_gib" != 0 ]; then
-  bench "cuda-${big_gib}gib" cuda "$big_gib" 4 768 || status=1
+  bench "cuda-${big_gib}gib" cuda "$big_gib" 4 768 1 || status=1
   # the same size in 1.97 MiB tensors: a fill long enough that the JIT's warm-up is a
   # small share, with tensors the bus takes longer than the tier's work per expert
-  bench "cuda-${big_gib}gib-2mib" cuda "$big_gib" 2 1792 || status=1
+  bench "cuda-${big_gib}gib-2mib" cuda "$big_gib" 2 1792 1 || status=1
 fi
 
 (cd "$work" && tar -czf "$out/reports.tgz" reports ./*.out steps.txt)

@@ -81,7 +81,11 @@ for (const [name] of steps.filter(([n]) => n.startsWith('bench-'))) {
   );
   row(
     `${name}: per op`,
-    `upload ${f(u.perOp.uploadMicros)} us, issue+take ${f(u.perOp.issueTakeMicros)} us; RSS ${f(u.memory.rssMiB, 0)} MiB, RAM pool ${f(u.memory.ramHostMiB, 0)} MiB (${f(u.memory.ramPinnedMiB, 0)} pinned)`,
+    `upload ${f(u.perOp.uploadMicros)} us, issue+take ${f(u.perOp.issueTakeMicros)} us; ` +
+      (u.perExpert !== undefined
+        ? `per expert ${f(u.perExpert.first, 1)} us first fill, ${f(u.perExpert.warmChecked, 1)} us warm checked, ${f(u.perExpert.unchecked, 1)} us unchecked; `
+        : '') +
+      `RSS ${f(u.memory.rssMiB, 0)} MiB, RAM pool ${f(u.memory.ramHostMiB, 0)} MiB (${f(u.memory.ramPinnedMiB, 0)} pinned)`,
   );
   if (u.problems.length > 0) row(`${name}: problems`, u.problems.join('; '));
 }

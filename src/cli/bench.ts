@@ -10,7 +10,7 @@
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
  *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
- *                    [--experts-gib G] [--width F] [--tokens N]
+ *                    [--experts-gib G] [--width F] [--hidden H] [--fills N] [--tokens N]
  *
  * Sections run in the order above; the mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -75,6 +75,8 @@ const { values } = parseOrFail('bench', {
     device: { type: 'string' },
     'experts-gib': { type: 'string' },
     width: { type: 'string' },
+    hidden: { type: 'string' },
+    fills: { type: 'string' },
     tokens: { type: 'string' },
   },
   strict: true,
@@ -100,6 +102,8 @@ const opts = {
   device: intOption('bench', values.device, 'device', 0, 0x7fffffff, 0),
   expertsGiB: positiveOption('bench', values['experts-gib'], 'experts-gib', 1),
   expertWidth: intOption('bench', values.width, 'width', 64, 8192, 768),
+  expertHidden: intOption('bench', values.hidden, 'hidden', 64, 8192, 2048),
+  uploadFills: count(values.fills, 'fills', 1),
   uploadTokens: count(values.tokens, 'tokens', 8),
 };
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -178,6 +182,8 @@ if (only.includes('upload')) {
     device: opts.device,
     expertGiB: opts.expertsGiB,
     width: opts.expertWidth,
+    hidden: opts.expertHidden,
+    fills: opts.uploadFills,
     tokens: opts.uploadTokens,
     log,
   });

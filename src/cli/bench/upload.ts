@@ -42,6 +42,11 @@ export interface UploadBenchOptions {
   readonly expertGiB: number;
   /** experts' width (F): with hidden 2048 and int4 grouped 64, 768 gives tensors of 0.84 MiB, 1792 of 1.97 MiB */
   readonly width: number;
+  /** the model's hidden size (2048; a small one with a small width makes the copies cost
+   *  nothing, so a fill measures the tier's own work per expert) */
+  readonly hidden: number;
+  /** the unchecked and the warm checked fills, this many times each (their medians reported) */
+  readonly fills: number;
   readonly tokens: number;
   readonly log: (line: string) => void;
 }
@@ -86,6 +91,14 @@ export interface UploadSection {
   /** the same warmstart once more with every checker, now that the JIT has compiled the
    *  tier, the runtime and the checkers (the first fill of a process runs them cold) */
   readonly fillWarm: RepeatedFill;
+  /** microseconds per expert from plan_fill to the last landing: the first fill of the
+   *  process, and the medians of the warm checked and the unchecked fills */
+  readonly perExpert: {
+    readonly first: number;
+    readonly warmChecked: number;
+    readonly unchecked: number;
+    readonly fills: number;
+  };
   readonly decode: readonly DecodeRow[];
   readonly residentOverCpu: number;
   readonly identical: boolean;
@@ -234,6 +247,14 @@ function capacityFor(lib: NativeEngineLib, model: EngineModel): number {
   return one * model.shape.layers * model.shape.experts + 64 * MiB;
 }
 
+/** The fill of median duration. */
+function medianFill(fills: readonly RepeatedFill[]): RepeatedFill {
+  const sorted = [...fills].sort((a, b) => a.landedMs - b.landedMs);
+  const m = sorted[Math.floor(sorted.length / 2)];
+  if (m === undefined) throw new Error('internal error: no fill measured');
+  return m;
+}
+
 /** The warmstart again, one token: watched only by the probes (oracle_run.ts, `unchecked`),
  *  or by every checker once more. */
 async function repeatFill(
@@ -267,7 +288,14 @@ export async function measureUpload(o: UploadBenchOptions): Promise<UploadSectio
   const perOp = await perOpOverhead(lib, o.device);
   log(`  upload op ${perOp.uploadMicros.toFixed(2)} us, issue+take round trip ${perOp.issueTakeMicros.toFixed(2)} us`);
   const dir = join(tmpdir(), `tierlab-bench-model-${process.pid}`);
-  const opts: BenchModelOptions = { dir, expertGiB: o.expertGiB, hidden: 2048, width: o.width, topk: 8, seed: 2026 };
+  const opts: BenchModelOptions = {
+    dir,
+    expertGiB: o.expertGiB,
+    hidden: o.hidden,
+    width: o.width,
+    topk: 8,
+    seed: 2026,
+  };
   log(`upload: generating a model with ${o.expertGiB} GiB of experts in ${dir} ...`);
   const model = writeBenchModel(opts);
   try {
@@ -331,13 +359,30 @@ async function measureRuns(
   log(
     `  fill ${(bytes / 2 ** 30).toFixed(2)} GiB: ${gbps.toFixed(2)} GB/s, ${((100 * gbps) / raw.pinnedGBps).toFixed(1)} % of pinned; ${all.tokPerSec.toFixed(2)} tok/s`,
   );
-  const unchecked = await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, true);
+  const uncheckedFills: RepeatedFill[] = [];
+  const warmFills: RepeatedFill[] = [];
+  for (let i = 0; i < o.fills; i++) {
+    uncheckedFills.push(await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, true));
+    warmFills.push(await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, false));
+  }
+  const unchecked = medianFill(uncheckedFills);
+  const warm = medianFill(warmFills);
+  const of = o.fills > 1 ? ` (median of ${o.fills})` : '';
   log(
-    `  the same fill with no checker: ${unchecked.gbps.toFixed(2)} GB/s, ${(100 * unchecked.ratioToPinned).toFixed(1)} % of pinned`,
+    `  the same fill with no checker${of}: ${unchecked.gbps.toFixed(2)} GB/s, ${(100 * unchecked.ratioToPinned).toFixed(1)} % of pinned`,
   );
-  const warm = await repeatFill(ctx, capacityBytes, base, layers * experts, raw, problems, false);
   log(
-    `  the same fill again, every checker (JIT warm): ${warm.gbps.toFixed(2)} GB/s, ${(100 * warm.ratioToPinned).toFixed(1)} % of pinned`,
+    `  the same fill again, every checker (JIT warm)${of}: ${warm.gbps.toFixed(2)} GB/s, ${(100 * warm.ratioToPinned).toFixed(1)} % of pinned`,
+  );
+  const us = (ms: number): number => (1000 * ms) / (layers * experts);
+  const perExpert = {
+    first: us(landedMs),
+    warmChecked: us(warm.landedMs),
+    unchecked: us(unchecked.landedMs),
+    fills: o.fills,
+  };
+  log(
+    `  per expert: ${perExpert.first.toFixed(1)} us in the first fill, ${perExpert.warmChecked.toFixed(1)} us warm with every checker, ${perExpert.unchecked.toFixed(1)} us with none`,
   );
   return {
     backend: lib.backend,
@@ -356,6 +401,7 @@ async function measureRuns(
     },
     fillUnchecked: unchecked,
     fillWarm: warm,
+    perExpert,
     decode,
     residentOverCpu: cpu.tokPerSec > 0 ? all.tokPerSec / cpu.tokPerSec : 0,
     identical,

@@ -24,6 +24,9 @@ export function renderUpload(u: UploadSection): string[] {
     `| the same fill with no checker watching (what the checkers cost) | ${f2(u.fillUnchecked.gbps)} | ${(100 * u.fillUnchecked.ratioToPinned).toFixed(1)} % |`,
     `| the same fill again with every checker, JIT warm (the first fill of a process runs the code cold) | ${f2(u.fillWarm.gbps)} | **${(100 * u.fillWarm.ratioToPinned).toFixed(1)} %** |`,
     '',
+    `Per expert, plan_fill to the last landing: ${u.perExpert.first.toFixed(1)} us in the first fill, ${u.perExpert.warmChecked.toFixed(1)} us warm with every checker, ${u.perExpert.unchecked.toFixed(1)} us with none` +
+      `${u.perExpert.fills > 1 ? ` (medians of ${u.perExpert.fills} fills each)` : ''}.`,
+    '',
   );
   md.push(
     `The fill took ${u.fill.fillWaitMs.toFixed(1)} ms to fill_wait's return and ${u.fill.landedMs.toFixed(1)} ms to the last byte on the device ` +
