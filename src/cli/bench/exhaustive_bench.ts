@@ -167,8 +167,8 @@ export interface ExhaustiveSection {
   readonly steady: JobsRow[];
   /** schedules/s of 2 jobs over 1 */
   readonly steadySpeedup: number | null;
-  /** the steady configuration's whole search once on one worker, then twice at once on two
-   *  (nothing shared): what two threads of this work can give on this machine */
+  /** the steady configuration's whole search once in one thread, then twice at once on two
+   *  workers (nothing shared): what two threads of this work can give on this machine */
   readonly ceiling: JobsRow[];
   readonly ceilingSpeedup: number | null;
   readonly mediumScenario: string;
@@ -213,7 +213,9 @@ function jobsPair(
         ? n === 1
           ? 'one thread'
           : `${n} worker threads`
-        : `${n} independent worker${n === 1 ? '' : 's'}`;
+        : n === 1
+          ? 'one thread, alone'
+          : `${n} worker threads, each its own whole search`;
     log(`exhaustive: DPOR of ${describeScenario(s)} on ${how}, fresh process ...`);
     const label = `DPOR, unbounded, ${what}, ${mode === 'shared' ? `${n} job${n === 1 ? '' : 's'}` : `${n} independent whole search${n === 1 ? '' : 'es'} (the ceiling)`}`;
     const j = childRow({ mode, experts, jobs: n, seconds: limit, label });

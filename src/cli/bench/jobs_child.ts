@@ -6,8 +6,9 @@
  *
  * `shared`: the stateless DPOR search of the scenario in `jobs` parts (jobsRow: one thread
  * in-process for 1, the shared tree on worker threads for more). `independent`: the same
- * whole search `jobs` times at once on as many workers, nothing shared: the machine's own
- * ceiling for that many threads of this work (memory and caches are shared too).
+ * whole search `jobs` times at once on as many workers (once in this thread for 1),
+ * nothing shared: the machine's own ceiling for that many threads of this work (memory
+ * and caches are shared too).
  * Prints one JobsRow as JSON on stdout.
  */
 import { runTasks } from '../../../model/explore/worker_pool.js';

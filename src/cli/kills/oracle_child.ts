@@ -68,7 +68,7 @@ function evidenceOf(report: { runs: readonly ReportRun[]; validationMessages: nu
 function reachedOf(report: { runs: readonly ReportRun[] } | null): string {
   if (report === null) return '';
   return report.runs
-    .filter((r) => (r.groupsMetUploads ?? null) !== null && (r.groupsMetUploads ?? 0) > 0)
+    .filter((r) => (r.groupsMetUploads ?? null) !== null && (r.groupsIssued ?? 0) > 0)
     .map((r) => `${r.name}: ${r.groupsMetUploads}/${r.groupsIssued} groups met a tensor still uploading`)
     .join('; ');
 }
