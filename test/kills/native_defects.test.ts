@@ -38,6 +38,23 @@ describe('native-defects', () => {
     expect(readFileSync(join(report, 'native-defects.md'), 'utf8')).toContain('| upload-done-early | cpu | killed |');
   });
 
+  it('a defect that changes nothing survives, and its row says what its runs reached', () => {
+    const dir = mkdtempSync(join(tmp, 'defects-'));
+    // a comment changed: the library behaves as the control does, so the slow bus cannot kill it
+    writeFileSync(
+      join(dir, 'no-op.ts'),
+      `export const defect = { id: 'no-op', title: 't', history: 'h', backends: ['cpu'], runs: ['slow bus'], caughtBy: 'c',
+        patches: [{ file: 'native/cpu/cpu_copy.c', find: ' * The CPU backend', replace: ' * The CPU backend (a no-op change)' }] };\n`,
+    );
+    const report = join(tmp, 'no-op');
+    const r = nativeDefects(['--backend', 'cpu', '--defects-dir', dir, '--report', report]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const md = readFileSync(join(report, 'native-defects.md'), 'utf8');
+    expect(md).toMatch(
+      /\| no-op \| cpu \| \*\*survived\*\* \| no reason given \(the runs reached: slow bus[^:]*: \d+\/\d+ groups met a tensor still uploading\)/,
+    );
+  });
+
   it('an unknown defect is one line and exit 2', () => {
     const r = nativeDefects(['--defect', 'no-such-defect']);
     expect(r.code).toBe(2);
