@@ -160,10 +160,12 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
                         char *err, size_t cap) {
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
   CUDA_TRY(d, cudaEventCreateWithFlags(&ct->landed_event, cudaEventDisableTiming));
-  /* pageable memory goes through the shared staging halves: keep that on stream 0 */
-  const int pinned = src->pin != NULL;
-  cudaStream_t s = d->upload_stream[pinned ? d->next_stream : 0];
-  if (pinned) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
+  /* pageable memory goes through the shared staging halves: keep that on stream 0; and a
+   * slow bus on purpose is one bus, its copies one after another (spread over the
+   * streams, they landed together and the groups never met one in flight) */
+  const int spread = src->pin != NULL && d->b->copy_delay_us == 0;
+  cudaStream_t s = d->upload_stream[spread ? d->next_stream : 0];
+  if (spread) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
   if (d->b->copy_delay_us > 0)
     CUDA_TRY(d, tl_cuda_launch_delay(d->b->copy_delay_us, s)); /* a slow bus on purpose */
   int rc = enqueue_copy(d, threads, s, ct, NULL, 0, NULL, 0, src, err, cap);
