@@ -109,6 +109,16 @@ function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Or
       copyDelayUs: 2000,
     },
     {
+      // promotions during decode on a slow bus: the next token's groups read experts whose
+      // copies are still on their way (a warmstart's copies mostly land before decode)
+      ...base,
+      name: 'slow bus (2 ms a copy), half, swaps',
+      budgetExperts: half,
+      wantSwaps: true,
+      swapPeriod: 2,
+      copyDelayUs: 2000,
+    },
+    {
       ...base,
       name: 'slow device (2 ms a group), warmstart',
       budgetExperts: all,
