@@ -43,6 +43,7 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
   };
   return [
     ...residencyRows(base, b, model),
+    ...slowRows(base, b),
     ...faultRows(base, b),
     ...arrangedRows(base, b),
     ...trunkRows(base, b, model),
@@ -56,7 +57,7 @@ interface Budgets {
   readonly all: readonly number[];
 }
 
-/** Budgets, starts, swaps, streaming through the RAM LRUs, a slow bus and device. */
+/** Budgets, starts, swaps, streaming through the RAM LRUs. */
 function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): OracleRunSpec[] {
   const { one, half, all } = b;
   const streamingSwaps: OracleRunSpec = {
@@ -100,6 +101,13 @@ function residencyRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Or
     ...lruSizes.map(
       (n): OracleRunSpec => ({ ...streamingSwaps, name: `half, streaming, swaps, RAM LRU ${n}`, lruPerLayer: n }),
     ),
+  ];
+}
+
+/** A slow bus and a slow device: groups that meet copies still on their way, takes that wait. */
+function slowRows(base: OracleRunSpec, b: Budgets): OracleRunSpec[] {
+  const { half, all } = b;
+  return [
     {
       ...base,
       name: 'slow bus (2 ms a copy), warmstart',
