@@ -33,6 +33,8 @@ export interface RunOptions {
   readonly onBuilt?: (tier: Tier, world: SimulatedWorld) => void;
   /** sees the run's checkers before the first step (the state cache digests their memory) */
   readonly onCheckers?: (checkers: readonly Checker[]) => void;
+  /** sees the runtime before the first step (a restoring search saves its state) */
+  readonly onRuntime?: (rt: Runtime) => void;
 }
 
 export interface RunResult extends RunOutcome {
@@ -88,6 +90,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   opts.onCheckers?.(checkers);
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);
+  opts.onRuntime?.(rt);
   const custom = opts.main;
   const outcome = rt.run(() => (custom !== undefined ? custom(tier, world) : engineMain(tier, plan)), 'main');
   return { ...outcome, trace: rt.trace, coverage: coverage.reached, tier, world };

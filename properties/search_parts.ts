@@ -62,6 +62,7 @@ function searchOptions(req: PlainScenarioRequest, tally: Tally, keepStates: bool
     preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
     reduce: req.reduction !== false,
     stateCache: req.stateCache === true,
+    restore: req.replay !== true,
     countStates: true,
     keepStates,
     maxSchedules: req.runs,

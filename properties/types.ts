@@ -31,6 +31,9 @@ export interface CheckRequest {
   readonly reduction?: boolean;
   /** exhaustive: prune states explored before (default off) */
   readonly stateCache?: boolean;
+  /** exhaustive, unbounded (DPOR): replay each run from the start instead of going on
+   *  from the state saved where it branches (model/explore/restore/; default off) */
+  readonly replay?: boolean;
 }
 
 /** Explore one given scenario instead of a suite's generated ones. */

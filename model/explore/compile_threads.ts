@@ -31,6 +31,8 @@ import type { Tier } from '../../src/tier/tier.js';
 import type { TierConfig } from '../../src/tier/config.js';
 import { localsTransform, type TransformProblem } from './locals_transform.js';
 import { frameRegistry } from './frames.js';
+import { resumeTransform } from './restore/resume_transform.js';
+import { compiledHelpers } from './restore/compiled_helpers.js';
 
 export interface CompiledThreads {
   /** a tier over the given state (the run's own, which the checkers watch) */
@@ -38,34 +40,27 @@ export interface CompiledThreads {
   engineMain(tier: Tier, plan: DriverPlan): Gen<void>;
 }
 
+/**
+ * `frames`: ES2022 generators, frames recorded (the state cache's digests). `resumable`:
+ * the same, downlevelled to ES5 generators whose state a snapshot can save and write back
+ * (restore/resumable_generator.ts), for a search that restores states instead of
+ * replaying to them.
+ */
+export type ThreadCompilation = 'frames' | 'resumable';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const packages = createRequire(import.meta.url);
-let compiled: CompiledThreads | null = null;
+const compiledByMode = new Map<ThreadCompilation, CompiledThreads>();
+const loaders = new Map<ThreadCompilation, (file: string) => Record<string, unknown>>();
 
-export function compiledThreads(): CompiledThreads {
-  if (compiled !== null) return compiled;
-  // the instrumented code reports to it (frames are kept only while a search names a thread)
-  frameRegistry();
-  const modules = new Map<string, { exports: Record<string, unknown> }>();
-  const load = (file: string): Record<string, unknown> => {
-    const known = modules.get(file);
-    if (known !== undefined) return known.exports;
-    const text = transpiled(file);
-    const module = { exports: {} as Record<string, unknown> };
-    modules.set(file, module);
-    const req = (spec: string): unknown => {
-      if (!spec.startsWith('.')) return packages(spec);
-      return load(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
-    };
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluating the compiled module
-    new Function('require', 'module', 'exports', text)(req, module, module.exports);
-    return module.exports;
-  };
-  const tierModule = load(resolve(root, 'src/tier/tier.ts'));
-  const driver = load(resolve(root, 'src/engine/driver.ts'));
+export function compiledThreads(mode: ThreadCompilation = 'frames'): CompiledThreads {
+  const known = compiledByMode.get(mode);
+  if (known !== undefined) return known;
+  const tierModule = compiledModule(resolve(root, 'src/tier/tier.ts'), mode);
+  const driver = compiledModule(resolve(root, 'src/engine/driver.ts'), mode);
   const TierClass = tierModule.Tier as new (cfg: TierConfig) => Tier;
   const engineMain = driver.engineMain as CompiledThreads['engineMain'];
-  compiled = {
+  const threads: CompiledThreads = {
     tierOver(st) {
       const t = new TierClass(st.cfg);
       (t as { st: Tier['st'] }).st = st;
@@ -73,21 +68,67 @@ export function compiledThreads(): CompiledThreads {
     },
     engineMain,
   };
-  return compiled;
+  compiledByMode.set(mode, threads);
+  return threads;
+}
+
+/**
+ * The exports of one source file compiled this way (its relative imports too, each file
+ * once per mode): the tier and the driver, or a test's own thread code.
+ */
+export function compiledModule(file: string, mode: ThreadCompilation): Record<string, unknown> {
+  let load = loaders.get(mode);
+  if (load === undefined) {
+    load = moduleLoader(mode);
+    loaders.set(mode, load);
+  }
+  return load(file);
+}
+
+function moduleLoader(mode: ThreadCompilation): (file: string) => Record<string, unknown> {
+  // the instrumented code reports to it (frames are kept only while a search names a thread)
+  frameRegistry();
+  const modules = new Map<string, { exports: Record<string, unknown> }>();
+  const load = (file: string): Record<string, unknown> => {
+    const known = modules.get(file);
+    if (known !== undefined) return known.exports;
+    const text = transpiled(file, mode);
+    const module = { exports: {} as Record<string, unknown> };
+    modules.set(file, module);
+    const req = (spec: string): unknown => {
+      if (!spec.startsWith('.')) return packages(spec);
+      return load(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
+    };
+    const h = compiledHelpers;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluating the compiled module
+    new Function('require', 'module', 'exports', '__generator', '__values', '__assign', text)(
+      req,
+      module,
+      module.exports,
+      h.__generator,
+      h.__values,
+      h.__assign,
+    );
+    return module.exports;
+  };
+  return load;
 }
 
 const CACHE = join(tmpdir(), 'tierlab-threads');
 /** what else decides the output: the transform, this file's options, the compiler's version */
 let compilerKey: string | null = null;
 
-function keyOf(file: string, source: string): string {
+function keyOf(file: string, source: string, mode: ThreadCompilation): string {
   compilerKey ??= [
     readFileSync(fileURLToPath(new URL('./locals_transform.ts', import.meta.url)), 'utf8'),
+    readFileSync(fileURLToPath(new URL('./restore/resume_transform.ts', import.meta.url)), 'utf8'),
     readFileSync(fileURLToPath(import.meta.url), 'utf8'),
     readFileSync(packages.resolve('typescript/package.json'), 'utf8'),
   ].join('\0');
   return createHash('sha256')
     .update(compilerKey)
+    .update('\0')
+    .update(mode)
     .update('\0')
     .update(relative(root, file))
     .update('\0')
@@ -96,14 +137,18 @@ function keyOf(file: string, source: string): string {
 }
 
 /** Where the compiled text of `file` (as it reads now) is kept. */
-export function cacheFile(file: string, source = readFileSync(file, 'utf8')): string {
-  return join(CACHE, `${keyOf(file, source)}.js`);
+export function cacheFile(
+  file: string,
+  source = readFileSync(file, 'utf8'),
+  mode: ThreadCompilation = 'frames',
+): string {
+  return join(CACHE, `${keyOf(file, source, mode)}.js`);
 }
 
 /** The instrumented CommonJS text of one source file, from the cache or compiled now. */
-export function transpiled(file: string): string {
+export function transpiled(file: string, mode: ThreadCompilation = 'frames'): string {
   const source = readFileSync(file, 'utf8');
-  const cached = cacheFile(file, source);
+  const cached = cacheFile(file, source, mode);
   try {
     return readFileSync(cached, 'utf8');
   } catch {
@@ -115,11 +160,16 @@ export function transpiled(file: string): string {
     fileName: file,
     compilerOptions: {
       module: compiler.ModuleKind.CommonJS,
-      target: compiler.ScriptTarget.ES2022,
+      target: mode === 'resumable' ? compiler.ScriptTarget.ES5 : compiler.ScriptTarget.ES2022,
+      // ES5: for-of through __values (compiled_helpers.ts), helpers given, not emitted
+      ...(mode === 'resumable' ? { downlevelIteration: true, noEmitHelpers: true } : {}),
       preserveConstEnums: true,
       esModuleInterop: true,
     },
-    transformers: { before: [localsTransform(compiler, relative(root, file), problems)] },
+    transformers: {
+      before: [localsTransform(compiler, relative(root, file), problems)],
+      after: mode === 'resumable' ? [resumeTransform(compiler)] : [],
+    },
   });
   const p = problems[0];
   if (p !== undefined)

@@ -137,7 +137,7 @@ class ParallelSearch {
   }
 
   result(): DporSearchResult {
-    return { ...this.tally.result(true, false), dpor: this.dpor };
+    return { ...this.tally.result(true, false), dpor: this.dpor, restore: null };
   }
 
   /** the deepest pending branch on the path ending at `hint`, else the shallowest anywhere */

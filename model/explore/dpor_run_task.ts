@@ -101,6 +101,7 @@ function runTask(subject: Subject, task: DporTask): DporRunReport {
     spuriousWakeups: subject.spuriousWakeups ?? 0,
     states,
     cache: null,
+    saves: null,
   };
   const hasFrontier = replayed > 0;
   const strategy = new DporStrategy(stack, hasFrontier ? replayed - 1 : -1, cfg);

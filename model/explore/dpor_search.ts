@@ -21,7 +21,8 @@
  * or over the bound), steps, events executed, tree positions, violations, and whether the
  * search finished (`complete`: no limit stopped it).
  */
-import type { Subject, SubjectRun } from './subject.js';
+import type { ResumableRun, Subject, SubjectRun } from './subject.js';
+import { SavedStates } from './restore/saved_states.js';
 import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
 import type { DporNode } from './dpor_node.js';
 import type { EventOrder, HappensBefore, RunEvent } from './happens_before.js';
@@ -46,8 +47,19 @@ export interface DporStats {
   boundStopped: number;
 }
 
+/** What going on from saved states cost (restore/saved_states.ts). */
+export interface RestoreStats {
+  readonly saves: number;
+  /** positions whose state could not be saved (the search replayed to them) */
+  readonly failures: number;
+  readonly lastFailure: string | null;
+  readonly objectsSaved: number;
+}
+
 export interface DporSearchResult extends SearchResult {
   readonly dpor: DporStats;
+  /** null: every run replayed from the start */
+  readonly restore: RestoreStats | null;
 }
 
 export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchResult {
@@ -55,6 +67,8 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
   const bounded = Number.isFinite(opts.preemptions);
   const states = opts.countStates === true ? new Set<number>() : null;
   const cache = opts.stateCache === true ? new StateCache(bounded) : null;
+  const opaque = new Set<object>([stack]);
+  const saves = opts.restore !== false && subject.open !== undefined ? new SavedStates(opaque) : null;
   const cfg: DporRunConfig = {
     preemptions: opts.preemptions,
     checks: subject.checks,
@@ -62,18 +76,20 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
     spuriousWakeups: subject.spuriousWakeups ?? 0,
     states,
     cache,
+    saves,
   };
+  opaque.add(cfg);
   const tally = new SearchTally(opts, states);
   const stats = tally.stats;
   const dpor: DporStats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
   const split = new ShardSplit(opts.shard ?? { index: 0, count: 1 });
   let frontier = -1;
+  const runs = new Runs(subject, stack, cfg);
   for (let run = 0; ; run++) {
     const before = stack.length;
-    const strategy = new DporStrategy(stack, frontier, cfg);
-    const outcome = runOnce(subject, strategy);
+    const { strategy, outcome, eventsRun, expansions } = runs.next(frontier);
     stats.nodes += Math.max(0, stack.length - Math.max(before, frontier + 1));
-    stats.stepsExecuted += strategy.eventsRun;
+    stats.stepsExecuted += eventsRun;
     stats.maxChoices = Math.max(stats.maxChoices, strategy.path.length);
     if (stack.length !== strategy.hb.length)
       throw new Error(`internal error: ${stack.length} positions for ${strategy.hb.length} events`);
@@ -88,17 +104,84 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
       if (outcome.violation !== null) offerAlternatives(stack);
     }
     reverseRaces(stack, strategy.hb, bounded, dpor, split);
-    dpor.expansions += strategy.expansions;
+    dpor.expansions += expansions;
     split.consider(stack);
     frontier = backtrack(stack, cfg.maxThreads, split, bounded);
     if (frontier < 0 || tally.limitReached(run)) break;
   }
-  return { ...tally.result(true, cache !== null), dpor };
+  const restore =
+    saves === null
+      ? null
+      : {
+          saves: saves.saves,
+          failures: saves.failures,
+          lastFailure: saves.lastFailure,
+          objectsSaved: saves.objectsSaved,
+        };
+  return { ...tally.result(true, cache !== null), dpor, restore };
 }
 
-function runOnce(subject: Subject, strategy: DporStrategy): SubjectRun | 'sleep' | 'bound' | 'cached' {
+type RunEnd = SubjectRun | 'sleep' | 'bound' | 'cached';
+
+interface RunDone {
+  readonly strategy: DporStrategy;
+  readonly outcome: RunEnd;
+  /** events this run executed (a resumed run: from its saved state on) */
+  readonly eventsRun: number;
+  readonly expansions: number;
+}
+
+/**
+ * The search's runs: each from the start with a strategy of its own, or (with saved
+ * states) one run that is written back to the saved state nearest the frontier and goes
+ * on from there, replaying only what lies between that state and the frontier.
+ */
+class Runs {
+  private strategy: DporStrategy | null = null;
+  private open: ResumableRun | null = null;
+
+  constructor(
+    private readonly subject: Subject,
+    private readonly stack: DporNode[],
+    private readonly cfg: DporRunConfig,
+  ) {}
+
+  next(frontier: number): RunDone {
+    const saves = this.cfg.saves;
+    const resumable = saves !== null && this.strategy !== null && this.open !== null;
+    const from = resumable ? saves.nearest(frontier) : null;
+    if (from === null || this.strategy === null || this.open === null) return this.fromStart(frontier);
+    from.snapshot.restore();
+    const strategy = this.strategy;
+    const open = this.open;
+    strategy.continueAt(frontier);
+    const events = strategy.eventsRun;
+    const expansions = strategy.expansions;
+    const outcome = ended(strategy, () => open.resume());
+    return { strategy, outcome, eventsRun: strategy.eventsRun - events, expansions: strategy.expansions - expansions };
+  }
+
+  private fromStart(frontier: number): RunDone {
+    const strategy = new DporStrategy(this.stack, frontier, this.cfg);
+    const subject = this.subject;
+    let outcome: RunEnd;
+    if (this.cfg.saves !== null && subject.open !== undefined) {
+      const open = subject.open(strategy, (a) => strategy.attach(a));
+      this.strategy = strategy;
+      this.open = open;
+      outcome = ended(strategy, () => open.start());
+    } else {
+      outcome = ended(strategy, () =>
+        strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy),
+      );
+    }
+    return { strategy, outcome, eventsRun: strategy.eventsRun, expansions: strategy.expansions };
+  }
+}
+
+function ended(strategy: DporStrategy, run: () => SubjectRun): RunEnd {
   try {
-    const r = strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy);
+    const r = run();
     strategy.finish();
     return r;
   } catch (e) {

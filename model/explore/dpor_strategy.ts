@@ -30,6 +30,7 @@ import { expandForSummary, mergeSummary, type StateCache } from './dpor_cache.js
 import type { ThreadCounters } from './state_digest.js';
 import type { StateAccess } from './subject.js';
 import { ThreadPositions } from './thread_position.js';
+import type { SavedStates } from './restore/saved_states.js';
 
 /** Thrown to end a run whose continuation is covered elsewhere or cut by the bound. */
 export class RunStopped extends Error {
@@ -53,6 +54,8 @@ export interface DporRunConfig {
   readonly states: Set<number> | null;
   /** the state cache (null: stateless) */
   readonly cache: StateCache | null;
+  /** states saved along the path, to go on from instead of replaying (null: replay) */
+  readonly saves: SavedStates | null;
 }
 
 export class DporStrategy implements Strategy, ThreadCounters {
@@ -82,7 +85,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
   constructor(
     private readonly stack: DporNode[],
     /** position whose chosen branch is new this run (-1: the first run) */
-    private readonly frontier: number,
+    private frontier: number,
     private readonly cfg: DporRunConfig,
   ) {
     this.hb = new HappensBefore(cfg.maxThreads);
@@ -94,6 +97,21 @@ export class DporStrategy implements Strategy, ThreadCounters {
 
   private get position(): number {
     return this.hb.length;
+  }
+
+  /**
+   * A saved state (at or below `frontier`) was just written back, this strategy's run
+   * state with it: the run goes on from there to the new branch at `frontier`.
+   */
+  continueAt(frontier: number): void {
+    this.frontier = frontier;
+  }
+
+  /** a choice point: a restoring search saves the state here (once per position) */
+  atThreadChoice(): void {
+    const saves = this.cfg.saves;
+    const roots = this.access?.roots;
+    if (saves !== null && roots !== undefined) saves.offer(this.position, roots);
   }
 
   /** digests are asked for: the run must give access to its state */

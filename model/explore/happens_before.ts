@@ -20,6 +20,7 @@
  * once stored (threads' running clocks are separate arrays).
  */
 import { coEnabled, MxRole, type EventFp } from './dependence.js';
+import { RESTORE, SAVE, type SavesItself } from './restore/snapshot.js';
 
 /** object bits footprint.ts and dependence.ts use, one slot each */
 const OBJECT_BITS = 8;
@@ -75,7 +76,17 @@ export class RunOrder implements EventOrder {
   }
 }
 
-export class HappensBefore implements EventOrder {
+/** What a snapshot keeps of the order between steps: events and clocks up to `length` never change. */
+interface SavedOrder {
+  readonly length: number;
+  readonly threadClock: readonly (Int32Array | null)[];
+  readonly lastOfThread: Int32Array;
+  readonly lastWrite: Int32Array;
+  readonly readsSince: readonly Int32Array[];
+  readonly last: readonly [number, number, number];
+}
+
+export class HappensBefore implements EventOrder, SavesItself {
   readonly events: RunEvent[] = [];
   private readonly width: number;
   /** every event's clock, `width` entries each, in event order (never changed once written) */
@@ -119,6 +130,31 @@ export class HappensBefore implements EventOrder {
   ordered(e: number, f: number): boolean {
     const a = this.events[e];
     return a !== undefined && f < this.events.length && this.clockAt(f, a.tid) >= a.seq;
+  }
+
+  /** between steps (restore/snapshot.ts): what changes as events are appended */
+  [SAVE](): SavedOrder {
+    return {
+      length: this.events.length,
+      threadClock: this.threadClock.map((c) => (c === null ? null : c.slice())),
+      lastOfThread: this.lastOfThread.slice(),
+      lastWrite: this.lastWrite.slice(),
+      readsSince: this.readsSince.map((r) => r.slice()),
+      last: [this.lastMx, this.lastAcquire, this.lastSpurious],
+    };
+  }
+
+  /** back to a saved point of the same run: later events go, the clocks they changed return */
+  [RESTORE](saved: unknown): void {
+    const s = saved as SavedOrder;
+    this.events.length = s.length;
+    s.threadClock.forEach((c, t) => {
+      this.threadClock[t] = c === null ? null : c.slice();
+    });
+    this.lastOfThread.set(s.lastOfThread);
+    this.lastWrite.set(s.lastWrite);
+    s.readsSince.forEach((r, o) => this.readsSince[o]?.set(r));
+    [this.lastMx, this.lastAcquire, this.lastSpurious] = s.last;
   }
 
   /** the run so far as plain data (events and their clocks) */

@@ -28,6 +28,9 @@ export interface SearchOptions {
   readonly shard?: Shard;
   /** keep the distinct state digests in the result (to join shards' counts) */
   readonly keepStates?: boolean;
+  /** DPOR only: go on from states saved along the path instead of replaying from the
+   *  start (restore/; subjects that can, the engine's threads; default on) */
+  readonly restore?: boolean;
 }
 
 /** Part `index` of `count` (0-based). */

@@ -12,6 +12,7 @@ import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
 import { buildRun, runScenario } from '../run.js';
 import type { Strategy } from '../rt/strategy.js';
+import type { Runtime } from '../rt/runtime.js';
 import type { Violation } from '../../src/check/violation.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
@@ -46,6 +47,16 @@ export interface StateAccess {
   digest(threads: ThreadCounters): number;
   /** set by the strategy to follow what threads observe */
   observer: Observer | null;
+  /** where a snapshot of the run's whole state starts (present when the run is resumable) */
+  roots?: () => readonly object[];
+}
+
+/** A run whose saved states can be written back and run on from (restore/). */
+export interface ResumableRun {
+  /** runs from the start, once */
+  start(): SubjectRun;
+  /** runs on from the state the run is in now (a saved state just written back) */
+  resume(): SubjectRun;
 }
 
 export interface Subject {
@@ -55,6 +66,11 @@ export interface Subject {
   readonly spuriousWakeups?: number;
   /** runs once; `attach` receives, before the first step, access to the run's state */
   run(strategy: Strategy, attach?: (access: StateAccess) => void): SubjectRun;
+  /**
+   * Optional: a run that can go on from a state saved during it (its threads' state is
+   * all in fields: compile_threads.ts, 'resumable'). `attach` receives `roots`.
+   */
+  open?(strategy: Strategy, attach: (access: StateAccess) => void): ResumableRun;
 }
 
 /** A hand-written main thread instead of the engine's (tests build faulty ones). */
@@ -66,10 +82,20 @@ export type MainThread = (tier: Tier, world: SimulatedWorld) => Gen<void>;
  * hand-written main cannot be, so its run is digested by thread histories, with reads of
  * the tier's state tracked (read_tracker.ts). Both are sound; frames merge more.
  */
-export function scenarioSubject(scenario: Scenario, checks = true, main?: MainThread): Subject {
+export function scenarioSubject(
+  scenario: Scenario,
+  checks = true,
+  main?: MainThread,
+  /** `main` is thread code compiled resumable (compiledModule(file, 'resumable')): it
+   *  gets the resumable tier, and runs can go on from saved states */
+  mainIsResumable = false,
+): Subject {
+  // a hand-written main is otherwise a native generator: its position cannot be saved
+  const resumable = main === undefined || mainIsResumable;
   return {
     checks,
     spuriousWakeups: scenario.spuriousWakeups,
+    ...(resumable ? { open: (strategy, attach) => openScenario(scenario, checks, strategy, attach, main) } : {}),
     run(strategy, attach) {
       if (attach === undefined) {
         const r = runScenario(scenario, { strategy, checks, ...(main !== undefined ? { main } : {}) });
@@ -90,6 +116,55 @@ export function scenarioSubject(scenario: Scenario, checks = true, main?: MainTh
         },
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };
+    },
+  };
+}
+
+/** The engine's threads compiled resumable, under a strategy, kept to be resumed. */
+function openScenario(
+  scenario: Scenario,
+  checks: boolean,
+  strategy: Strategy,
+  attach: (access: StateAccess) => void,
+  main: MainThread | undefined,
+): ResumableRun {
+  const view = new RunView(true);
+  let rt: Runtime | null = null;
+  let coverage: CoverageChecker | undefined;
+  view.access.roots = () => (rt === null ? [] : [rt]);
+  attach(view.access);
+  return {
+    start() {
+      const r = runScenario(scenario, {
+        strategy,
+        checks,
+        onRuntime: (x) => {
+          rt = x;
+        },
+        onCheckers: (checkers) => {
+          view.watchCheckers(checkers);
+          coverage = checkers.find((c) => c instanceof CoverageChecker);
+        },
+        main: (tier, w) => {
+          view.watch(tier, w);
+          const threads = compiledThreads('resumable');
+          const resumableTier = threads.tierOver(tier.st);
+          if (main !== undefined) return main(resumableTier, w);
+          return threads.engineMain(resumableTier, buildRun(scenario, w).plan);
+        },
+      });
+      return { violation: r.violation, steps: r.steps, coverage: r.coverage };
+    },
+    resume() {
+      if (rt === null) throw new Error('internal error: a run resumed before it started');
+      view.forget();
+      const r = rt.runOn();
+      // a copy: the checker's set is written back with the next saved state
+      return {
+        violation: r.violation,
+        steps: r.steps,
+        ...(coverage !== undefined ? { coverage: new Set(coverage.reached) } : {}),
+      };
     },
   };
 }
@@ -122,6 +197,11 @@ class RunView {
     this.stateful = checkers.filter(
       (c) => !(c instanceof CoverageChecker) && Object.getPrototypeOf(c) !== Object.prototype,
     );
+  }
+
+  /** the state was written back: what was cached of it may be stale */
+  forget(): void {
+    this.worldDigest = null;
   }
 
   watch(tier: Tier, world: SimulatedWorld): void {

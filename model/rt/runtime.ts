@@ -49,9 +49,21 @@ export class Runtime extends RunState {
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
+    return this.carryOn(() => this.spawn(name, main));
+  }
+
+  /**
+   * Runs on from the state the runtime is in now: a saved state written back
+   * (model/explore/restore/snapshot.ts), which may have ended the run before.
+   */
+  runOn(): RunOutcome {
+    return this.carryOn(null);
+  }
+
+  private carryOn(start: (() => void) | null): RunOutcome {
     let violation: Violation | null = null;
     try {
-      this.spawn(name, main);
+      start?.();
       this.loop();
       for (const c of this.checkers) c.atEnd?.(this);
     } catch (e) {

@@ -46,6 +46,7 @@ export function chooseThread(run: RunState): SimThread | null {
       const id = run.shutdownStep >= 0 ? 'LIVE-SHUTDOWN' : 'LIVE-DEADLOCK';
       throw new Violation(id, `deadlock: no thread can move: ${run.describeThreads()}`);
     }
+    if (cand.length > 1 && run.observes) run.strategy.atThreadChoice?.();
     const i = cand.length > 1 ? decide(run, 'thread', cand, runnable, cur?.tid ?? -1, curCanMove) : 0;
     const th = cand[i];
     if (th === undefined) throw new Error(`internal error: strategy picked option ${i} of ${cand.length}`);

@@ -54,6 +54,13 @@ export interface Strategy {
   /** Optional: a spurious wakeup was injected into this waiting thread (chosen at a
    *  choice point or forced because nothing else could go on). */
   onSpurious?(th: SimThread): void;
+  /**
+   * Optional: a thread choice point is next, and nothing of its step has run: the state
+   * is that of the step's start but for the list of options being filled (the scheduler
+   * fills it again from the start). A restoring search saves the state here
+   * (model/explore/restore/); runs resumed from it begin with the scheduler's choice.
+   */
+  atThreadChoice?(): void;
 }
 
 /** A given choice that names no option of its choice point. */

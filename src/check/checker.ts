@@ -44,4 +44,10 @@ export interface Checker {
   atEnd?(rt: RunView): void;
   /** a digest of the mx-guarded state: a thread that does not hold mx must not change it */
   guardedDigest?(): number;
+  /**
+   * What a checker built as a closure remembers between calls, as fields of objects: a
+   * search that saves and restores states (model/explore/restore/) reaches it here. Such a
+   * checker keeps nothing else that changes (a \`let\` it reassigns would not be restored).
+   */
+  readonly memory?: object;
 }

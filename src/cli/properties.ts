@@ -4,7 +4,7 @@
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
- *                         [--state-cache] [--shortest] [--jobs N] [--shard i/n]
+ *                         [--state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
@@ -19,7 +19,9 @@
  * (seeded uniform choices), `pct` (PCT of depth --depth, default 2), `exhaustive`
  * (every interleaving up to --preemptions, with sleep-set reduction unless
  * --no-reduction; --state-cache also skips states explored before, see
- * model/explore/state_digest.ts for how far that is sound). --scenario FILE explores one scenario (a counterexample file or a bare
+ * model/explore/state_digest.ts for how far that is sound; --replay makes the unbounded
+ * DPOR search replay each run from the start instead of going on from the state saved
+ * where it branches, model/explore/restore/). --scenario FILE explores one scenario (a counterexample file or a bare
  * scenario JSON) instead of the suites; that is where the guarantees are: `pct
  * --confidence 0.99` runs as often as PCT's bound needs, `exhaustive --preemptions 2`
  * covers every schedule with at most 2 preemptions. The guarantee is printed and
@@ -91,6 +93,7 @@ const { values } = parseOrFail('properties', {
     preemptions: { type: 'string' },
     'no-reduction': { type: 'boolean' },
     'state-cache': { type: 'boolean' },
+    replay: { type: 'boolean' },
     scenario: { type: 'string' },
     shortest: { type: 'boolean' },
     jobs: { type: 'string' },
@@ -129,10 +132,13 @@ const preemptions = parsePreemptions(values.preemptions);
 if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct')
   fail('--depth and --confidence are for --strategy pct');
 if (
-  (preemptions !== undefined || values['no-reduction'] === true || values['state-cache'] === true) &&
+  (preemptions !== undefined ||
+    values['no-reduction'] === true ||
+    values['state-cache'] === true ||
+    values.replay === true) &&
   strategy !== 'exhaustive'
 ) {
-  fail('--preemptions, --no-reduction and --state-cache are for --strategy exhaustive');
+  fail('--preemptions, --no-reduction, --state-cache and --replay are for --strategy exhaustive');
 }
 if (values.shortest === true && (strategy !== 'exhaustive' || given === null))
   fail('--shortest needs --strategy exhaustive and --scenario FILE');
@@ -213,6 +219,7 @@ for (const [i, label] of labels.entries()) {
     preemptions,
     reduction: values['no-reduction'] !== true,
     stateCache: values['state-cache'] === true,
+    replay: values.replay === true,
   };
   progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${jobs} job${jobs === 1 ? '' : 's'} ...`);
   let result: SuiteResult;

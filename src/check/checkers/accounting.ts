@@ -25,6 +25,7 @@ export function accountingChecker(ctx: CheckContext, watchSlots = false): Checke
     (o) => deviceFootprint(o.weightBytes) + (o.scaleBytes > 0 ? deviceFootprint(o.scaleBytes) : 0),
   );
   return {
+    memory: { granted, keptByRollback, inInit, slotTotals },
     onMark(_rt, th, op) {
       if (op.k === 'call' && op.call.fn === 'init') inInit.add(th.tid);
       else if (op.k === 'ret' && op.ret.fn === 'init') inInit.delete(th.tid);

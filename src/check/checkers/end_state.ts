@@ -19,13 +19,13 @@ function alive(L: Ledger): string | null {
 
 export function endStateChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
-  let uploaders = 0;
-  let shutdowns = 0;
+  const memory = { uploaders: 0, shutdowns: 0 };
   return {
+    memory,
     onOp(_rt, _th, op: Op, result: unknown) {
-      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) uploaders++;
+      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) memory.uploaders++;
       if (op.k !== 'backendShutdown') return;
-      shutdowns++;
+      memory.shutdowns++;
       const left = alive(world.ledger);
       if (left !== null) throw new Violation('POST-SHUTDOWN', `${left} when the backend shut down`);
     },
@@ -35,6 +35,7 @@ export function endStateChecker(ctx: CheckContext): Checker {
         throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${want} token-layers were combined`);
       }
       const problems: string[] = [];
+      const { uploaders, shutdowns } = memory;
       if (shutdowns < uploaders)
         problems.push(`the tier started ${uploaders} uploader(s) but the backend was shut down ${shutdowns} time(s)`);
       const left = alive(world.ledger);

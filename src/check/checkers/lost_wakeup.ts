@@ -23,9 +23,9 @@ import { Violation } from '../violation.js';
 export function lostWakeupChecker(ctx: CheckContext): Checker {
   const st = ctx.st;
   const api = new Map<number, TierApi>();
-  let uploader = -1;
+  const memory = { api, uploader: -1 };
   const predicate = (th: ThreadView): boolean => {
-    if (th.tid === uploader) return th.waitingOn === 'cv' ? st.qn === 0 && !st.stop : st.issueOpen && !st.stop;
+    if (th.tid === memory.uploader) return th.waitingOn === 'cv' ? st.qn === 0 && !st.stop : st.issueOpen && !st.stop;
     switch (api.get(th.tid)) {
       case 'fill_wait':
         return st.inflight > 0 && !st.stop;
@@ -39,17 +39,19 @@ export function lostWakeupChecker(ctx: CheckContext): Checker {
     }
   };
   return {
+    memory,
     onMark(_rt: RunView, th: ThreadView, op: MarkOp) {
       if (op.k === 'call') api.set(th.tid, op.call.fn);
       else if (op.k === 'ret') api.delete(th.tid);
     },
     onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown) {
-      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) uploader = result;
+      if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0)
+        memory.uploader = result;
     },
     onQuiescent(rt: RunView) {
       for (const th of rt.threads) {
         if (th.state !== ThreadState.CvWait || predicate(th)) continue;
-        const where = th.tid === uploader ? 'uploader' : (api.get(th.tid) ?? 'a wait');
+        const where = th.tid === memory.uploader ? 'uploader' : (api.get(th.tid) ?? 'a wait');
         if (st.stop)
           throw new Violation(
             'LIVE-SHUTDOWN',

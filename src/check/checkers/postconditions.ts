@@ -9,11 +9,12 @@ import type { CheckContext } from '../checked_world.js';
 
 export function postconditionChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
-  let decoding = false;
+  const memory = { decoding: false };
   return {
+    memory,
     onMark(_rt, _th, op: MarkOp) {
-      if (op.k === 'call' && op.call.fn === 'issue') decoding = true;
-      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !decoding && st.counters.queueFullSkips > 0) {
+      if (op.k === 'call' && op.call.fn === 'issue') memory.decoding = true;
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !memory.decoding && st.counters.queueFullSkips > 0) {
         throw new Violation(
           'POST-WARMSTART',
           `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`,

@@ -17,18 +17,19 @@ export interface FillConditions {
 }
 
 export function progressChecker(ctx: CheckContext, cond: FillConditions): Checker {
-  let planned: readonly ExpertKey[] = [];
-  let fullDevice = false;
+  const memory = { planned: [] as readonly ExpertKey[], fullDevice: false };
   return {
+    memory,
     onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown) {
       // a device that reported full lowered its budget: the plan may legitimately fall short
-      if (op.k === 'upload' && result === null) fullDevice = true;
+      if (op.k === 'upload' && result === null) memory.fullDevice = true;
     },
     onMark(_rt: RunView, _th: ThreadView, op: MarkOp) {
-      if (op.k === 'ret' && op.ret.fn === 'plan_fill') planned = op.ret.value;
+      if (op.k === 'ret' && op.ret.fn === 'plan_fill') memory.planned = op.ret.value;
       if (op.k !== 'ret' || op.ret.fn !== 'fill_wait' || op.ret.value !== 'done') return;
-      if (!cond.faultFree || fullDevice) return;
+      if (!cond.faultFree || memory.fullDevice) return;
       const st = ctx.st;
+      const planned = memory.planned;
       const missing = planned.filter((k) => st.slots[k.layer]?.[k.eid]?.resident !== true);
       if (missing.length > 0) {
         throw new Violation(

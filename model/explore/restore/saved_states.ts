@@ -1,0 +1,59 @@
+/**
+ * The states a restoring DPOR search saved along its current path, one per thread choice
+ * point (a position where one thread could move, or a waiter's wakeup inside a step,
+ * has none: no branch starts there, or it starts inside the step of the position).
+ * Backtracking to position f writes back the nearest saved state at or below f; the
+ * search replays from there to f (nothing when f is a thread choice point).
+ *
+ * Invariant: a saved state is valid for as long as the path to its position is the
+ * current one: the search only backtracks up the path, so states above the frontier are
+ * dropped and those at or below it stay right.
+ */
+import { Snapshot, SnapshotError } from './snapshot.js';
+
+export interface Resumption {
+  readonly position: number;
+  readonly snapshot: Snapshot;
+}
+
+export class SavedStates {
+  private readonly at: (Snapshot | null)[] = [];
+  /** states that could not be saved (the last reason in `lastFailure`) */
+  failures = 0;
+  lastFailure: string | null = null;
+  /** objects saved, all states together (a cost, for reports) */
+  objectsSaved = 0;
+  saves = 0;
+
+  constructor(
+    /** kept by reference, not looked into: the search's own tree and settings */
+    readonly opaque: ReadonlySet<object>,
+  ) {}
+
+  /** Saves the state at `position` unless it is saved already (or failed before). */
+  offer(position: number, roots: () => readonly object[]): void {
+    if (position < this.at.length) return;
+    while (this.at.length < position) this.at.push(null);
+    try {
+      const s = Snapshot.take(roots(), this.opaque);
+      this.at.push(s);
+      this.saves++;
+      this.objectsSaved += s.size;
+    } catch (e) {
+      if (!(e instanceof SnapshotError)) throw e;
+      this.at.push(null);
+      this.failures++;
+      this.lastFailure = e.message;
+    }
+  }
+
+  /** The nearest saved state at or below `frontier`; those above it are dropped. */
+  nearest(frontier: number): Resumption | null {
+    this.at.length = Math.min(this.at.length, frontier + 1);
+    for (let p = frontier; p >= 0; p--) {
+      const snapshot = this.at[p];
+      if (snapshot !== null && snapshot !== undefined) return { position: p, snapshot };
+    }
+    return null;
+  }
+}
