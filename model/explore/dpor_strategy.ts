@@ -107,11 +107,15 @@ export class DporStrategy implements Strategy, ThreadCounters {
     this.frontier = frontier;
   }
 
-  /** a choice point: a restoring search saves the state here (once per position) */
+  /** a choice point: a restoring search may save the state here (once per position) */
   atThreadChoice(): void {
     const saves = this.cfg.saves;
     const roots = this.access?.roots;
-    if (saves !== null && roots !== undefined) saves.offer(this.position, roots);
+    // on the way to the frontier only: the search backtracks to the frontier and above,
+    // and below it most runs end a step or two later at a known state (a save there costs
+    // more than replaying those steps when the search comes back)
+    const p = this.position;
+    if (saves !== null && roots !== undefined && (p <= this.frontier || p === 0)) saves.offer(p, roots);
   }
 
   /** digests are asked for: the run must give access to its state */

@@ -121,6 +121,18 @@ export function renderMarkdown(r: BenchReport): string {
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');
     md.push(EXHAUSTIVE_HEAD, EXHAUSTIVE_RULE);
     for (const x of e.rows) md.push(exhaustiveLine(x));
+    const replayed = e.rows.find((x) => x.restored === false && x.stateCache);
+    const restored = e.rows.find((x) => x.restored === true && x.stateCache);
+    if (
+      replayed !== undefined &&
+      restored !== undefined &&
+      replayed.stepsPerState !== null &&
+      restored.stepsPerState !== null
+    )
+      md.push(
+        '',
+        `Going on from saved states (model/explore/restore/) instead of replaying each run from the start: ${restored.stepsPerState.toFixed(2)} steps per distinct state against ${replayed.stepsPerState.toFixed(2)} (${(replayed.stepsPerState / restored.stepsPerState).toFixed(1)} x fewer), ${restored.seconds.toFixed(1)} s against ${replayed.seconds.toFixed(1)} s (${(replayed.seconds / Math.max(restored.seconds, 1e-9)).toFixed(2)} x), the same schedules and states.`,
+      );
     md.push(
       '',
       e.reductionFactor === null

@@ -40,6 +40,8 @@ export interface ExhaustiveRow {
   readonly statesPerSecond: number | null;
   readonly stepsPerState: number | null;
   readonly violations: string[];
+  /** DPOR: whether runs went on from saved states (null: not a DPOR row) */
+  readonly restored?: boolean | null;
 }
 
 export interface ExhaustiveConfig {
@@ -49,6 +51,8 @@ export interface ExhaustiveConfig {
   readonly stateCache: boolean;
   /** optimal DPOR instead of sleep sets (reduce must be on) */
   readonly dpor?: boolean;
+  /** DPOR: false replays every run from the start (default: goes on from saved states) */
+  readonly restore?: boolean;
 }
 
 export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
@@ -57,6 +61,14 @@ export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
   { label: 'plain DFS + state cache, unbounded', preemptions: Infinity, reduce: false, stateCache: true },
   { label: 'sleep sets + state cache, unbounded', preemptions: Infinity, reduce: true, stateCache: true },
   { label: 'DPOR, unbounded', preemptions: Infinity, reduce: true, stateCache: false, dpor: true },
+  {
+    label: 'DPOR + state cache, unbounded, replayed from the start',
+    preemptions: Infinity,
+    reduce: true,
+    stateCache: true,
+    dpor: true,
+    restore: false,
+  },
   { label: 'DPOR + state cache, unbounded', preemptions: Infinity, reduce: true, stateCache: true, dpor: true },
 ];
 
@@ -68,9 +80,11 @@ export function exploreRow(s: Scenario, c: ExhaustiveConfig, maxSeconds: number)
     countStates: true,
     maxSeconds,
     stopOnViolation: false,
+    ...(c.restore === false ? { restore: false } : {}),
   };
-  const r: SearchResult = c.dpor === true ? dporSearch(scenarioSubject(s), opts) : search(scenarioSubject(s), opts);
-  return row(c, r);
+  if (c.dpor !== true) return row(c, search(scenarioSubject(s), opts));
+  const r = dporSearch(scenarioSubject(s), opts);
+  return { ...row(c, r), restored: r.restore !== null };
 }
 
 function row(c: ExhaustiveConfig, r: SearchResult): ExhaustiveRow {
