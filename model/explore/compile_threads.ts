@@ -1,13 +1,15 @@
 /**
  * The thread code (src/tier/, src/engine/driver.ts and what they import from src/),
  * compiled again in memory with its generators instrumented (locals_transform.ts), so
- * that the state cache can read each thread's program point and locals (frames.ts).
+ * that the state cache can read each thread's program point and locals (frames.ts); in
+ * the `resumable` mode also downlevelled to ES5 generators whose whole state a snapshot
+ * can save and write back (restore/), so that a search goes on from a saved state.
  *
  * Sources are read from this checkout (or the scratch copy a mutant runs in), compiled
  * with TypeScript's single-file transpiler to CommonJS and evaluated with a require that
  * compiles relative imports the same way; packages come from the ordinary require. The
  * result is cached per process. The compiled tier is the same code: instrumentation only
- * records locals (test/explore/frames.test.ts checks the traces are byte-identical).
+ * records locals (test/explore/restore.test.ts checks the traces are byte-identical).
  *
  * What a file compiles to is kept on disk (the system's temporary folder, tierlab-threads/)
  * under a hash of its path, its text and the compiler's own sources and version, so a

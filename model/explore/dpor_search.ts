@@ -1,7 +1,9 @@
 /**
  * Exhaustive search with optimal dynamic partial-order reduction (Abdulla, Aronis,
- * Jonsson, Sagonas, POPL 2014 / JACM 2017: source sets and wakeup trees), stateless like
- * search.ts: every run starts from the beginning and replays the current path.
+ * Jonsson, Sagonas, POPL 2014 / JACM 2017: source sets and wakeup trees). A run reaches
+ * the frontier either by replaying the current path from the start, or (a subject whose
+ * threads are resumable, the default) by writing back a state saved on the path at or
+ * below the frontier and going on from it (restore/): the same run, fewer steps.
  *
  * After each run, every race of its happens-before (happens_before.ts) is reversed: for
  * a race e < e', the wakeup sequence notdep(e).e' (the events after e that do not depend

@@ -8,12 +8,12 @@
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { compiledModule } from '../../model/explore/compile_threads.js';
+import { compiledModule, compiledThreads } from '../../model/explore/compile_threads.js';
 import { dporSearch } from '../../model/explore/dpor_search.js';
 import { Snapshot } from '../../model/explore/restore/snapshot.js';
 import { type MainThread, type StateAccess, scenarioSubject } from '../../model/explore/subject.js';
-import { runScenario } from '../../model/run.js';
-import { ChoicesStrategy, type Strategy } from '../../model/rt/strategy.js';
+import { buildRun, runScenario } from '../../model/run.js';
+import { ChoicesStrategy, RandomStrategy, type Strategy } from '../../model/rt/strategy.js';
 import type { SimThread } from '../../model/rt/thread.js';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { defaultScenario, mediumScenario, smallWarmstart } from '../../properties/committed_scenarios.js';
@@ -60,6 +60,31 @@ const scenarios: readonly [string, Scenario][] = [
   ['medium', mediumScenario()],
   ['default', defaultScenario()],
 ];
+
+describe('the thread code compiled again', () => {
+  it('runs as the sources do, byte for byte, with frames recorded and as resumable generators', () => {
+    for (const [label, scenario] of scenarios) {
+      for (let seed = 0; seed < 10; seed++) {
+        const traced = (main?: MainThread): string[] => {
+          const r = runScenario(scenario, {
+            strategy: new RandomStrategy(`compiled ${seed}`),
+            traced: true,
+            ...(main !== undefined ? { main } : {}),
+          });
+          return [...(r.trace?.lines() ?? []), r.violation?.message ?? 'ok'];
+        };
+        const sources = traced();
+        for (const mode of ['frames', 'resumable'] as const) {
+          const threads = compiledThreads(mode);
+          const compiled = traced((tier, w) =>
+            threads.engineMain(threads.tierOver(tier.st), buildRun(scenario, w).plan),
+          );
+          expect(compiled, `${label}, seed ${seed}, ${mode}`).toEqual(sources);
+        }
+      }
+    }
+  });
+});
 
 describe('a run written back to a saved state', () => {
   for (const [label, scenario] of scenarios) {
