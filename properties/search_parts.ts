@@ -62,7 +62,7 @@ function searchOptions(req: PlainScenarioRequest, tally: Tally, keepStates: bool
     preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
     reduce: req.reduction !== false,
     stateCache: req.stateCache === true,
-    restore: req.replay !== true,
+    ...(req.replay === true ? { restore: false } : {}),
     countStates: true,
     keepStates,
     maxSchedules: req.runs,

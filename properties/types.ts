@@ -31,8 +31,8 @@ export interface CheckRequest {
   readonly reduction?: boolean;
   /** exhaustive: prune states explored before (default off) */
   readonly stateCache?: boolean;
-  /** exhaustive, unbounded (DPOR): replay each run from the start instead of going on
-   *  from the state saved where it branches (model/explore/restore/; default off) */
+  /** exhaustive, unbounded, with the state cache (DPOR): replay each run from the start
+   *  instead of going on from the state saved where it branches (model/explore/restore/) */
   readonly replay?: boolean;
 }
 

@@ -2,8 +2,9 @@
  * Exhaustive search with optimal dynamic partial-order reduction (Abdulla, Aronis,
  * Jonsson, Sagonas, POPL 2014 / JACM 2017: source sets and wakeup trees). A run reaches
  * the frontier either by replaying the current path from the start, or (a subject whose
- * threads are resumable, the default) by writing back a state saved on the path at or
- * below the frontier and going on from it (restore/): the same run, fewer steps.
+ * threads are resumable; by default with the state cache) by writing back a state saved
+ * on the path at or below the frontier and going on from it (restore/): the same run,
+ * fewer steps.
  *
  * After each run, every race of its happens-before (happens_before.ts) is reversed: for
  * a race e < e', the wakeup sequence notdep(e).e' (the events after e that do not depend
@@ -23,9 +24,10 @@
  * or over the bound), steps, events executed, tree positions, violations, and whether the
  * search finished (`complete`: no limit stopped it).
  */
-import type { ResumableRun, Subject, SubjectRun } from './subject.js';
+import type { Subject } from './subject.js';
 import { SavedStates } from './restore/saved_states.js';
-import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
+import type { DporRunConfig } from './dpor_strategy.js';
+import { Runs } from './dpor_runs.js';
 import type { DporNode } from './dpor_node.js';
 import type { EventOrder, HappensBefore, RunEvent } from './happens_before.js';
 import { insertSequence, insertSingle, WakeupSequence } from './wakeup_tree.js';
@@ -70,7 +72,10 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
   const states = opts.countStates === true ? new Set<number>() : null;
   const cache = opts.stateCache === true ? new StateCache(bounded) : null;
   const opaque = new Set<object>([stack]);
-  const saves = opts.restore !== false && subject.open !== undefined ? new SavedStates(opaque) : null;
+  // by default with the cache only: without it a run goes on far past its frontier, and
+  // saving costs more than the replay it spares (bench: 7.8 s against 7.2 s stateless)
+  const restoring = opts.restore ?? opts.stateCache === true;
+  const saves = restoring && subject.open !== undefined ? new SavedStates(opaque) : null;
   const cfg: DporRunConfig = {
     preemptions: opts.preemptions,
     checks: subject.checks,
@@ -121,75 +126,6 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
           objectsSaved: saves.objectsSaved,
         };
   return { ...tally.result(true, cache !== null), dpor, restore };
-}
-
-type RunEnd = SubjectRun | 'sleep' | 'bound' | 'cached';
-
-interface RunDone {
-  readonly strategy: DporStrategy;
-  readonly outcome: RunEnd;
-  /** events this run executed (a resumed run: from its saved state on) */
-  readonly eventsRun: number;
-  readonly expansions: number;
-}
-
-/**
- * The search's runs: each from the start with a strategy of its own, or (with saved
- * states) one run that is written back to the saved state nearest the frontier and goes
- * on from there, replaying only what lies between that state and the frontier.
- */
-class Runs {
-  private strategy: DporStrategy | null = null;
-  private open: ResumableRun | null = null;
-
-  constructor(
-    private readonly subject: Subject,
-    private readonly stack: DporNode[],
-    private readonly cfg: DporRunConfig,
-  ) {}
-
-  next(frontier: number): RunDone {
-    const saves = this.cfg.saves;
-    const resumable = saves !== null && this.strategy !== null && this.open !== null;
-    const from = resumable ? saves.nearest(frontier) : null;
-    if (from === null || this.strategy === null || this.open === null) return this.fromStart(frontier);
-    from.snapshot.restore();
-    const strategy = this.strategy;
-    const open = this.open;
-    strategy.continueAt(frontier);
-    const events = strategy.eventsRun;
-    const expansions = strategy.expansions;
-    const outcome = ended(strategy, () => open.resume());
-    return { strategy, outcome, eventsRun: strategy.eventsRun - events, expansions: strategy.expansions - expansions };
-  }
-
-  private fromStart(frontier: number): RunDone {
-    const strategy = new DporStrategy(this.stack, frontier, this.cfg);
-    const subject = this.subject;
-    let outcome: RunEnd;
-    if (this.cfg.saves !== null && subject.open !== undefined) {
-      const open = subject.open(strategy, (a) => strategy.attach(a));
-      this.strategy = strategy;
-      this.open = open;
-      outcome = ended(strategy, () => open.start());
-    } else {
-      outcome = ended(strategy, () =>
-        strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy),
-      );
-    }
-    return { strategy, outcome, eventsRun: strategy.eventsRun, expansions: strategy.expansions };
-  }
-}
-
-function ended(strategy: DporStrategy, run: () => SubjectRun): RunEnd {
-  try {
-    const r = run();
-    strategy.finish();
-    return r;
-  } catch (e) {
-    if (e instanceof RunStopped) return e.why;
-    throw e;
-  }
 }
 
 /**

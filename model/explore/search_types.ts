@@ -29,7 +29,7 @@ export interface SearchOptions {
   /** keep the distinct state digests in the result (to join shards' counts) */
   readonly keepStates?: boolean;
   /** DPOR only: go on from states saved along the path instead of replaying from the
-   *  start (restore/; subjects that can, the engine's threads; default on) */
+   *  start (restore/; subjects that can, the engine's threads; default: with stateCache) */
   readonly restore?: boolean;
 }
 

@@ -20,8 +20,8 @@
  * (every interleaving up to --preemptions, with sleep-set reduction unless
  * --no-reduction; --state-cache also skips states explored before, see
  * model/explore/state_digest.ts for how far that is sound; --replay makes the unbounded
- * DPOR search replay each run from the start instead of going on from the state saved
- * where it branches, model/explore/restore/). --scenario FILE explores one scenario (a counterexample file or a bare
+ * DPOR search with the cache replay each run from the start instead of going on from the
+ * state saved where it branches, model/explore/restore/). --scenario FILE explores one scenario (a counterexample file or a bare
  * scenario JSON) instead of the suites; that is where the guarantees are: `pct
  * --confidence 0.99` runs as often as PCT's bound needs, `exhaustive --preemptions 2`
  * covers every schedule with at most 2 preemptions. The guarantee is printed and

@@ -152,7 +152,7 @@ describe('the DPOR search going on from saved states', () => {
     const compiled = compiledModule(file, 'resumable').faultyWarmstart as typeof faultyWarmstart;
     const main = compiled(1) as MainThread;
     const stateless = { preemptions: Infinity, reduce: true, stopOnViolation: false };
-    const restored = dporSearch(scenarioSubject(tiny, true, main, true), stateless);
+    const restored = dporSearch(scenarioSubject(tiny, true, main, true), { ...stateless, restore: true });
     const replayed = dporSearch(scenarioSubject(tiny, true, faultyWarmstart(1)), stateless);
     expect(restored.restore?.saves ?? 0).toBeGreaterThan(0);
     expect(restored.schedules).toBe(replayed.schedules);

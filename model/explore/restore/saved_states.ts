@@ -47,6 +47,11 @@ export class SavedStates {
     }
   }
 
+  /** Forgets every saved state (a run started again from the beginning). */
+  clear(): void {
+    this.at.length = 0;
+  }
+
   /** The nearest saved state at or below `frontier`; those above it are dropped. */
   nearest(frontier: number): Resumption | null {
     this.at.length = Math.min(this.at.length, frontier + 1);
