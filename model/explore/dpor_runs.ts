@@ -1,12 +1,12 @@
 /**
- * The runs of a DPOR search (dpor_search.ts, and a worker's tasks, dpor_run_task.ts):
- * each from the start with a strategy of its own, or, when the subject's threads are
- * resumable and states are saved (restore/), one run that is written back to the saved
- * state nearest the frontier and goes on from there, replaying only what lies between
- * that state and the frontier.
+ * The runs of the one-thread DPOR search (dpor_search.ts): each from the start with a
+ * strategy of its own, or, when the subject's threads are resumable and states are saved
+ * (restore/), one run that is written back to the saved state nearest the frontier and
+ * goes on from there, replaying only what lies between that state and the frontier.
  *
  * Invariant: a state saved at position q is written back only while the path's branches
- * at positions 0..q-1 are those it was saved on (`validUpTo`).
+ * at positions 0..q-1 are those it was saved on: the search backtracks up its path, and
+ * the saved states above the frontier are dropped (restore/saved_states.ts).
  */
 import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
 import type { DporNode } from './dpor_node.js';
@@ -32,14 +32,10 @@ export class Runs {
     private readonly cfg: DporRunConfig,
   ) {}
 
-  /**
-   * The next run, to the new branch at `frontier`; states saved at positions up to
-   * `validUpTo` lie on its path (the one-thread search: the frontier itself).
-   */
-  next(frontier: number, validUpTo = frontier): RunDone {
+  /** The next run, to the new branch at `frontier` (-1: the first run). */
+  next(frontier: number): RunDone {
     const saves = this.cfg.saves;
-    const resumable = saves !== null && this.strategy !== null && this.open !== null;
-    const from = resumable ? saves.nearest(Math.min(frontier, validUpTo)) : null;
+    const from = saves !== null && this.open !== null ? saves.nearest(frontier) : null;
     if (from === null || this.strategy === null || this.open === null) return this.fromStart(frontier);
     from.snapshot.restore();
     const strategy = this.strategy;
