@@ -1,8 +1,8 @@
 /**
  * Hashing of run state into 53-bit digests: two 32-bit mixing lanes (Hasher), and a
  * reflective fold of any value (addValue): numbers, strings, arrays in order, maps and
- * sets order-free, objects by their own fields, functions and the two constant inputs
- * (`scenario`, `cfg`) left out.
+ * sets order-free, objects by their own fields, functions and the constant inputs
+ * (`scenario`, `cfg`, the fault injector's `faultPlan`: the same in every run) left out.
  *
  * Invariant: equal values fold alike; the traversal order is the value's own (fields in
  * creation order, arrays by index), never the heap's.
@@ -32,14 +32,23 @@ export class Hasher {
     return this.add(x ? 1 : 0);
   }
 
+  /** back to a fresh hasher (a map's entries are each hashed alone, by one hasher per depth) */
+  reset(): this {
+    this.a = 0x811c9dc5;
+    this.b = 0x01000193;
+    return this;
+  }
+
   digest(): number {
     return (this.a >>> 0) * 0x200000 + ((this.b >>> 0) & 0x1fffff);
   }
 }
 
-const SKIPPED = new Set(['scenario', 'cfg']);
+const SKIPPED = new Set(['scenario', 'cfg', 'faultPlan']);
 const MAX_DEPTH = 12;
 const stringCodes = new Map<string, number>();
+/** the hasher of a map's or set's entries at each depth (entries nest: one per depth) */
+const entryHashers: Hasher[] = [];
 
 function stringCode(s: string): number {
   let c = stringCodes.get(s);
@@ -91,20 +100,7 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
     return;
   }
   if (v instanceof Map || v instanceof Set) {
-    // order-free: the sum of each entry's own digest
-    let sum = 0;
-    let xor = 0;
-    for (const e of v instanceof Map ? v.entries() : v.values()) {
-      const eh = new Hasher();
-      addValue(eh, e, depth + 1);
-      const d = eh.digest();
-      sum = (sum + (d % 0x100000000)) % 0x100000000;
-      xor ^= Math.floor(d / 0x800);
-    }
-    h.add(v instanceof Map ? 10 : 11)
-      .add(v.size)
-      .add(sum)
-      .add(xor);
+    addEntries(h, v, depth);
     return;
   }
   h.add(12);
@@ -116,6 +112,33 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
     h.add(stringCode(k));
     addValue(h, x, depth + 1);
   }
+}
+
+/**
+ * Order-free: the sum and the xor of each entry's own digest (a map's entry hashed as the
+ * array [key, value] is, without making one).
+ */
+function addEntries(h: Hasher, v: Map<unknown, unknown> | Set<unknown>, depth: number): void {
+  let sum = 0;
+  let xor = 0;
+  const eh = (entryHashers[depth] ??= new Hasher());
+  const one = (key: unknown, value: unknown, isMap: boolean): void => {
+    eh.reset();
+    if (isMap) {
+      eh.add(8).add(2);
+      addValue(eh, key, depth + 2);
+    }
+    addValue(eh, value, depth + (isMap ? 2 : 1));
+    const d = eh.digest();
+    sum = (sum + (d % 0x100000000)) % 0x100000000;
+    xor ^= Math.floor(d / 0x800);
+  };
+  if (v instanceof Map) v.forEach((value, key) => one(key, value, true));
+  else v.forEach((value) => one(value, value, false));
+  h.add(v instanceof Map ? 10 : 11)
+    .add(v.size)
+    .add(sum)
+    .add(xor);
 }
 
 /** The digest of one value on its own (an op's result, the tier's state). */

@@ -6,7 +6,7 @@
  * What it covers, and why that is the whole state:
  *  - the tier's state and the simulated world, read reflectively: every own field of
  *    every object reachable from them (arrays in order, maps and sets order-free), except
- *    functions and the two constant inputs (`scenario`, `cfg`). Nothing is left out by
+ *    functions and the constant inputs (`scenario`, `cfg`, `faultPlan`). Nothing is left out by
  *    hand, so a field someone adds later is covered without touching this file. World
  *    handles are the ledger's records: a handle and its record hash alike, ids included;
  *  - the runtime: each thread's scheduling state, whether it is re-taking mx, the cv it

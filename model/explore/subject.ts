@@ -20,6 +20,7 @@ import { addThreads, type ThreadCounters } from './state_digest.js';
 import { addValue, Hasher, valueDigest } from './digest_hash.js';
 import type { Checker } from '../../src/check/checker.js';
 import { CoverageChecker } from '../../src/check/checkers/coverage.js';
+import { TableReader, TableWatch } from '../../src/check/table_watch.js';
 import { trackReads } from './read_tracker.js';
 import { compiledThreads } from './compile_threads.js';
 import { placesOf } from './frames.js';
@@ -258,7 +259,19 @@ const CHECKER_SKIP = new Set(['st', 'world', 'io', 'ctx']);
 
 function addFields(h: Hasher, o: object, skip: ReadonlySet<string>): void {
   const rec = o as Record<string, unknown>;
-  for (const k in rec) if (!skip.has(k)) addValue(h, rec[k]);
+  for (const k in rec) {
+    const x = rec[k];
+    if (!skip.has(k) && !wholeTableView(x)) addValue(h, x);
+  }
+}
+
+/**
+ * A checker's watch of a slot table scanned whole at every look, or its reader: it holds
+ * the table's rows (digested with the state they belong to) and nothing that changes what
+ * the checker does next, so it is left out (it cost a fifth of a digest).
+ */
+function wholeTableView(x: unknown): boolean {
+  return (x instanceof TableWatch && x.scansWhole) || (x instanceof TableReader && x.reportsAll);
 }
 
 /** a result and the objects inside it belong to the world (handles: the tier never looks in) */

@@ -10,7 +10,8 @@ export class FaultInjector {
   /** faults fired so far, per site */
   readonly injected = new Map<FaultSite, number>();
 
-  constructor(private readonly plan: FaultPlan) {
+  /** the scenario's plan (`faultPlan`: a constant input, which state digests leave out) */
+  constructor(private readonly faultPlan: FaultPlan) {
     for (const site of FAULT_SITES) {
       this.calls.set(site, 0);
       this.injected.set(site, 0);
@@ -21,7 +22,7 @@ export class FaultInjector {
   fails(site: FaultSite): boolean {
     const i = this.calls.get(site) ?? 0;
     this.calls.set(site, i + 1);
-    if (!this.plan[faultKey(site)].includes(i)) return false;
+    if (!this.faultPlan[faultKey(site)].includes(i)) return false;
     this.injected.set(site, (this.injected.get(site) ?? 0) + 1);
     return true;
   }

@@ -83,6 +83,11 @@ export class TableReader {
   private list: number[] = [];
   private all = true;
 
+  /** every take reports the whole table and nothing else is kept (a table scanned whole) */
+  get reportsAll(): boolean {
+    return this.all && this.flags.length === 0;
+  }
+
   /** @internal the watch's record of a write */
   add(i: number): void {
     if (this.all || i >= this.flags.length || this.flags[i] === 1) return;
