@@ -44,7 +44,8 @@ export class Hasher {
   }
 }
 
-const SKIPPED = new Set(['scenario', 'cfg', 'faultPlan']);
+/** fields holding a run's constant inputs: the same in every run, never written during one */
+export const CONSTANT_INPUTS: ReadonlySet<string> = new Set(['scenario', 'cfg', 'faultPlan']);
 const MAX_DEPTH = 12;
 const stringCodes = new Map<string, number>();
 /** the hasher of a map's or set's entries at each depth (entries nest: one per depth) */
@@ -106,7 +107,7 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
   h.add(12);
   const o = v as Record<string, unknown>;
   for (const k in o) {
-    if (SKIPPED.has(k)) continue;
+    if (CONSTANT_INPUTS.has(k)) continue;
     const x = o[k];
     if (typeof x === 'function') continue;
     h.add(stringCode(k));

@@ -11,7 +11,9 @@
  * (resumable_generator.ts). Functions are values, never looked into: a closure's
  * variables are not saved, so state must not live in closures (the checkers keep theirs
  * in fields). `opaque` objects are kept by reference and not looked into (the search's
- * own tree). Frozen objects cannot change and are only looked through. An object with
+ * own tree), nor are a run's constant inputs (the scenario, the tier's configuration, the
+ * fault plan: digest_hash.ts's CONSTANT_INPUTS, which no run writes). Frozen objects
+ * cannot change and are only looked through. An object with
  * a method under SAVE (and one under RESTORE) saves itself: what it returns is written
  * back by RESTORE, and nothing in it is looked into (the happens-before order, whose
  * events never change once appended, saves a length instead of every event).
@@ -19,6 +21,7 @@
  * Invariant: a state that cannot be saved (a native iterator or generator, a WeakMap, a
  * Promise held by the run) is a SnapshotError naming what was met, never a partial save.
  */
+import { CONSTANT_INPUTS } from '../digest_hash.js';
 import { ResumableGenerator } from './resumable_generator.js';
 
 export class SnapshotError extends Error {}
@@ -105,7 +108,10 @@ export class Snapshot {
       if (kind === ATOM) continue;
       const [saved, names] = contentsOf(o, kind);
       if (kind !== BYTES && kind !== SELF) {
-        for (const v of saved) reach(v);
+        for (let i = 0; i < saved.length; i++) {
+          const name = names?.[i];
+          if (name === undefined || !CONSTANT_INPUTS.has(name)) reach(saved[i]);
+        }
         if (Object.isFrozen(o)) continue;
       }
       objects.push(o);
