@@ -122,7 +122,11 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
 function addEntries(h: Hasher, v: Map<unknown, unknown> | Set<unknown>, depth: number): void {
   let sum = 0;
   let xor = 0;
-  const eh = (entryHashers[depth] ??= new Hasher());
+  let eh = entryHashers[depth];
+  if (eh === undefined) {
+    eh = new Hasher();
+    entryHashers[depth] = eh;
+  }
   const one = (key: unknown, value: unknown, isMap: boolean): void => {
     eh.reset();
     if (isMap) {
