@@ -22,7 +22,7 @@ import type { Checker } from '../../src/check/checker.js';
 import { CoverageChecker } from '../../src/check/checkers/coverage.js';
 import { TableReader, TableWatch } from '../../src/check/table_watch.js';
 import { trackReads } from './read_tracker.js';
-import { compiledThreads } from './compile_threads.js';
+import { compiledThreads, type ThreadCompilation } from './compile_threads.js';
 import { placesOf } from './frames.js';
 
 export interface SubjectRun {
@@ -108,16 +108,26 @@ export function scenarioSubject(
         strategy,
         checks,
         onCheckers: (checkers) => view.watchCheckers(checkers),
-        // wrapped to see the tier and world the run uses, and what threads observe
-        main: (tier, w) => {
-          view.watch(tier, w);
-          if (main !== undefined) return main(tier, w);
-          const threads = compiledThreads();
-          return threads.engineMain(threads.tierOver(tier.st), buildRun(scenario, w).plan);
-        },
+        main: watchedMain(scenario, view, 'frames', main),
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };
     },
+  };
+}
+
+/**
+ * The run's main thread, wrapped to show the view the tier and world the run uses: the
+ * engine's threads compiled `mode`, or a hand-written `main` (given the tier compiled
+ * resumable when `mode` is, since its own code then is too; the sources' tier otherwise).
+ */
+function watchedMain(scenario: Scenario, view: RunView, mode: ThreadCompilation, main?: MainThread): MainThread {
+  return (tier, w) => {
+    view.watch(tier, w);
+    if (main !== undefined && mode !== 'resumable') return main(tier, w);
+    const threads = compiledThreads(mode);
+    const compiledTier = threads.tierOver(tier.st);
+    if (main !== undefined) return main(compiledTier, w);
+    return threads.engineMain(compiledTier, buildRun(scenario, w).plan);
   };
 }
 
@@ -146,13 +156,7 @@ function openScenario(
           view.watchCheckers(checkers);
           coverage = checkers.find((c) => c instanceof CoverageChecker);
         },
-        main: (tier, w) => {
-          view.watch(tier, w);
-          const threads = compiledThreads('resumable');
-          const resumableTier = threads.tierOver(tier.st);
-          if (main !== undefined) return main(resumableTier, w);
-          return threads.engineMain(resumableTier, buildRun(scenario, w).plan);
-        },
+        main: watchedMain(scenario, view, 'resumable', main),
       });
       return { violation: r.violation, steps: r.steps, coverage: r.coverage };
     },
