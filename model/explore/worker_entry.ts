@@ -15,16 +15,25 @@ interface TaskMessage {
   readonly arg: unknown;
 }
 
-/** imported modules by URL: import() itself would go through the loader hooks every time */
-const modules = new Map<string, Record<string, unknown>>();
+/**
+ * imported modules by URL: import() itself would go through the loader hooks every time.
+ * The promise is kept, not only the module: tasks that arrive while it loads all wait on
+ * the one promise and so go on in the order they came (two import() calls of one URL may
+ * settle in either order, and a worker's first task carries what later ones need).
+ */
+const loaded = new Map<string, Record<string, unknown>>();
+const loading = new Map<string, Promise<Record<string, unknown>>>();
 
-async function moduleOf(url: string): Promise<Record<string, unknown>> {
-  let m = modules.get(url);
-  if (m === undefined) {
-    m = (await import(url)) as Record<string, unknown>;
-    modules.set(url, m);
+function moduleOf(url: string): Promise<Record<string, unknown>> {
+  let p = loading.get(url);
+  if (p === undefined) {
+    p = import(url).then((m: Record<string, unknown>) => {
+      loaded.set(url, m);
+      return m;
+    });
+    loading.set(url, p);
   }
-  return m;
+  return p;
 }
 
 const port = parentPort;
@@ -32,7 +41,7 @@ if (port === null) throw new Error('worker_entry.ts runs only as a worker thread
 port.on('message', (t: TaskMessage) => {
   void (async () => {
     try {
-      const m = modules.get(t.module) ?? (await moduleOf(t.module));
+      const m = loaded.get(t.module) ?? (await moduleOf(t.module));
       const fn = m[t.fn];
       if (typeof fn !== 'function') throw new Error(`${t.module} exports no function '${t.fn}'`);
       const result: unknown = await (fn as (a: unknown) => unknown)(t.arg);
