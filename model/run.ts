@@ -9,9 +9,11 @@ import { engineMain } from '../src/engine/driver.js';
 import type { Gen } from '../src/ops.js';
 import type { Checker } from '../src/check/checker.js';
 import { CoverageChecker } from '../src/check/checkers/coverage.js';
+import { GuardedReads } from '../src/check/guarded_reads.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
 import { MAX_GROUP_ROWS } from '../src/tier/config.js';
 import type { Tier } from '../src/tier/tier.js';
+import type { TierState } from '../src/tier/state.js';
 import { Runtime, type RunOutcome } from './rt/runtime.js';
 import type { Strategy } from './rt/strategy.js';
 import type { Trace } from './rt/trace.js';
@@ -25,6 +27,13 @@ export interface RunOptions {
   /** false: run without the checkers; 'no-refinement': without the lockstep check against
    *  the reference (both to measure their cost) */
   readonly checks?: boolean | 'no-refinement';
+  /**
+   * Check that threads read mx-guarded state only holding mx (guarded_reads.ts; on by
+   * default). Searches that digest or save states turn it off: the tier's threads would see the
+   * state through proxies, which their digests and saved states would walk besides the
+   * state itself; the sampled runs (properties, mutants) keep it.
+   */
+  readonly guardReads?: boolean;
   /** check large slot tables by the slots written, as real runs do (assemble.ts) */
   readonly watchSlots?: boolean;
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
@@ -87,6 +96,12 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
     watchSlots: opts.watchSlots === true,
   };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
+  if (opts.checks !== false && opts.guardReads !== false) {
+    // the tier's threads read the state through the guard; the checkers read it directly
+    const guard = new GuardedReads(tier.st);
+    (tier as { st: TierState }).st = guard.state as TierState;
+    checkers.push(guard);
+  }
   opts.onCheckers?.(checkers);
   const limits: RunLimits = { ...DEFAULT_LIMITS, spuriousWakeups: s.spuriousWakeups, ...opts.limits };
   const rt = new Runtime(world, opts.strategy, checkers, limits, opts.traced === true);

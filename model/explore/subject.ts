@@ -107,6 +107,7 @@ export function scenarioSubject(
       const r = runScenario(scenario, {
         strategy,
         checks,
+        guardReads: false,
         onCheckers: (checkers) => view.watchCheckers(checkers),
         main: watchedMain(scenario, view, 'frames', main),
       });
@@ -149,6 +150,7 @@ function openScenario(
       const r = runScenario(scenario, {
         strategy,
         checks,
+        guardReads: false,
         onRuntime: (x) => {
           rt = x;
         },

@@ -35,6 +35,9 @@ export interface RunOutcome {
 export class Runtime extends RunState {
   private readonly digesters: Checker[];
   private readonly observers: Checker[];
+  private readonly guards: Checker[];
+  /** the thread whose code runs now without mx while others are alive (null: none) */
+  private unguardedThread: SimThread | null = null;
 
   constructor(
     private readonly world: SimWorld,
@@ -46,6 +49,7 @@ export class Runtime extends RunState {
     super(strategy, limits, traced ? new Trace() : null);
     this.digesters = checkers.filter((c) => c.guardedDigest !== undefined);
     this.observers = checkers.filter((c) => c.onOp !== undefined);
+    this.guards = checkers.filter((c) => c.unguarded !== undefined);
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
@@ -111,7 +115,7 @@ export class Runtime extends RunState {
     }
     const op = th.pending;
     if (op === null) {
-      this.advance(th, undefined);
+      this.advanceChecked(th, undefined);
       return;
     }
     let result: unknown;
@@ -147,15 +151,26 @@ export class Runtime extends RunState {
     }
     if (this.observers.length > 0 && op.k !== 'lock' && op.k !== 'unlock')
       for (const c of this.observers) c.onOp?.(this, th, op, result);
+    this.advanceChecked(th, result);
+  }
+
+  /** advance, where th runs without mx and others may race with it: it may not touch guarded state */
+  private advanceChecked(th: SimThread, value: unknown): void {
     // with one thread alive there is nobody to race with (init runs before the uploader)
-    if (this.digesters.length > 0 && this.mxOwner !== th.tid && this.alive > 1) {
-      // the code up to th's next op runs without mx: it may not touch guarded state
-      const before = this.digest();
-      this.advance(th, result);
-      if (before !== this.digest()) throw guardedStateChanged(th);
+    if (this.mxOwner === th.tid || this.alive <= 1 || (this.digesters.length === 0 && this.guards.length === 0)) {
+      this.advance(th, value);
       return;
     }
-    this.advance(th, result);
+    const before = this.digest();
+    this.unguardedThread = th;
+    for (const g of this.guards) g.unguarded?.(th);
+    try {
+      this.advance(th, value);
+    } finally {
+      this.unguardedThread = null;
+      for (const g of this.guards) g.unguarded?.(null);
+    }
+    if (before !== this.digest()) throw guardedStateChanged(th);
   }
 
   private quiescent(th: SimThread, cv: CvName | null): void {
@@ -215,7 +230,10 @@ export class Runtime extends RunState {
     } else {
       this.record(th, `# ${op.what}${op.detail !== undefined ? ' ' + op.detail : ''}`);
     }
+    // the checkers read the state as observers, not as th's code
+    if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(null);
     for (const c of this.checkers) c.onMark?.(this, th, op);
+    if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(this.unguardedThread);
   }
 
   private spawn(name: string, body: Thread): number {

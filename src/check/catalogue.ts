@@ -241,7 +241,7 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     kind: 'safety',
     family: 'sync discipline',
     statement:
-      'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never changes mx-guarded state without it',
+      'a thread waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends holding it, and never reads or changes mx-guarded state without it',
     reason:
       'a dropped lock or unlock, or a statement moved out of its critical section, is a data race or a deadlock in C',
     when: 'every op',

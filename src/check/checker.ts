@@ -44,6 +44,8 @@ export interface Checker {
   atEnd?(rt: RunView): void;
   /** a digest of the mx-guarded state: a thread that does not hold mx must not change it */
   guardedDigest?(): number;
+  /** `th`'s code runs now without mx, up to its next op (null: it stopped running) */
+  unguarded?(th: ThreadView | null): void;
   /**
    * What a checker built as a closure remembers between calls, as fields of objects: a
    * search that saves and restores states (model/explore/restore/) reaches it here. Such a

@@ -1,7 +1,7 @@
 /**
  * SYNC-DISCIPLINE, the rules of the one mutex, stated once for both runtimes: a thread
  * waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends
- * holding it, and never changes mx-guarded state without it.
+ * holding it, and never reads or changes mx-guarded state without it (reads: guarded_reads.ts).
  */
 import { Violation } from './violation.js';
 
@@ -29,4 +29,8 @@ export function mustNotEndHolding(owner: number, th: Named): void {
 
 export function guardedStateChanged(th: Named): Violation {
   return new Violation('SYNC-DISCIPLINE', `${th.name} changed mx-guarded state without holding mx`);
+}
+
+export function guardedStateRead(th: Named, what: string): Violation {
+  return new Violation('SYNC-DISCIPLINE', `${th.name} read mx-guarded ${what} without holding mx`);
 }

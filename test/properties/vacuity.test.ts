@@ -278,11 +278,27 @@ describe('sync discipline has teeth beyond a bare unlock', () => {
         yield { k: 'call', call: { fn: 'resident_count' } };
         yield LOCK;
         yield UNLOCK;
-        tier.st.tick++;
+        tier.st.tick = 1000;
         yield LOCK;
         yield UNLOCK;
       },
     });
     expect(r.violation?.message).toContain('changed mx-guarded state without holding mx');
+  });
+
+  it('reading mx-guarded state without holding mx is a violation, even in the step of the unlock', () => {
+    const r = runScenario(defaultScenario(), {
+      strategy: new ChoicesStrategy([]),
+      *main(tier) {
+        yield* tier.init();
+        yield LOCK;
+        const slot = slotOf(tier.st, 0, 1);
+        yield UNLOCK;
+        // no yield between the unlock and the read: the same atomic step in the simulator
+        if (slot.resident) yield LOCK;
+      },
+    });
+    expect(r.violation?.property).toBe('SYNC-DISCIPLINE');
+    expect(r.violation?.message).toContain('main read mx-guarded st.slots[0][1].resident without holding mx');
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * SYNC-DISCIPLINE for reads: thread code that does not hold mx must not read mx-guarded
+ * state (state.ts: every field is read and written only with mx held).
+ *
+ * Why a check of its own: a write without mx changes the guarded digest and is caught by
+ * the runtime; a read without mx changes nothing, and when it happens in the same atomic
+ * step as the unlock before it (a count moved after its UNLOCK) the simulator's
+ * interleavings cannot tell it from the read under the lock. On real hardware it is a data
+ * race. So the tier's threads get a proxy of the state, and while the runtime says a
+ * thread runs without mx (`unguarded`), a read through it of an object still reachable
+ * from the state, by the path it was reached by, is a violation.
+ *
+ * What is not a guarded read: init's (it runs on the engine's thread before any other
+ * call; a second init while active, which changes nothing, reads `active` while only the
+ * uploader runs, and the uploader never writes it), the fields no thread ever changes after creating the object
+ * (IMMUTABLE), and objects the thread took out of the state under mx (a ring entry it
+ * popped, the group rows it claimed): once the path it reached them by leads elsewhere,
+ * they are the thread's own. Values are never changed by the proxy: reads and writes go
+ * to the real objects, and a proxy stored into the state is stored as the object itself.
+ */
+import type { MarkOp } from '../ops.js';
+import type { Checker, RunView, ThreadView } from './checker.js';
+import { guardedStateRead } from './sync_discipline.js';
+
+/** Fields set once when their object is made: readable by anyone who holds the object. */
+const IMMUTABLE = new Set([
+  'cfg',
+  'expBytes',
+  'counters',
+  'layer',
+  'eid',
+  'home',
+  'staging',
+  'victim',
+  'dev',
+  'tensor',
+]);
+
+/** The configuration: constant as a whole, given out as it is. */
+const CONSTANT = 'cfg';
+
+/** How an object was reached from the state: `holder[key]` was it (holder null: the root). */
+interface Link {
+  readonly holder: object | null;
+  readonly key: string;
+  readonly up: Link | null;
+  readonly target: object;
+}
+
+export class GuardedReads implements Checker {
+  /** the proxy of the state the tier's threads use in place of the state */
+  readonly state: object;
+  readonly memory: { reader: ThreadView | null; inInit: Set<number> } = { reader: null, inInit: new Set() };
+  private readonly proxies = new WeakMap<object, object>();
+  private readonly originals = new WeakMap<object, object>();
+
+  constructor(root: object) {
+    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root });
+  }
+
+  unguarded(th: ThreadView | null): void {
+    this.memory.reader = th !== null && !this.memory.inInit.has(th.tid) ? th : null;
+  }
+
+  onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
+    if (op.k === 'call' && op.call.fn === 'init') this.memory.inInit.add(th.tid);
+    else if (op.k === 'ret' && op.ret.fn === 'init') this.memory.inInit.delete(th.tid);
+  }
+
+  private wrap(target: object, link: Link): object {
+    const proxy = new Proxy(target, {
+      get: (t, key, receiver) => {
+        const v: unknown = Reflect.get(t, key, receiver);
+        if (typeof key === 'symbol' || typeof v === 'function') return v;
+        const reader = this.memory.reader;
+        if (reader !== null && !IMMUTABLE.has(key) && reachable(link))
+          throw guardedStateRead(reader, pathOf(link, key));
+        if (v === null || typeof v !== 'object' || key === CONSTANT) return v;
+        return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
+      },
+      set: (t, key, value, receiver) => Reflect.set(t, key, this.unwrap(value), receiver),
+    });
+    this.proxies.set(target, proxy);
+    this.originals.set(proxy, target);
+    return proxy;
+  }
+
+  private unwrap(v: unknown): unknown {
+    return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
+  }
+}
+
+/** Whether every step of the path still leads where it led when the object was reached. */
+function reachable(link: Link): boolean {
+  for (let l: Link | null = link; l !== null; l = l.up) {
+    if (l.holder !== null && (l.holder as Record<string, unknown>)[l.key] !== l.target) return false;
+  }
+  return true;
+}
+
+function pathOf(link: Link, key: string): string {
+  const parts = [key];
+  for (let l: Link | null = link; l !== null; l = l.up) parts.push(l.key);
+  return parts
+    .reverse()
+    .map((p, i) => (i === 0 ? p : /^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+    .join('');
+}
