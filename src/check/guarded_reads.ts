@@ -69,12 +69,11 @@ export class GuardedReads implements Checker {
 
   private wrap(target: object, link: Link): object {
     const proxy = new Proxy(target, {
-      get: (t, key, receiver) => {
-        const v: unknown = Reflect.get(t, key, receiver);
+      get: (t, key) => {
+        const v: unknown = (t as Record<PropertyKey, unknown>)[key];
         if (typeof key === 'symbol' || typeof v === 'function') return v;
         const reader = this.memory.reader;
-        if (reader !== null && !IMMUTABLE.has(key) && reachable(link))
-          throw guardedStateRead(reader, pathOf(link, key));
+        if (reader !== null && !IMMUTABLE.has(key) && reachable(link)) throw guardedStateRead(reader, pathOf(link, key));
         if (v === null || typeof v !== 'object' || key === CONSTANT) return v;
         return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
       },
