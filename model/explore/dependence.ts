@@ -18,7 +18,9 @@
  *  - co-enabledness: two steps of holders of mx never run from the same state, and an
  *    acquisition never runs while another thread holds mx; such pairs are dependent but
  *    not races (no order of them can be reversed). Acquisitions race with acquisitions,
- *    spurious wakeups with every mx event; object conflicts race as usual.
+ *    spurious wakeups with every mx event, except that an acquisition cannot take the
+ *    place of a spurious wakeup that happened while another thread held mx (`reversible`;
+ *    the wakeup's footprint says whether mx was held); object conflicts race as usual.
  *
  * Invariant: dependent(a, b) is symmetric, and every pair footprint.ts calls dependent
  * is dependent here except spawn/join against unrelated events (refined above).
@@ -36,6 +38,12 @@ export const enum MxRole {
   Acquire = 1,
   Hold = 2,
   Spurious = 3,
+  /** a spurious wakeup while another thread holds mx */
+  SpuriousHeld = 4,
+}
+
+export function isSpurious(role: MxRole): boolean {
+  return role === MxRole.Spurious || role === MxRole.SpuriousHeld;
 }
 
 export interface EventFp {
@@ -58,6 +66,12 @@ export function fp(mx: MxRole, reads: number, writes: number): EventFp {
 }
 
 export const SPURIOUS_FP = fp(MxRole.Spurious, 0, 0);
+export const SPURIOUS_HELD_FP = fp(MxRole.SpuriousHeld, 0, 0);
+
+/** a spurious wakeup's footprint: whether some thread holds mx when it happens */
+export function spuriousFp(mxHeld: boolean): EventFp {
+  return mxHeld ? SPURIOUS_HELD_FP : SPURIOUS_FP;
+}
 export const START_FP = fp(MxRole.None, 0, 0);
 
 /**
@@ -99,8 +113,19 @@ export function dependent(a: EventFp, b: EventFp): boolean {
 /** Two dependent events of different threads could both be enabled in one state. */
 export function coEnabled(a: EventFp, b: EventFp): boolean {
   if (a.mx === MxRole.None || b.mx === MxRole.None) return true;
-  if (a.mx === MxRole.Spurious || b.mx === MxRole.Spurious) return true;
+  // an acquisition is not enabled where a spurious wakeup happened while mx was held
+  if (isSpurious(a.mx) || isSpurious(b.mx)) return true;
   return a.mx === MxRole.Acquire && b.mx === MxRole.Acquire;
+}
+
+/**
+ * Whether `later` could have run in place of `earlier` (co-enabled pairs only): not an
+ * acquisition in place of a spurious wakeup that happened while another thread held mx
+ * (the acquisition needs that thread's release, which came after the wakeup). The other
+ * way round is fine: a spurious wakeup can go before an acquisition.
+ */
+export function reversible(earlier: EventFp, later: EventFp): boolean {
+  return !(earlier.mx === MxRole.SpuriousHeld && later.mx === MxRole.Acquire);
 }
 
 /** dependent and co-enabled: a pair whose order DPOR may reverse */

@@ -23,7 +23,7 @@
  *
  * Invariants: only finished, complete entries prune; entries are immutable once finished.
  */
-import { MxRole, type EventFp } from './dependence.js';
+import { isSpurious, MxRole, type EventFp } from './dependence.js';
 import type { CacheEntry, DporNode } from './dpor_node.js';
 import type { HappensBefore } from './happens_before.js';
 import { insertSingle } from './wakeup_tree.js';
@@ -83,7 +83,8 @@ function mayRace(e: EventFp, bits: number): boolean {
   if ((e.writes & (reads | writes)) !== 0 || (writes & e.reads) !== 0) return true;
   const roles = bits >> ROLES;
   if (e.mx === MxRole.None || roles === 0) return false;
-  if (e.mx === MxRole.Spurious || (roles & (1 << MxRole.Spurious)) !== 0) return true;
+  const spurious = (1 << MxRole.Spurious) | (1 << MxRole.SpuriousHeld);
+  if (isSpurious(e.mx) || (roles & spurious) !== 0) return true;
   return e.mx === MxRole.Acquire && (roles & (1 << MxRole.Acquire)) !== 0;
 }
 

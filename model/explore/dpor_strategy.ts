@@ -21,7 +21,7 @@
  */
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import type { SimThread } from '../rt/thread.js';
-import { dependent, eventFp, SPURIOUS_FP, type EventFp } from './dependence.js';
+import { dependent, eventFp, SPURIOUS_FP, spuriousFp, type EventFp } from './dependence.js';
 import { DporNode, type DoneBranch, type EnabledEvent } from './dpor_node.js';
 import { HappensBefore } from './happens_before.js';
 import { NondeterminismError } from './explorer.js';
@@ -172,7 +172,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
       const spurious = i >= ctx.runnable;
       const fp =
         th === undefined || spurious
-          ? SPURIOUS_FP
+          ? spuriousFp(ctx.mxOwner >= 0)
           : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
       enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
     }
@@ -330,7 +330,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
 
   onSpurious(th: SimThread): void {
     this.threads[th.tid] = th;
-    this.event(th.tid * 2 + 1, SPURIOUS_FP, -1, -1);
+    this.event(th.tid * 2 + 1, spuriousFp(this.mxOwner >= 0), -1, -1);
     this.positions.spurious(th.tid);
     this.spuriousUsed++;
     const q = this.queue(th.waitingOn ?? '');

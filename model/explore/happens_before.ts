@@ -19,7 +19,7 @@
  * Invariants: seq(e) counts e's thread's events from 1; an event's clock never changes
  * once stored (threads' running clocks are separate arrays).
  */
-import { coEnabled, MxRole, type EventFp } from './dependence.js';
+import { coEnabled, isSpurious, MxRole, reversible, type EventFp } from './dependence.js';
 import { RESTORE, SAVE, type SavesItself } from './restore/snapshot.js';
 
 /** object bits footprint.ts and dependence.ts use, one slot each */
@@ -219,7 +219,7 @@ export class HappensBefore implements EventOrder, SavesItself {
       if (fp.mx === MxRole.Acquire) {
         this.consider(this.lastAcquire, true);
         this.consider(this.lastSpurious, true);
-      } else if (fp.mx === MxRole.Spurious) {
+      } else if (isSpurious(fp.mx)) {
         this.consider(this.lastMx, true);
       } else {
         this.consider(this.lastSpurious, true);
@@ -254,7 +254,7 @@ export class HappensBefore implements EventOrder, SavesItself {
     if (fp.mx !== MxRole.None) {
       this.lastMx = index;
       if (fp.mx === MxRole.Acquire) this.lastAcquire = index;
-      if (fp.mx === MxRole.Spurious) this.lastSpurious = index;
+      if (isSpurious(fp.mx)) this.lastSpurious = index;
     }
     return ev;
   }
@@ -265,7 +265,14 @@ export class HappensBefore implements EventOrder, SavesItself {
     const ev = this.events[e];
     if (ev === undefined || ev.tid === this.tid) return;
     const fp = this.fp;
-    if (race && fp !== null && (this.pre[ev.tid] ?? 0) < ev.seq && coEnabled(ev.fp, fp) && !this.races.includes(e))
+    if (
+      race &&
+      fp !== null &&
+      (this.pre[ev.tid] ?? 0) < ev.seq &&
+      coEnabled(ev.fp, fp) &&
+      reversible(ev.fp, fp) &&
+      !this.races.includes(e)
+    )
       this.races.push(e);
     this.joinEvent(this.clock, e);
   }

@@ -45,6 +45,11 @@ const programs: [string, Subject][] = [
   ['a waiter and a broadcast', toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast')]))],
   ['two waiters, one signal', toySubject(spawner([waitFor(1), waitFor(1), setAndWake(1, 'signal')]))],
   ['spurious wakeups', toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast')]), undefined, 2)],
+  // a wakeup while the setter holds mx cannot trade places with the third thread's lock
+  [
+    'a spurious wakeup under a held mx, then a lock',
+    toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast'), lockedIncrement()]), undefined, 1),
+  ],
 ];
 
 describe('optimal DPOR', () => {
