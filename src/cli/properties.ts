@@ -13,7 +13,9 @@
  * the whole run, shared evenly by the suites (default none). Exits 0 when every property
  * held, 1 on a safety violation, 3 on a liveness violation, 4 when a guarantee (PCT or
  * exhaustive search on one scenario) was cut short by its budget, 2 on bad input
- * (src/check/exit_codes.ts).
+ * (src/check/exit_codes.ts). A default run (no --scenario, --suite, --strategy or --shard)
+ * ends with the complete searches of properties/searched_scenarios.ts: races the suites'
+ * sampled schedules almost never reach.
  *
  * Strategies: `choices` (fast-check generates and shrinks choice lists), `random`
  * (seeded uniform choices), `pct` (PCT of depth --depth, default 2), `exhaustive`
@@ -65,6 +67,7 @@ import {
 } from './cli_args.js';
 import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard } from '../../properties/parallel_runs.js';
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
+import { SEARCHED_SCENARIOS, searchedRequest } from '../../properties/searched_scenarios.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
 import { prepareOutputDir } from './output_dir.js';
 
@@ -204,7 +207,13 @@ const shardLabels: PropertiesShardLabel[] = [];
 const replays = new Map<SuiteResult, string>();
 let failed = false;
 let failedEarly = false;
-const labels: (Suite | 'scenario')[] = given !== null ? ['scenario'] : suites;
+// a default run (the one mutation runs make) also searches the committed scenarios the
+// random suites cannot reach (properties/searched_scenarios.ts); shard files hold suites only
+const searched =
+  given === null && values.suite === undefined && values.strategy === undefined && shard === null
+    ? SEARCHED_SCENARIOS
+    : [];
+const labels: string[] = given !== null ? ['scenario'] : [...suites, ...searched.map((n) => `search ${n}`)];
 for (const [i, label] of labels.entries()) {
   if (failedEarly) break;
   const labelSeconds = seconds !== undefined ? seconds / labels.length : undefined;
@@ -221,9 +230,14 @@ for (const [i, label] of labels.entries()) {
     stateCache: values['state-cache'] === true,
     replay: values.replay === true,
   };
-  progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${jobs} job${jobs === 1 ? '' : 's'} ...`);
+  const searchedName = i >= suites.length && given === null ? searched[i - suites.length] : undefined;
+  const labelJobs = searchedName !== undefined ? 1 : jobs;
+  progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`);
   let result: SuiteResult;
-  if (given !== null && strategy === 'exhaustive') {
+  if (searchedName !== undefined) {
+    const request = searchedRequest(searchedName, common);
+    result = joinSearchParts(request, await exhaustiveParts(request, 1, null));
+  } else if (given !== null && strategy === 'exhaustive') {
     const request = { ...common, scenario: given, shortest: values.shortest === true };
     const parts = await exhaustiveParts(request, jobs, shard);
     result = joinSearchParts(request, parts);
@@ -233,7 +247,7 @@ for (const [i, label] of labels.entries()) {
     const size = unitSize(request, shard !== null ? shard.count : jobs);
     const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard));
     result = joinUnits(request, units);
-    shardLabels.push({ label, request, units });
+    shardLabels.push({ label: given !== null ? 'scenario' : (label as Suite), request, units });
   }
   results.push(result);
   const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
