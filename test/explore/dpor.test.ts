@@ -50,6 +50,10 @@ const programs: [string, Subject][] = [
     'a spurious wakeup under a held mx, then a lock',
     toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast'), lockedIncrement()]), undefined, 1),
   ],
+  [
+    'two spurious wakeups under a held mx, then a lock',
+    toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast'), lockedIncrement()]), undefined, 2),
+  ],
 ];
 
 describe('optimal DPOR', () => {
