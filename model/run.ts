@@ -29,7 +29,8 @@ export interface RunOptions {
   readonly checks?: boolean | 'no-refinement';
   /**
    * Check that threads read mx-guarded state only holding mx (guarded_reads.ts; on by
-   * default). Searches that digest or save states turn it off: the tier's threads would see the
+   * default). The exhaustive searches turn it off, so that every search mode checks the
+   * same (those that digest or save states cannot have it): the tier's threads would see the
    * state through proxies, which their digests and saved states would walk besides the
    * state itself; the sampled runs (properties, mutants) keep it.
    */

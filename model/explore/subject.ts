@@ -99,7 +99,12 @@ export function scenarioSubject(
     ...(resumable ? { open: (strategy, attach) => openScenario(scenario, checks, strategy, attach, main) } : {}),
     run(strategy, attach) {
       if (attach === undefined) {
-        const r = runScenario(scenario, { strategy, checks, ...(main !== undefined ? { main } : {}) });
+        const r = runScenario(scenario, {
+          strategy,
+          checks,
+          guardReads: false,
+          ...(main !== undefined ? { main } : {}),
+        });
         return { violation: r.violation, steps: r.steps, coverage: r.coverage };
       }
       const view = new RunView(main === undefined);

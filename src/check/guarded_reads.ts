@@ -73,7 +73,8 @@ export class GuardedReads implements Checker {
         const v: unknown = (t as Record<PropertyKey, unknown>)[key];
         if (typeof key === 'symbol' || typeof v === 'function') return v;
         const reader = this.memory.reader;
-        if (reader !== null && !IMMUTABLE.has(key) && reachable(link)) throw guardedStateRead(reader, pathOf(link, key));
+        if (reader !== null && !IMMUTABLE.has(key) && reachable(link))
+          throw guardedStateRead(reader, pathOf(link, key));
         if (v === null || typeof v !== 'object' || key === CONSTANT) return v;
         return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
       },
