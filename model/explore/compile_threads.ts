@@ -11,7 +11,7 @@
  * result is cached per process. The compiled tier is the same code: instrumentation only
  * records locals (test/explore/restore.test.ts checks the traces are byte-identical).
  *
- * What a file compiles to is kept on disk (the system's temporary folder, tierlab-threads/)
+ * What a file compiles to is kept on disk (node_modules/.cache/tierlab-threads/)
  * under a hash of its path, its text and the compiler's own sources and version, so a
  * later process (a worker thread of a parallel search, the next command) loads it
  * without loading TypeScript at all; a changed source or transform is a new name.
@@ -23,7 +23,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type ts from 'typescript';
@@ -116,7 +115,8 @@ function moduleLoader(mode: ThreadCompilation): (file: string) => Record<string,
   return load;
 }
 
-const CACHE = join(tmpdir(), 'tierlab-threads');
+/** with the packages, as build tools keep theirs (a scratch copy links the same folder) */
+const CACHE = join(root, 'node_modules', '.cache', 'tierlab-threads');
 /** what else decides the output: the transform, this file's options, the compiler's version */
 let compilerKey: string | null = null;
 
@@ -179,9 +179,13 @@ export function transpiled(file: string, mode: ThreadCompilation = 'frames'): st
       `state cache: cannot record the locals at ${p.file}:${p.line}: a yield is evaluated after '${p.text}'`,
     );
   // written whole under a private name, then renamed: a reader never sees half a file
-  mkdirSync(CACHE, { recursive: true });
   const partial = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  writeFileSync(partial, out.outputText);
-  renameSync(partial, cached);
+  try {
+    mkdirSync(CACHE, { recursive: true });
+    writeFileSync(partial, out.outputText);
+    renameSync(partial, cached);
+  } catch {
+    // a folder that cannot be written (read-only packages): compiled again next time
+  }
   return out.outputText;
 }

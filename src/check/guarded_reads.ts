@@ -75,7 +75,9 @@ export class GuardedReads implements Checker {
         const reader = this.memory.reader;
         if (reader !== null && !IMMUTABLE.has(key) && reachable(link))
           throw guardedStateRead(reader, pathOf(link, key));
-        if (v === null || typeof v !== 'object' || key === CONSTANT) return v;
+        // a frozen object's fields must read as themselves (a proxy's invariant): a watched
+        // table's rows (table_watch.ts) are read unguarded below them
+        if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
         return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
       },
       set: (t, key, value, receiver) => Reflect.set(t, key, this.unwrap(value), receiver),

@@ -126,7 +126,10 @@ describe('checks over a watched table', () => {
         yield* tier.init();
         yield { k: 'lock' };
         yield { k: 'unlock' };
+        // the state is read under mx (the read guard of SYNC-DISCIPLINE)
+        yield { k: 'lock' };
         watched = Object.getOwnPropertyDescriptor(slotOf(tier.st, 0, 0), 'heat')?.get !== undefined;
+        yield { k: 'unlock' };
         yield* tier.shutdown();
       },
     });
