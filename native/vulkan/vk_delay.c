@@ -11,8 +11,10 @@
  * the work (the reapers) sees it finish only by its fence, as without a delay.
  * Invariants: an event is reset on the host before its command buffer is submitted (the
  * lane or group is free then: nothing pending waits on it) and set exactly once after,
- * by the timer; stopping sets every event still due at once (the work it holds can then
- * finish); without a delay no event and no timer exist.
+ * by the timer, under its mutex, which recording the wait takes too (a lane reused the
+ * moment its fence signals would otherwise record while the set is still in progress);
+ * stopping sets every event still due at once (the work it holds can then finish);
+ * without a delay no event and no timer exist.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +50,11 @@ static void *timer_main(void *arg) {
     }
     memmove(&t->items[0], &t->items[1], (size_t)(t->n - 1) * sizeof t->items[0]);
     t->n--;
-    pthread_mutex_unlock(&t->mu);
-    /* a failure here surfaces as the fence wait's own error (device lost) */
+    /* under mu: the device may finish the held work, and its lane or group be recorded
+     * again (vk_delay_record, under mu too), before this call returns; host access to an
+     * event must be externally synchronized. A failure here surfaces as the fence wait's
+     * own error (device lost) */
     (void)vkSetEvent(b->dev, first.ev);
-    pthread_mutex_lock(&t->mu);
   }
   pthread_mutex_unlock(&t->mu);
   return NULL;
@@ -95,11 +98,15 @@ int vk_delay_event_create(tl_backend *b, const char *what, VkEvent *ev, char *er
   return TL_OK;
 }
 
-void vk_delay_record(VkCommandBuffer cmd, VkEvent ev) {
+void vk_delay_record(tl_backend *b, VkCommandBuffer cmd, VkEvent ev) {
   if (ev == VK_NULL_HANDLE) return;
-  /* everything after this waits for the timer's vkSetEvent */
+  vk_delayer *t = &b->delayer;
+  /* everything after this waits for the timer's vkSetEvent; recorded under the timer's
+   * mutex, so never while the timer is still inside the set of the last submission */
+  if (t->ok) pthread_mutex_lock(&t->mu);
   vkCmdWaitEvents(cmd, 1, &ev, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
                   NULL, 0, NULL, 0, NULL);
+  if (t->ok) pthread_mutex_unlock(&t->mu);
 }
 
 int vk_delay_arm(tl_backend *b, VkEvent ev, char *err, size_t cap) {

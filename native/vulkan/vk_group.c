@@ -217,7 +217,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_ten
   VkResult r = vkBeginCommandBuffer(g->cmd, &bi);
   if (r != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group begin: %s", vk_result_str(r));
-  vk_delay_record(g->cmd, g->delay);
+  vk_delay_record(b, g->cmd, g->delay);
   record(b, n, gate, up, down, hidden);
   if ((r = vkEndCommandBuffer(g->cmd)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group end: %s", vk_result_str(r));

@@ -239,7 +239,7 @@ int vk_validation_install(tl_backend *b, char *err, size_t cap);
 /* vk_delay.c: a slow bus or device on purpose */
 long vk_delay_from_env(const char *name);
 int vk_delay_event_create(tl_backend *b, const char *what, VkEvent *ev, char *err, size_t cap);
-void vk_delay_record(VkCommandBuffer cmd, VkEvent ev);
+void vk_delay_record(tl_backend *b, VkCommandBuffer cmd, VkEvent ev);
 int vk_delay_arm(tl_backend *b, VkEvent ev, char *err, size_t cap);
 void vk_delay_schedule(tl_backend *b, VkEvent ev, long us);
 int vk_delay_start(tl_backend *b, char *err, size_t cap);

@@ -235,7 +235,7 @@ static int submit_lane(tl_backend *b, vk_lane *lane, vk_chunk *c, const vk_tenso
   if (r != VK_SUCCESS) {
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane begin: %s", vk_result_str(r));
   }
-  vk_delay_record(lane->cmd, lane->delay);
+  vk_delay_record(b, lane->cmd, lane->delay);
   if (!c->filled) {
     record_fill(c, lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   }
