@@ -113,7 +113,7 @@ export function dependent(a: EventFp, b: EventFp): boolean {
 /** Two dependent events of different threads could both be enabled in one state. */
 export function coEnabled(a: EventFp, b: EventFp): boolean {
   if (a.mx === MxRole.None || b.mx === MxRole.None) return true;
-  // an acquisition is not enabled where a spurious wakeup happened while mx was held
+  // held or not: a spurious wakeup's one pair that cannot be reversed is `reversible`'s
   if (isSpurious(a.mx) || isSpurious(b.mx)) return true;
   return a.mx === MxRole.Acquire && b.mx === MxRole.Acquire;
 }

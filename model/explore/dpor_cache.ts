@@ -77,14 +77,15 @@ export function mergeSummary(into: Int32Array, from: Int32Array, threadsAtParent
   }
 }
 
+const SPURIOUS_ROLES = (1 << MxRole.Spurious) | (1 << MxRole.SpuriousHeld);
+
 function mayRace(e: EventFp, bits: number): boolean {
   const reads = (bits >> READS) & 0xff;
   const writes = (bits >> WRITES) & 0xff;
   if ((e.writes & (reads | writes)) !== 0 || (writes & e.reads) !== 0) return true;
   const roles = bits >> ROLES;
   if (e.mx === MxRole.None || roles === 0) return false;
-  const spurious = (1 << MxRole.Spurious) | (1 << MxRole.SpuriousHeld);
-  if (isSpurious(e.mx) || (roles & spurious) !== 0) return true;
+  if (isSpurious(e.mx) || (roles & SPURIOUS_ROLES) !== 0) return true;
   return e.mx === MxRole.Acquire && (roles & (1 << MxRole.Acquire)) !== 0;
 }
 

@@ -12,10 +12,10 @@
  *
  * What is not a guarded read: init's (it runs on the engine's thread before any other
  * call; a second init while active, which changes nothing, reads `active` while only the
- * uploader runs, and the uploader never writes it), the fields no thread ever changes after creating the object
- * (IMMUTABLE), and objects the thread took out of the state under mx (a ring entry it
- * popped, the group rows it claimed): once the path it reached them by leads elsewhere,
- * they are the thread's own. Values are never changed by the proxy: reads and writes go
+ * uploader runs, and the uploader never writes it), the fields no thread changes after
+ * making the object (IMMUTABLE), and objects the thread took out of the state under mx
+ * (a ring entry it popped, the group rows it claimed): once the path it reached them by
+ * leads elsewhere, they are the thread's own. Values are never changed by the proxy: reads and writes go
  * to the real objects, and a proxy stored into the state is stored as the object itself.
  */
 import type { MarkOp } from '../ops.js';
