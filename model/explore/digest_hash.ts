@@ -51,7 +51,8 @@ const stringCodes = new Map<string, number>();
 /** the hasher of a map's or set's entries at each depth (entries nest: one per depth) */
 const entryHashers: Hasher[] = [];
 
-function stringCode(s: string): number {
+/** a string's 32-bit FNV-1a code (cached: field names repeat) */
+export function stringCode(s: string): number {
   let c = stringCodes.get(s);
   if (c === undefined) {
     c = 0x811c9dc5;

@@ -58,6 +58,9 @@ export interface DporRunConfig {
   readonly saves: SavedStates | null;
 }
 
+/** choices a restoring run may go past the last saved state before it saves again */
+const SAVE_GAP = 4;
+
 export class DporStrategy implements Strategy, ThreadCounters {
   readonly name = 'dpor';
   readonly path: number[] = [];
@@ -111,11 +114,16 @@ export class DporStrategy implements Strategy, ThreadCounters {
   atThreadChoice(): void {
     const saves = this.cfg.saves;
     const roots = this.access?.roots;
-    // on the way to the frontier only: the search backtracks to the frontier and above,
-    // and below it most runs end a step or two later at a known state (a save there costs
-    // more than replaying those steps when the search comes back)
     const p = this.position;
-    if (saves !== null && roots !== undefined && (p <= this.frontier || p === 0)) saves.offer(p, roots);
+    if (saves === null || roots === undefined) return;
+    // on the way to the frontier only: the search backtracks to the frontier and above,
+    // and below it most runs end a step or two later at a known state. There, only where
+    // the search will come back for certain (a wakeup branch waits here), or where the
+    // last save lies SAVE_GAP choices below: a save costs about as much as ten steps, and
+    // almost half the saves at every choice point were never written back
+    const wanted =
+      p === 0 || (p <= this.frontier && ((this.stack[p]?.wut.length ?? 0) > 0 || saves.gapBelow(p) >= SAVE_GAP));
+    if (wanted) saves.offer(p, roots);
   }
 
   /** digests are asked for: the run must give access to its state */

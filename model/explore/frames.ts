@@ -62,7 +62,7 @@ export function frameRegistry(): FrameRegistry {
   return globalThis.__tierlabFrames;
 }
 
-/** Folds a thread's frames into h; `places` names the objects of the tier's state. */
+/** Folds a thread's frames into h; `places` names the objects of the tier's state (tier_digest.ts). */
 export function addFrames(h: Hasher, frames: readonly Frame[], places: ReadonlyMap<object, number>): void {
   h.add(frames.length);
   for (const f of frames) {
@@ -109,28 +109,4 @@ function addLocal(h: Hasher, v: unknown, places: ReadonlyMap<object, number>, de
     addValue(h, k);
     addLocal(h, x, places, depth + 1);
   }
-}
-
-/** Every object of the tier's state, named by its path from the root (first path found). */
-export function placesOf(root: object, skip: ReadonlySet<string>): Map<object, number> {
-  const places = new Map<object, number>();
-  const walk = (o: object, where: number, depth: number): void => {
-    if (places.has(o) || depth > 8) return;
-    places.set(o, where);
-    const rec = o as Record<string, unknown>;
-    for (const k in rec) {
-      if (skip.has(k)) continue;
-      const x = rec[k];
-      if (x !== null && typeof x === 'object')
-        walk(x, Math.imul(where ^ keyHash(k), 0x5bd1e995) ^ (where >>> 13), depth + 1);
-    }
-  };
-  walk(root, 0x1b873593, 0);
-  return places;
-}
-
-function keyHash(k: string): number {
-  let c = 0x811c9dc5;
-  for (let i = 0; i < k.length; i++) c = Math.imul(c ^ k.charCodeAt(i), 0x01000193);
-  return c;
 }

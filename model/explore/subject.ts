@@ -23,7 +23,7 @@ import { CoverageChecker } from '../../src/check/checkers/coverage.js';
 import { TableReader, TableWatch } from '../../src/check/table_watch.js';
 import { trackReads } from './read_tracker.js';
 import { compiledThreads, type ThreadCompilation } from './compile_threads.js';
-import { placesOf } from './frames.js';
+import { tierDigest } from './tier_digest.js';
 
 export interface SubjectRun {
   readonly violation: Violation | null;
@@ -256,15 +256,15 @@ class RunView {
     // digesting reads the state: that is nobody's observation
     threads.positions.current = -1;
     this.worldDigest ??= valueDigest(this.world);
-    const h = new Hasher().num(valueDigest(st)).num(this.worldDigest);
+    const tier = this.instrumented ? tierDigest(st) : { digest: valueDigest(st), places: null };
+    const h = new Hasher().num(tier.digest).num(this.worldDigest);
     for (const c of this.stateful) addFields(h, c, CHECKER_SKIP);
-    addThreads(h, threads, this.instrumented ? placesOf(st, PLACE_SKIP) : null);
+    addThreads(h, threads, tier.places);
     threads.positions.current = running;
     return h.digest();
   }
 }
 
-const PLACE_SKIP = new Set(['cfg']);
 /** a checker's views of the tier and the world (digested on their own) */
 const CHECKER_SKIP = new Set(['st', 'world', 'io', 'ctx']);
 

@@ -13,7 +13,9 @@
  * body, 7 end of a finally block. A try block is [try, catch, finally, end] labels.
  *
  * Invariant: between two calls of next() every field is plain data or an object another
- * snapshot can walk; nothing is kept in closures of this class.
+ * snapshot can walk; nothing is kept in closures of this class. Instructions and try
+ * blocks are never changed once made (the compiled body pushes fresh literals), so a
+ * save keeps them by reference and copies only the lists that hold them.
  */
 
 type Instruction = [number, unknown?];
@@ -47,6 +49,46 @@ export class ResumableGenerator implements Iterator<unknown> {
     readonly getLocals: () => unknown[],
     readonly setLocals: (values: unknown[]) => void,
   ) {}
+
+  /**
+   * Appends this generator's state to `out` for a snapshot (snapshot.ts): position,
+   * flags, the current instruction, the try blocks and pending completions (counted),
+   * then the variables; `reach` receives every value the snapshot must look into.
+   */
+  saveTo(out: unknown[], reach: (v: unknown) => void): void {
+    out.push(this.label, this.started, this.done, this.running, this.delegate, this.sentOp, this.trys.length);
+    for (const t of this.trys) out.push(t);
+    out.push(this.ops.length);
+    for (const op of this.ops) {
+      out.push(op);
+      reach(op[1]);
+    }
+    reach(this.thisArg);
+    reach(this.delegate);
+    reach(this.sentOp[1]);
+    for (const v of this.getLocals()) {
+      out.push(v);
+      reach(v);
+    }
+  }
+
+  /** Writes back what saveTo appended at saved[at .. end). */
+  restoreFrom(saved: readonly unknown[], at: number, end: number): void {
+    this.label = saved[at] as number;
+    this.started = saved[at + 1] as boolean;
+    this.done = saved[at + 2] as boolean;
+    this.running = saved[at + 3] as boolean;
+    this.delegate = saved[at + 4] as Iterator<unknown> | null;
+    this.sentOp = saved[at + 5] as Instruction;
+    let i = at + 6;
+    const tryCount = saved[i++] as number;
+    this.trys.length = 0;
+    for (let k = 0; k < tryCount; k++) this.trys.push(saved[i++] as number[]);
+    const opCount = saved[i++] as number;
+    this.ops.length = 0;
+    for (let k = 0; k < opCount; k++) this.ops.push(saved[i++] as Instruction);
+    this.setLocals(saved.slice(i, end));
+  }
 
   /** what the body's last yield received, or the exception a catch block receives */
   sent(): unknown {

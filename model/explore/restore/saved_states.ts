@@ -1,7 +1,7 @@
 /**
- * The states a restoring DPOR search saved along its current path: at thread choice
- * points on a run's way to its frontier (dpor_strategy.ts says why not below it), and
- * at the start. A position where one thread could move, or a waiter's wakeup inside a
+ * The states a restoring DPOR search saved along its current path: at some thread
+ * choice points on a run's way to its frontier (dpor_strategy.ts says which, and why
+ * none below it), and at the start. A position where one thread could move, or a waiter's wakeup inside a
  * step, has none. Backtracking to position f writes back the nearest saved state at or
  * below f; the search replays from there to f (and saves f on the way).
  *
@@ -45,6 +45,15 @@ export class SavedStates {
       this.failures++;
       this.lastFailure = e.message;
     }
+  }
+
+  /** positions from the nearest saved state below p up to p (p + 1: none below) */
+  gapBelow(p: number): number {
+    for (let q = Math.min(p - 1, this.at.length - 1); q >= 0; q--) {
+      const s = this.at[q];
+      if (s !== null && s !== undefined) return p - q;
+    }
+    return p + 1;
   }
 
   /** Forgets every saved state (a run started again from the beginning). */

@@ -7,8 +7,8 @@
  * back: everything reachable then was reachable when it was saved.
  *
  * What is saved: own enumerable properties of objects, elements of arrays, entries of
- * Maps and Sets, the bytes of typed arrays, and a resumable generator's variables
- * (resumable_generator.ts). Functions are values, never looked into: a closure's
+ * Maps and Sets, the bytes of typed arrays, and a resumable generator's position and
+ * variables (resumable_generator.ts saves them itself). Functions are values, never looked into: a closure's
  * variables are not saved, so state must not live in closures (the checkers keep theirs
  * in fields). `opaque` objects are kept by reference and not looked into (the search's
  * own tree), nor are a run's constant inputs (the scenario, the tier's configuration, the
@@ -77,13 +77,20 @@ function classify(o: object): number {
   return PLAIN;
 }
 
+/**
+ * One flat record per save: object i's values are `values[starts[i] .. starts[i + 1])`,
+ * with its field names in `names[i]` (plain objects and generators). A save walks about
+ * 300 objects and a search makes thousands of saves and restores, so the layout avoids
+ * an array per object and the walk checks each object once (`seen` holds the opaque
+ * objects from the start).
+ */
 export class Snapshot {
   private constructor(
     private readonly objects: readonly object[],
     private readonly kinds: readonly number[],
-    /** per object, what it held: values (and keys, for plain objects) */
-    private readonly contents: readonly unknown[][],
-    private readonly keys: readonly (readonly string[] | null)[],
+    private readonly starts: readonly number[],
+    private readonly values: readonly unknown[],
+    private readonly names: readonly (readonly string[] | null)[],
   ) {}
 
   /** objects saved (a size, for reports) */
@@ -94,105 +101,143 @@ export class Snapshot {
   static take(roots: readonly object[], opaque: ReadonlySet<object>): Snapshot {
     const objects: object[] = [];
     const kinds: number[] = [];
-    const contents: unknown[][] = [];
-    const keys: (readonly string[] | null)[] = [];
-    const seen = new Set<object>();
-    const todo: object[] = [...roots];
+    const starts: number[] = [];
+    const values: unknown[] = [];
+    const names: (readonly string[] | null)[] = [];
+    const seen = new Set<object>(opaque);
+    const todo: object[] = [];
     const reach = (v: unknown): void => {
-      if (v !== null && typeof v === 'object' && !seen.has(v) && !opaque.has(v)) todo.push(v);
+      if (v !== null && typeof v === 'object' && !seen.has(v)) {
+        seen.add(v);
+        todo.push(v);
+      }
     };
+    for (const r of roots) reach(r);
     for (let o = todo.pop(); o !== undefined; o = todo.pop()) {
-      if (seen.has(o)) continue;
-      seen.add(o);
       const kind = kindOf(o);
       if (kind === ATOM) continue;
-      const [saved, names] = contentsOf(o, kind);
-      if (kind !== BYTES && kind !== SELF) {
-        for (let i = 0; i < saved.length; i++) {
-          const name = names?.[i];
-          if (name === undefined || !CONSTANT_INPUTS.has(name)) reach(saved[i]);
-        }
-        if (Object.isFrozen(o)) continue;
+      const start = values.length;
+      const keys = saveContents(o, kind, values, reach);
+      // a frozen object cannot change: what it holds is saved, not the object itself
+      if (kind !== BYTES && kind !== SELF && Object.isFrozen(o)) {
+        values.length = start;
+        continue;
       }
       objects.push(o);
       kinds.push(kind);
-      contents.push(saved);
-      keys.push(names);
+      starts.push(start);
+      names.push(keys);
     }
-    return new Snapshot(objects, kinds, contents, keys);
+    starts.push(values.length);
+    return new Snapshot(objects, kinds, starts, values, names);
   }
 
   /** Writes every saved object's contents back into it. */
   restore(): void {
-    for (let i = 0; i < this.objects.length; i++) {
+    const { objects, kinds, starts, values, names } = this;
+    for (let i = 0; i < objects.length; i++)
       writeBack(
-        this.objects[i] as object,
-        this.kinds[i] as number,
-        this.contents[i] as unknown[],
-        this.keys[i] ?? null,
+        objects[i] as object,
+        kinds[i] as number,
+        values,
+        starts[i] as number,
+        starts[i + 1] as number,
+        names[i] ?? null,
       );
-    }
   }
 }
 
-function contentsOf(o: object, kind: number): [unknown[], readonly string[] | null] {
-  switch (kind) {
-    case ARRAY:
-      return [(o as unknown[]).slice(), null];
-    case MAP: {
-      const out: unknown[] = [];
-      for (const [k, v] of o as Map<unknown, unknown>) out.push(k, v);
-      return [out, null];
-    }
-    case SET:
-      return [[...(o as Set<unknown>)], null];
-    case BYTES:
-      return [[(o as Uint8Array).slice()], null];
-    case SELF:
-      return [[(o as SavesItself)[SAVE]()], null];
-    default: {
-      const names = Object.keys(o);
-      const rec = o as Record<string, unknown>;
-      const out: unknown[] = names.map((k) => rec[k]);
-      // a generator's variables follow its fields
-      if (kind === GENERATOR) out.push((o as ResumableGenerator).getLocals());
-      return [out, names];
-    }
-  }
-}
-
-function writeBack(o: object, kind: number, saved: unknown[], names: readonly string[] | null): void {
+/** Appends o's contents to `out`, passing each value a later save must look into to `reach`. */
+function saveContents(o: object, kind: number, out: unknown[], reach: (v: unknown) => void): readonly string[] | null {
   switch (kind) {
     case ARRAY: {
       const a = o as unknown[];
-      a.length = saved.length;
-      for (let i = 0; i < saved.length; i++) a[i] = saved[i];
+      for (let i = 0; i < a.length; i++) {
+        const v = a[i];
+        out.push(v);
+        reach(v);
+      }
+      return null;
+    }
+    case MAP:
+      for (const [k, v] of o as Map<unknown, unknown>) {
+        out.push(k, v);
+        reach(k);
+        reach(v);
+      }
+      return null;
+    case SET:
+      for (const v of o as Set<unknown>) {
+        out.push(v);
+        reach(v);
+      }
+      return null;
+    case BYTES:
+      out.push((o as Uint8Array).slice());
+      return null;
+    case SELF:
+      out.push((o as SavesItself)[SAVE]());
+      return null;
+    case GENERATOR:
+      (o as ResumableGenerator).saveTo(out, reach);
+      return null;
+    default: {
+      const keys = Object.keys(o);
+      const rec = o as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        const v = rec[k];
+        out.push(v);
+        if (!CONSTANT_INPUTS.has(k)) reach(v);
+      }
+      return keys;
+    }
+  }
+}
+
+function writeBack(
+  o: object,
+  kind: number,
+  saved: readonly unknown[],
+  start: number,
+  end: number,
+  keys: readonly string[] | null,
+): void {
+  switch (kind) {
+    case ARRAY: {
+      const a = o as unknown[];
+      a.length = end - start;
+      for (let i = start; i < end; i++) a[i - start] = saved[i];
       return;
     }
     case MAP: {
       const m = o as Map<unknown, unknown>;
       m.clear();
-      for (let i = 0; i < saved.length; i += 2) m.set(saved[i], saved[i + 1]);
+      for (let i = start; i < end; i += 2) m.set(saved[i], saved[i + 1]);
       return;
     }
     case SET: {
       const s = o as Set<unknown>;
       s.clear();
-      for (const v of saved) s.add(v);
+      for (let i = start; i < end; i++) s.add(saved[i]);
       return;
     }
     case BYTES:
-      (o as Uint8Array).set(saved[0] as Uint8Array);
+      (o as Uint8Array).set(saved[start] as Uint8Array);
       return;
     case SELF:
-      (o as SavesItself)[RESTORE](saved[0]);
+      (o as SavesItself)[RESTORE](saved[start]);
+      return;
+    case GENERATOR:
+      (o as ResumableGenerator).restoreFrom(saved, start, end);
       return;
     default: {
       const rec = o as Record<string, unknown>;
-      const list = names ?? [];
-      if (Object.keys(o).length !== list.length) for (const k of Object.keys(o)) if (!list.includes(k)) delete rec[k];
-      for (let i = 0; i < list.length; i++) rec[list[i] as string] = saved[i];
-      if (kind === GENERATOR) (o as ResumableGenerator).setLocals(saved[list.length] as unknown[]);
+      const list = keys ?? [];
+      const now = Object.keys(o);
+      // fields added since the save go (a class's fields are fixed, a plain object's may grow)
+      if (now.length !== list.length) for (const k of now) if (!list.includes(k)) delete rec[k];
+      for (let i = 0; i < list.length; i++) rec[list[i] as string] = saved[start + i];
     }
   }
 }
