@@ -128,19 +128,25 @@ function addEntries(h: Hasher, v: Map<unknown, unknown> | Set<unknown>, depth: n
     eh = new Hasher();
     entryHashers[depth] = eh;
   }
-  const one = (key: unknown, value: unknown, isMap: boolean): void => {
-    eh.reset();
-    if (isMap) {
-      eh.add(8).add(2);
+  // loops, not forEach with a closure: this runs for every map of every digest
+  if (v instanceof Map) {
+    for (const [key, value] of v) {
+      eh.reset().add(8).add(2);
       addValue(eh, key, depth + 2);
+      addValue(eh, value, depth + 2);
+      const d = eh.digest();
+      sum = (sum + (d % 0x100000000)) % 0x100000000;
+      xor ^= Math.floor(d / 0x800);
     }
-    addValue(eh, value, depth + (isMap ? 2 : 1));
-    const d = eh.digest();
-    sum = (sum + (d % 0x100000000)) % 0x100000000;
-    xor ^= Math.floor(d / 0x800);
-  };
-  if (v instanceof Map) v.forEach((value, key) => one(key, value, true));
-  else v.forEach((value) => one(value, value, false));
+  } else {
+    for (const value of v) {
+      eh.reset();
+      addValue(eh, value, depth + 1);
+      const d = eh.digest();
+      sum = (sum + (d % 0x100000000)) % 0x100000000;
+      xor ^= Math.floor(d / 0x800);
+    }
+  }
   h.add(v instanceof Map ? 10 : 11)
     .add(v.size)
     .add(sum)

@@ -48,7 +48,10 @@ const SELF = 7;
 const kindOfProto = new Map<object | null, number>();
 
 function kindOf(o: object): number {
+  // most objects saved are arrays and plain objects: no lookup for those
+  if (Array.isArray(o)) return ARRAY;
   const proto = Object.getPrototypeOf(o) as object | null;
+  if (proto === Object.prototype) return PLAIN;
   let k = kindOfProto.get(proto);
   if (k === undefined) {
     k = classify(o);
@@ -206,12 +209,13 @@ function writeBack(
   switch (kind) {
     case ARRAY: {
       const a = o as unknown[];
-      a.length = end - start;
+      if (a.length !== end - start) a.length = end - start;
       for (let i = start; i < end; i++) a[i - start] = saved[i];
       return;
     }
     case MAP: {
       const m = o as Map<unknown, unknown>;
+      if (sameEntries(m, saved, start, end)) return;
       m.clear();
       for (let i = start; i < end; i += 2) m.set(saved[i], saved[i + 1]);
       return;
@@ -240,4 +244,15 @@ function writeBack(
       for (let i = 0; i < list.length; i++) rec[list[i] as string] = saved[start + i];
     }
   }
+}
+
+/** whether m holds exactly the saved entries, in the saved order (then nothing is rebuilt) */
+function sameEntries(m: Map<unknown, unknown>, saved: readonly unknown[], start: number, end: number): boolean {
+  if (m.size * 2 !== end - start) return false;
+  let i = start;
+  for (const [k, v] of m) {
+    if (k !== saved[i] || v !== saved[i + 1]) return false;
+    i += 2;
+  }
+  return true;
 }
