@@ -48,7 +48,8 @@ export async function dporParallel(spec: SubjectSpec, opts: SearchOptions, jobs:
   if (Number.isFinite(opts.preemptions) || opts.stateCache === true)
     throw new Error('the search on worker threads is unbounded and stateless (no --preemptions bound, no state cache)');
   const search = new ParallelSearch(spec, opts);
-  const pool = new WorkerThreads(Math.max(1, jobs));
+  // this thread's share of the work is light (the tree), so it runs schedules too
+  const pool = new WorkerThreads(Math.max(1, jobs), true);
   try {
     await search.drive(pool);
   } finally {

@@ -36,7 +36,11 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
   let next = 0;
   const workers = Array.from(
     { length: Math.min(jobs, tasks.length) },
-    () => new Worker(BOOT, { workerData: { entry: ENTRY } }),
+    () =>
+      new Worker(BOOT, {
+        workerData: { entry: ENTRY },
+        resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined },
+      }),
   );
   try {
     await Promise.all(
@@ -76,22 +80,36 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
 
 /**
  * Worker threads kept for many tasks, each given one task at a time by its number: for a
- * caller that decides the next task from the last result (dpor_parallel.ts).
+ * caller that decides the next task from the last result (dpor_parallel.ts). With
+ * `withThisThread`, slot 0 is this thread: its tasks run here, one per turn of the event
+ * loop, between the messages of the others. A caller whose own work is light (handing
+ * out the next task) then keeps `count` threads busy on `count` cores, where a worker of
+ * its own would make `count + 1` threads share them.
  */
 export class WorkerThreads {
-  private readonly workers: Worker[];
+  private readonly workers: (Worker | null)[];
   private readonly pending = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
+  private readonly here: { id: number; task: Task }[] = [];
+  private hereScheduled = false;
+  private readonly modules = new Map<string, Promise<Record<string, unknown>>>();
   private nextId = 0;
   private failure: Error | null = null;
+  private closed = false;
 
-  constructor(count: number) {
-    this.workers = Array.from({ length: count }, () => new Worker(BOOT, { workerData: { entry: ENTRY } }));
+  constructor(count: number, withThisThread = false) {
+    this.workers = Array.from({ length: count }, (_, i) =>
+      withThisThread && i === 0
+        ? null
+        : new Worker(BOOT, {
+            workerData: { entry: ENTRY },
+            resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined },
+          }),
+    );
     for (const w of this.workers) {
+      if (w === null) continue;
       w.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (m.error !== undefined) p?.reject(new Error(`task ${m.id} failed in a worker: ${m.error}`));
-        else p?.resolve(m.result);
+        if (m.error !== undefined) this.settle(m.id, new Error(`task ${m.id} failed in a worker: ${m.error}`));
+        else this.settle(m.id, null, m.result);
       });
       w.on('error', (e) => this.fail(e));
       w.on('exit', (code) => {
@@ -104,20 +122,64 @@ export class WorkerThreads {
     return this.workers.length;
   }
 
-  /** runs `task` on worker `index`; tasks given to one worker run one after the other, in order */
+  /** runs `task` on slot `index`; tasks given to one slot run one after the other, in order */
   run<R>(index: number, task: Task): Promise<R> {
-    const w = this.workers[index];
-    if (w === undefined) return Promise.reject(new Error(`no worker ${index}`));
+    if (index < 0 || index >= this.workers.length) return Promise.reject(new Error(`no worker ${index}`));
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
       this.pending.set(id, { resolve: (r) => resolve(r as R), reject });
-      w.postMessage({ id, module: task.module, fn: task.fn, arg: task.arg });
+      const w = this.workers[index];
+      if (w !== null && w !== undefined) {
+        w.postMessage({ id, module: task.module, fn: task.fn, arg: task.arg });
+        return;
+      }
+      this.here.push({ id, task });
+      this.scheduleHere();
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w?.terminate()));
+  }
+
+  private scheduleHere(): void {
+    if (this.hereScheduled || this.here.length === 0) return;
+    this.hereScheduled = true;
+    // a macrotask, so that the other threads' reports are read between two of these
+    setImmediate(() => {
+      this.hereScheduled = false;
+      const next = this.here.shift();
+      if (next === undefined || this.closed) return;
+      this.runHere(next.task).then(
+        (r) => this.settle(next.id, null, r),
+        (e: unknown) =>
+          this.settle(next.id, new Error(`task ${next.id} failed: ${e instanceof Error ? e.message : String(e)}`)),
+      );
+      this.scheduleHere();
+    });
+  }
+
+  private async runHere(t: Task): Promise<unknown> {
+    // import() of a loaded module still asks the loader hooks, on another thread, every
+    // time; the promise is kept so that tasks waiting on one load go on in their order
+    let loading = this.modules.get(t.module);
+    if (loading === undefined) {
+      loading = import(t.module) as Promise<Record<string, unknown>>;
+      this.modules.set(t.module, loading);
+    }
+    const m = await loading;
+    const fn = m[t.fn];
+    if (typeof fn !== 'function') throw new Error(`${t.module} exports no function '${t.fn}'`);
+    return (fn as (a: unknown) => unknown)(t.arg);
+  }
+
+  private settle(id: number, error: Error | null, result?: unknown): void {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (error !== null) p?.reject(error);
+    else p?.resolve(result);
   }
 
   private fail(e: Error): void {
