@@ -1,8 +1,9 @@
 /**
  * The unbounded, stateless DPOR search of one scenario on several worker threads, with
  * the work handed out as it appears: one thread (this one) owns the search tree
- * (dpor_tree.ts) and every decision of the algorithm; the workers only run schedules
- * (dpor_run_task.ts). Each worker, when its run reports, gets the deepest pending branch
+ * (dpor_tree.ts) and every decision of the algorithm; it and the workers run schedules
+ * (dpor_run_task.ts; this thread is slot 0 of the pool, as its decisions take a small
+ * share of a core, so N jobs keep N threads busy). Each worker, when its run reports, gets the deepest pending branch
  * on that run's path (its own subtree, depth first, as the one-thread search would go on)
  * or, when there is none, the shallowest pending branch anywhere (the largest piece of
  * work left, taken from whoever found it). Races of every run are reversed here, into the
