@@ -148,7 +148,7 @@ function reverseRaces(
       return;
     }
     if (insertSequence(node.wut, node.sleepSet(), seq, (w) => split.isForeign(w))) stats.insertions++;
-    if (bounded) backtrackAtLastSwitch(stack, hb, i, later.tid);
+    if (bounded) backtrackAtLastSwitch(stack, hb, i, later.key);
   });
 }
 
@@ -183,12 +183,13 @@ export function forEachReversal(
 }
 
 /** BPOR's conservative backtrack point: where the thread running before position i last took over. */
-function backtrackAtLastSwitch(stack: DporNode[], hb: HappensBefore, i: number, tid: number): void {
+function backtrackAtLastSwitch(stack: DporNode[], hb: HappensBefore, i: number, key: number): void {
   let k = i - 1;
   while (k > 0 && hb.events[k]?.tid === hb.events[k - 1]?.tid) k--;
   const node = stack[Math.max(0, k)];
   if (node === undefined) return;
-  const own = node.enabledEvent(tid * 2);
+  // the racing event itself: its thread's step, or its spurious wakeup
+  const own = node.enabledEvent(key);
   const sleep = node.sleepSet();
   if (own !== undefined) {
     insertSingle(node.wut, sleep, { key: own.key, choice: -1, fp: own.fp });
@@ -238,9 +239,11 @@ function backtrack(stack: DporNode[], maxThreads: number, split: ShardSplit, bou
         node.sharded = true;
         continue;
       }
-      // an exact repeat of an explored branch with nothing below it adds nothing
-      if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice && d.complete))
-        continue;
+      // an exact repeat of an explored branch with nothing below it adds nothing, even one
+      // the bound cut: the position's budget is the same, and its sleep set only grew, so
+      // the repeat would explore a part of what the first time explored (re-exploring it
+      // looped forever under a bound: the repeat found the race that inserted it again)
+      if (w.children.length === 0 && node.done.some((d) => d.key === w.key && d.choice === w.choice)) continue;
       if (e.preempts && node.budget < 1) {
         node.incomplete = true;
         continue;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dporSearch } from '../../model/explore/dpor_search.js';
+import { search } from '../../model/explore/search.js';
 import type { Subject } from '../../model/explore/subject.js';
 import { allTraceNames, Recorder, recording } from './trace_classes.js';
 import {
@@ -72,6 +73,27 @@ describe('optimal DPOR', () => {
       expect(covered).toEqual(oracle.names);
       expect(r.schedules).toBe(oracle.names.size);
     });
+  }
+
+  // the oracle: plain DFS within the bound runs every schedule of at most P preemptions.
+  // Known gap (so bounded searches use sleep sets): with no preemption at all, a spurious
+  // wakeup inside another thread's critical section is not moved to every place it can
+  // go (16 of 28 and 25 of 49 traces); `it.fails` turns green into red once it is fixed
+  const knownGap = (bound: number, label: string): boolean => bound === 0 && label.includes('under a held mx');
+  for (const bound of [0, 1]) {
+    for (const [label, subject] of programs) {
+      const test = knownGap(bound, label) ? it.fails : it;
+      test(`under a bound of ${bound}, explores every trace with a schedule within it: ${label}`, () => {
+        const oracle = new Set<string>();
+        const dfs = search(recording(subject, oracle), { preemptions: bound, reduce: false, stopOnViolation: false });
+        const covered = new Set<string>();
+        const r = dporSearch(recording(subject, covered), { preemptions: bound, reduce: true, stopOnViolation: false });
+        expect(dfs.complete).toBe(true);
+        expect(r.complete).toBe(true);
+        expect([...covered].filter((t) => !oracle.has(t))).toEqual([]);
+        expect(covered).toEqual(oracle);
+      });
+    }
   }
 
   it('finds the lost update and its choices replay', () => {
