@@ -58,7 +58,7 @@ export interface DporRunConfig {
   readonly saves: SavedStates | null;
 }
 
-/** choices a restoring run may go past the last saved state before it saves again */
+/** positions a restoring run may go past the last saved state before it saves again */
 const SAVE_GAP = 4;
 
 export class DporStrategy implements Strategy, ThreadCounters {
@@ -119,8 +119,8 @@ export class DporStrategy implements Strategy, ThreadCounters {
     // on the way to the frontier only: the search backtracks to the frontier and above,
     // and below it most runs end a step or two later at a known state. There, only where
     // the search will come back for certain (a wakeup branch waits here), or where the
-    // last save lies SAVE_GAP choices below: a save costs about as much as ten steps, and
-    // almost half the saves at every choice point were never written back
+    // last save lies SAVE_GAP positions below: a save takes about the time of ten steps,
+    // and almost half the saves at every choice point were never written back
     const wanted =
       p === 0 || (p <= this.frontier && ((this.stack[p]?.wut.length ?? 0) > 0 || saves.gapBelow(p) >= SAVE_GAP));
     if (wanted) saves.offer(p, roots);

@@ -1,9 +1,9 @@
 /**
- * The states a restoring DPOR search saved along its current path: at some thread
- * choice points on a run's way to its frontier (dpor_strategy.ts says which, and why
- * none below it), and at the start. A position where one thread could move, or a waiter's wakeup inside a
- * step, has none. Backtracking to position f writes back the nearest saved state at or
- * below f; the search replays from there to f (and saves f on the way).
+ * The states a restoring DPOR search saved along its current path: at some thread choice
+ * points on a run's way to its frontier (dpor_strategy.ts says which, and why none below
+ * it), and at the start. A position where one thread could move, or a waiter's wakeup
+ * inside a step, has none. Backtracking to position f writes back the nearest saved state
+ * at or below f; the search replays from there to f (and may save states on the way).
  *
  * Invariant: a saved state is valid for as long as the path to its position is the
  * current one: the search only backtracks up the path, so states above the frontier are

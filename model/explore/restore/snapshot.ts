@@ -8,15 +8,15 @@
  *
  * What is saved: own enumerable properties of objects, elements of arrays, entries of
  * Maps and Sets, the bytes of typed arrays, and a resumable generator's position and
- * variables (resumable_generator.ts saves them itself). Functions are values, never looked into: a closure's
- * variables are not saved, so state must not live in closures (the checkers keep theirs
- * in fields). `opaque` objects are kept by reference and not looked into (the search's
- * own tree), nor are a run's constant inputs (the scenario, the tier's configuration, the
- * fault plan: digest_hash.ts's CONSTANT_INPUTS, which no run writes). Frozen objects
- * cannot change and are only looked through. An object with
- * a method under SAVE (and one under RESTORE) saves itself: what it returns is written
- * back by RESTORE, and nothing in it is looked into (the happens-before order, whose
- * events never change once appended, saves a length instead of every event).
+ * variables (resumable_generator.ts saves them itself). Functions are values, never
+ * looked into: a closure's variables are not saved, so state must not live in closures
+ * (the checkers keep theirs in fields). `opaque` objects are kept by reference and not
+ * looked into (the search's own tree), nor are a run's constant inputs (the scenario, the
+ * tier's configuration, the fault plan: digest_hash.ts's CONSTANT_INPUTS, which no run
+ * writes). Frozen objects cannot change and are only looked through. An instance of a
+ * class with a method under SAVE (and one under RESTORE) saves itself: what it returns is
+ * written back by RESTORE, and nothing in it is looked into (the happens-before order,
+ * whose events never change once appended, saves a length instead of every event).
  *
  * Invariant: a state that cannot be saved (a native iterator or generator, a WeakMap, a
  * Promise held by the run) is a SnapshotError naming what was met, never a partial save.
@@ -82,8 +82,8 @@ function classify(o: object): number {
 
 /**
  * One flat record per save: object i's values are `values[starts[i] .. starts[i + 1])`,
- * with its field names in `names[i]` (plain objects and generators). A save walks about
- * 300 objects and a search makes thousands of saves and restores, so the layout avoids
+ * with its field names in `names[i]` (plain objects). A save walks about
+ * 240 objects and a search makes thousands of saves and restores, so the layout avoids
  * an array per object and the walk checks each object once (`seen` holds the opaque
  * objects from the start).
  */
@@ -239,7 +239,7 @@ function writeBack(
       const rec = o as Record<string, unknown>;
       const list = keys ?? [];
       const now = Object.keys(o);
-      // fields added since the save go (a class's fields are fixed, a plain object's may grow)
+      // fields added since the save are deleted (Object.keys is the one list of them)
       if (now.length !== list.length) for (const k of now) if (!list.includes(k)) delete rec[k];
       for (let i = 0; i < list.length; i++) rec[list[i] as string] = saved[start + i];
     }
