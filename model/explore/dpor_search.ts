@@ -148,7 +148,12 @@ function reverseRaces(
       return;
     }
     if (insertSequence(node.wut, node.sleepSet(), seq, (w) => split.isForeign(w))) stats.insertions++;
-    if (bounded) backtrackAtLastSwitch(stack, hb, i, later.key);
+    if (!bounded) return;
+    backtrackAtLastSwitch(stack, hb, i, later.key);
+    // a spurious wakeup costs no preemption: it can go at e's place by itself even where
+    // the events before it in the reversal would preempt (and be cut by the bound)
+    const wakeup = (later.key & 1) === 1 ? node.enabledEvent(later.key) : undefined;
+    if (wakeup !== undefined) insertSingle(node.wut, node.sleepSet(), { key: wakeup.key, choice: -1, fp: wakeup.fp });
   });
 }
 
