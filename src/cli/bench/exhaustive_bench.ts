@@ -3,7 +3,8 @@
  * configurations the benchmark reports: plain DFS and sleep sets within a preemption
  * bound (the reduction factor is schedules(plain) / schedules(reduced) on the same
  * bound), the whole space, unbounded, with the state cache, and optimal DPOR
- * (model/explore/dpor_search.ts) unbounded, with and without its state cache; the
+ * (model/explore/dpor_search.ts) unbounded, with and without its state cache; with the
+ * state cache within 2 preemptions, sleep sets (the default) beside BPOR; the
  * stateless DPOR search of a smaller configuration in this thread and on two worker
  * threads (model/explore/dpor_parallel.ts; the jobs speedup is the wall-clock ratio, with
  * the CPU seconds beside it, since a shared machine's other load takes its share); and
@@ -70,6 +71,9 @@ export const SMALL_CONFIGS: readonly ExhaustiveConfig[] = [
     restore: false,
   },
   { label: 'DPOR + state cache, unbounded', preemptions: Infinity, reduce: true, stateCache: true, dpor: true },
+  // the bounded searches a user can ask for: sleep sets (the default) beside BPOR
+  { label: 'sleep sets + state cache, <= 2 preemptions', preemptions: 2, reduce: true, stateCache: true },
+  { label: 'BPOR + state cache, <= 2 preemptions', preemptions: 2, reduce: true, stateCache: true, dpor: true },
 ];
 
 export function exploreRow(s: Scenario, c: ExhaustiveConfig, maxSeconds: number): ExhaustiveRow {
