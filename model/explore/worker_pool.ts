@@ -36,11 +36,7 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
   let next = 0;
   const workers = Array.from(
     { length: Math.min(jobs, tasks.length) },
-    () =>
-      new Worker(BOOT, {
-        workerData: { entry: ENTRY },
-        resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined },
-      }),
+    () => new Worker(BOOT, { workerData: { entry: ENTRY } }),
   );
   try {
     await Promise.all(
@@ -98,12 +94,7 @@ export class WorkerThreads {
 
   constructor(count: number, withThisThread = false) {
     this.workers = Array.from({ length: count }, (_, i) =>
-      withThisThread && i === 0
-        ? null
-        : new Worker(BOOT, {
-            workerData: { entry: ENTRY },
-            resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined },
-          }),
+      withThisThread && i === 0 ? null : new Worker(BOOT, { workerData: { entry: ENTRY } }),
     );
     for (const w of this.workers) {
       if (w === null) continue;
