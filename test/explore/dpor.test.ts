@@ -1,7 +1,9 @@
 /**
  * Optimal DPOR against a brute-force oracle: on toy programs with plain ops, critical
  * sections, condition variables and spurious wakeups, every Mazurkiewicz trace is
- * explored exactly once, never a sleep-blocked run, and violations replay.
+ * explored exactly once, never a sleep-blocked run, and violations replay. Under a
+ * preemption bound (BPOR), the traces explored are exactly those with a schedule within
+ * the bound, which plain DFS within the bound enumerates.
  */
 import { describe, expect, it } from 'vitest';
 import { dporSearch } from '../../model/explore/dpor_search.js';
@@ -85,7 +87,6 @@ describe('optimal DPOR', () => {
         const r = dporSearch(recording(subject, covered), { preemptions: bound, reduce: true, stopOnViolation: false });
         expect(dfs.complete).toBe(true);
         expect(r.complete).toBe(true);
-        expect([...covered].filter((t) => !oracle.has(t))).toEqual([]);
         expect(covered).toEqual(oracle);
       });
     }
