@@ -63,76 +63,65 @@ export function frameRegistry(): FrameRegistry {
 }
 
 /**
- * Folds a thread's frames into h; `places` names the objects of the tier's state
- * (tier_digest.ts), and `seen` holds the content digests of other objects already folded
- * in this state's digest (the run's plan, the tier's handle and the like sit in the
- * locals of most frames of every thread: each is looked at once per digest).
+ * What a state's digest knows while it folds the threads' locals: the places of the
+ * tier's objects (tier_digest.ts), and the content digests of other objects already
+ * folded in this digest (the run's plan, the tier's handle and the like sit in the locals
+ * of most frames of every thread: each is looked at once per digest).
  */
-export function addFrames(
-  h: Hasher,
-  frames: readonly Frame[],
-  places: ReadonlyMap<object, number>,
-  seen: Map<object, number>,
-): void {
+export interface LocalsView {
+  readonly places: ReadonlyMap<object, number>;
+  readonly seen: Map<object, number>;
+}
+
+/** Folds a thread's frames into h. */
+export function addFrames(h: Hasher, frames: readonly Frame[], view: LocalsView): void {
   h.add(frames.length);
   for (const f of frames) {
     h.add(f.fid).add(f.pp).add(f.locals.length);
-    for (const v of f.locals) addLocal(h, v, places, seen, 0);
+    for (const v of f.locals) addLocal(h, v, view, 0);
   }
 }
 
-function addLocal(
-  h: Hasher,
-  v: unknown,
-  places: ReadonlyMap<object, number>,
-  seen: Map<object, number>,
-  depth: number,
-): void {
+function addLocal(h: Hasher, v: unknown, view: LocalsView, depth: number): void {
   if (v === null || typeof v !== 'object') {
     if (typeof v === 'function') h.add(13).add(v.name.length);
     else addValue(h, v);
     return;
   }
-  const place = places.get(v);
+  const place = view.places.get(v);
   if (place !== undefined) {
     h.add(14).add(place);
     return;
   }
-  let content = seen.get(v);
+  let content = view.seen.get(v);
   if (content === undefined) {
     const inner = new Hasher();
-    addContent(inner, v, places, seen, depth);
+    addContent(inner, v, view, depth);
     content = inner.digest();
-    seen.set(v, content);
+    view.seen.set(v, content);
   }
   h.add(19).num(content);
 }
 
 /** an object outside the tier's state, by what it holds (own fields, entries, elements) */
-function addContent(
-  h: Hasher,
-  v: object,
-  places: ReadonlyMap<object, number>,
-  seen: Map<object, number>,
-  depth: number,
-): void {
+function addContent(h: Hasher, v: object, view: LocalsView, depth: number): void {
   if (depth > 6) throw new Error('frame digest: a local nests deeper than expected');
   if (Array.isArray(v)) {
     h.add(15).add(v.length);
-    for (const x of v) addLocal(h, x, places, seen, depth + 1);
+    for (const x of v) addLocal(h, x, view, depth + 1);
     return;
   }
   if (v instanceof Map) {
     h.add(16).add(v.size);
     for (const [k, x] of v) {
-      addLocal(h, k, places, seen, depth + 1);
-      addLocal(h, x, places, seen, depth + 1);
+      addLocal(h, k, view, depth + 1);
+      addLocal(h, x, view, depth + 1);
     }
     return;
   }
   if (v instanceof Set) {
     h.add(17).add(v.size);
-    for (const x of v) addLocal(h, x, places, seen, depth + 1);
+    for (const x of v) addLocal(h, x, view, depth + 1);
     return;
   }
   h.add(18);
@@ -142,6 +131,6 @@ function addContent(
     const x = o[k];
     if (typeof x === 'function') continue;
     addValue(h, k);
-    addLocal(h, x, places, seen, depth + 1);
+    addLocal(h, x, view, depth + 1);
   }
 }

@@ -46,12 +46,12 @@ export interface ThreadCounters {
  * a thread is its instrumented frames; without, its history hash (thread_position.ts).
  */
 export function addThreads(h: Hasher, th: ThreadCounters, places: ReadonlyMap<object, number> | null): void {
-  const seen = new Map<object, number>();
+  const view = places === null ? null : { places, seen: new Map<object, number>() };
   for (let tid = 0; tid < th.threads.length; tid++) {
     const t = th.threads[tid];
     if (t === undefined || !th.positions.exists(tid)) continue;
     h.add(tid).add(t.state).bool(t.reacquire);
-    if (places !== null) addFrames(h, th.positions.frames[tid] ?? [], places, seen);
+    if (view !== null) addFrames(h, th.positions.frames[tid] ?? [], view);
     else th.positions.addTo(h, tid);
     if (t.state === ThreadState.CvWait) h.add(t.waitingOn === 'cv' ? 1 : 2).add(th.queueRank(tid));
   }
