@@ -3,8 +3,8 @@
  * the work handed out as it appears: one thread (this one) owns the search tree
  * (dpor_tree.ts) and every decision of the algorithm; it and the workers run schedules
  * (dpor_run_task.ts; this thread is slot 0 of the pool, as its decisions take a small
- * share of a core, so N jobs keep N threads busy). Each worker, when its run reports, gets the deepest pending branch
- * on that run's path (its own subtree, depth first, as the one-thread search would go on)
+ * share of a core, so N jobs keep N threads busy). Each slot, when its run reports, gets
+ * the deepest pending branch on that run's path (its own subtree, depth first, as the one-thread search would go on)
  * or, when there is none, the shallowest pending branch anywhere (the largest piece of
  * work left, taken from whoever found it). Races of every run are reversed here, into the
  * one tree, so no two workers explore the same reversal, unlike the static split of
@@ -49,7 +49,6 @@ export async function dporParallel(spec: SubjectSpec, opts: SearchOptions, jobs:
   if (Number.isFinite(opts.preemptions) || opts.stateCache === true)
     throw new Error('the search on worker threads is unbounded and stateless (no --preemptions bound, no state cache)');
   const search = new ParallelSearch(spec, opts);
-  // this thread's share of the work is light (the tree), so it runs schedules too
   const pool = new WorkerThreads(Math.max(1, jobs), true);
   try {
     await search.drive(pool);

@@ -9,6 +9,7 @@
  * silently dropped.
  */
 import { Worker } from 'node:worker_threads';
+import { type ModuleCache, taskFunction } from './task_function.js';
 
 export interface Task {
   /** the module's URL (import.meta.url-relative, as `new URL('./x.ts', import.meta.url).href`) */
@@ -24,12 +25,8 @@ const ENTRY = new URL('./worker_entry.ts', import.meta.url).href;
 export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise<R[]> {
   if (jobs <= 1 || tasks.length <= 1) {
     const out: R[] = [];
-    for (const t of tasks) {
-      const m = (await import(t.module)) as Record<string, unknown>;
-      const fn = m[t.fn];
-      if (typeof fn !== 'function') throw new Error(`${t.module} exports no function '${t.fn}'`);
-      out.push((await (fn as (a: unknown) => unknown)(t.arg)) as R);
-    }
+    const modules: ModuleCache = new Map();
+    for (const t of tasks) out.push((await (await taskFunction(t.module, t.fn, modules))(t.arg)) as R);
     return out;
   }
   const results = new Array<R>(tasks.length);
@@ -87,7 +84,7 @@ export class WorkerThreads {
   private readonly pending = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
   private readonly here: { id: number; task: Task }[] = [];
   private hereScheduled = false;
-  private readonly modules = new Map<string, Promise<Record<string, unknown>>>();
+  private readonly modules: ModuleCache = new Map();
   private nextId = 0;
   private failure: Error | null = null;
   private closed = false;
@@ -153,17 +150,7 @@ export class WorkerThreads {
   }
 
   private async runHere(t: Task): Promise<unknown> {
-    // import() of a loaded module still asks the loader hooks, on another thread, every
-    // time; the promise is kept so that tasks waiting on one load go on in their order
-    let loading = this.modules.get(t.module);
-    if (loading === undefined) {
-      loading = import(t.module) as Promise<Record<string, unknown>>;
-      this.modules.set(t.module, loading);
-    }
-    const m = await loading;
-    const fn = m[t.fn];
-    if (typeof fn !== 'function') throw new Error(`${t.module} exports no function '${t.fn}'`);
-    return (fn as (a: unknown) => unknown)(t.arg);
+    return (await taskFunction(t.module, t.fn, this.modules))(t.arg);
   }
 
   private settle(id: number, error: Error | null, result?: unknown): void {
