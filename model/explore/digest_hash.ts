@@ -62,6 +62,23 @@ export function stringCode(s: string): number {
   return c;
 }
 
+/** what fieldCode gives a constant input's field (no 32-bit code is this) */
+export const CONSTANT_FIELD = 2 ** 40;
+const fieldCodes = new Map<string, number>();
+
+/**
+ * A field name's code, or CONSTANT_FIELD for a constant input's: one lookup where a fold
+ * made two (the constant inputs, then the code), for every field of every digest.
+ */
+export function fieldCode(k: string): number {
+  let c = fieldCodes.get(k);
+  if (c === undefined) {
+    c = CONSTANT_INPUTS.has(k) ? CONSTANT_FIELD : stringCode(k);
+    if (fieldCodes.size < 100_000) fieldCodes.set(k, c);
+  }
+  return c;
+}
+
 /** Folds any value into h: numbers, strings, arrays in order, maps and sets order-free, objects by own fields. */
 export function addValue(h: Hasher, v: unknown, depth = 0): void {
   switch (typeof v) {
@@ -108,10 +125,11 @@ export function addValue(h: Hasher, v: unknown, depth = 0): void {
   h.add(12);
   const o = v as Record<string, unknown>;
   for (const k in o) {
-    if (CONSTANT_INPUTS.has(k)) continue;
+    const code = fieldCode(k);
+    if (code === CONSTANT_FIELD) continue;
     const x = o[k];
     if (typeof x === 'function') continue;
-    h.add(stringCode(k));
+    h.add(code);
     addValue(h, x, depth + 1);
   }
 }

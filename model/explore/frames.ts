@@ -10,12 +10,14 @@
  *
  * Locals are hashed by what they are: primitives by value; objects of the tier's state
  * by where they sit in it (two locals naming the same slot hash alike, whatever its
- * contents, which the state digest covers); anything else (the world's handles, lists a
+ * contents, which the state digest covers); a generator by whether it started and ended
+ * (its position and locals are its own frame's); anything else (the world's handles, lists a
  * thread built) by content, recursively.
  *
  * Invariant: a frame's recorded locals are replaced at each yield, never mutated.
  */
 import { Hasher, addValue } from './digest_hash.js';
+import { ResumableGenerator } from './restore/resumable_generator.js';
 
 export class Frame {
   pp = -1;
@@ -122,6 +124,13 @@ function addContent(h: Hasher, v: object, view: LocalsView, depth: number): void
   if (v instanceof Set) {
     h.add(17).add(v.size);
     for (const x of v) addLocal(h, x, view, depth + 1);
+    return;
+  }
+  if (v instanceof ResumableGenerator) {
+    // a generator a frame holds (the one it delegates to): while it runs, its own frame is
+    // on the stack with its position and locals, so only whether it started and ended is
+    // its own; the value it last received is spent by then (a native generator shows none)
+    h.add(20).bool(v.started).bool(v.done);
     return;
   }
   h.add(18);

@@ -12,7 +12,7 @@
  * Invariant: digest and places equal those of the two walks done apart (test/explore/
  * tier_digest.test.ts compares them on states of real runs).
  */
-import { CONSTANT_INPUTS, Hasher, addValue, stringCode } from './digest_hash.js';
+import { CONSTANT_FIELD, Hasher, addValue, fieldCode, stringCode } from './digest_hash.js';
 
 /** fields whose objects get no place (the configuration: constant, never a thread's local) */
 const PLACE_SKIP: ReadonlySet<string> = new Set(['cfg']);
@@ -62,9 +62,9 @@ function addPlaced(
   const o = v as Record<string, unknown>;
   for (const k in o) {
     const x = o[k];
-    const code = stringCode(k);
-    if (CONSTANT_INPUTS.has(k)) {
-      if (record && !PLACE_SKIP.has(k)) placeOnly(x, depth + 1, below(where, code), places);
+    const code = fieldCode(k);
+    if (code === CONSTANT_FIELD) {
+      if (record && !PLACE_SKIP.has(k)) placeOnly(x, depth + 1, below(where, stringCode(k)), places);
       continue;
     }
     if (typeof x === 'function') continue;
