@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, type BenchReport } from '../../src/cli/bench/bench_report.js';
-import { reductionFactor, type ExhaustiveRow } from '../../src/cli/bench/exhaustive_bench.js';
+import { reductionFactor, repeatedRow, type ExhaustiveRow } from '../../src/cli/bench/exhaustive_bench.js';
 import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../src/cli/bench/race.js';
 import { grownScenarios } from '../../src/cli/bench/scaling.js';
 import { measureSpeed, median } from '../../src/cli/bench/speed.js';
@@ -95,5 +95,57 @@ describe('bench parts', () => {
     expect(md).toMatch(/Reduction factor of sleep sets on the same bound: 4.00 x/);
     expect(md).toMatch(/no mutation runner/);
     expect(md).toMatch(/## Exhaustive search of the medium configuration\n\nScenario: m\./);
+  });
+
+  it('reports a short search as its median run with every run, and refuses runs that count differently', () => {
+    const run = (seconds: number, states = 10): ExhaustiveRow => ({
+      label: 'short',
+      preemptions: null,
+      reduction: true,
+      stateCache: true,
+      complete: true,
+      schedules: 3,
+      sleepBlocked: 0,
+      cachedStops: 1,
+      states,
+      stepsExecuted: 30,
+      seconds,
+      stepsPerSecond: 30 / seconds,
+      statesPerSecond: states / seconds,
+      stepsPerState: 3,
+      violations: [],
+    });
+    const again = [run(0.8), run(0.9)];
+    const r = repeatedRow(run(1.4), () => again.shift() as ExhaustiveRow);
+    expect(r.seconds).toBe(0.9);
+    expect(r.statesPerSecond).toBeCloseTo(10 / 0.9);
+    expect(r.runs).toEqual([1.4, 0.8, 0.9]);
+    const md = renderMarkdown({
+      date: 'd',
+      command: 'c',
+      machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
+      exhaustive: {
+        scenario: 's',
+        rows: [r],
+        reductionFactor: null,
+        jobsScenario: 'j',
+        jobs: [],
+        jobsSpeedup: null,
+        steadyScenario: 't',
+        steadySeconds: 30,
+        steady: [],
+        steadySpeedup: null,
+        ceiling: [],
+        ceilingSpeedup: null,
+        mediumScenario: 'm',
+        medium: run(2),
+      },
+    });
+    expect(md).toMatch(/\| 0\.90 \(1\.40, 0\.80, 0\.90\) \|/);
+    expect(md).toMatch(/runs 3 times \(same counts each time\); its row is the median run/);
+    // a long or unfinished search runs once
+    expect(repeatedRow(run(6), () => run(1)).runs).toBeUndefined();
+    expect(repeatedRow({ ...run(1), complete: false }, () => run(1)).runs).toBeUndefined();
+    expect(() => repeatedRow(run(1), () => run(1, 11))).toThrow(/counted differently/);
   });
 });
