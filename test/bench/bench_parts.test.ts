@@ -3,13 +3,38 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, type BenchReport } from '../../src/cli/bench/bench_report.js';
-import { reductionFactor, repeatedRow, type ExhaustiveRow } from '../../src/cli/bench/exhaustive_bench.js';
+import {
+  reductionFactor,
+  repeatedRow,
+  type ExhaustiveRow,
+  type ExhaustiveSection,
+} from '../../src/cli/bench/exhaustive_bench.js';
 import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../src/cli/bench/race.js';
 import { grownScenarios } from '../../src/cli/bench/scaling.js';
 import { measureSpeed, median } from '../../src/cli/bench/speed.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';
+
+/** an exhaustive section with these rows and no jobs rows */
+function exhaustiveSection(rows: ExhaustiveRow[], reduction: number | null, medium: ExhaustiveRow): ExhaustiveSection {
+  return {
+    scenario: 's',
+    rows,
+    reductionFactor: reduction,
+    jobsScenario: 'j',
+    jobs: [],
+    jobsSpeedup: null,
+    steadyScenario: 't',
+    steadySeconds: 30,
+    steady: [],
+    steadySpeedup: null,
+    ceiling: [],
+    ceilingSpeedup: null,
+    mediumScenario: 'm',
+    medium,
+  };
+}
 
 describe('bench parts', () => {
   it('every grown scenario is valid and passes under the quiet schedule', () => {
@@ -65,22 +90,7 @@ describe('bench parts', () => {
       date: 'd',
       command: 'c',
       machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
-      exhaustive: {
-        scenario: 's',
-        rows: [row('plain', false, 100), row('sleep', true, 25)],
-        reductionFactor: 4,
-        jobsScenario: 'j',
-        jobs: [],
-        jobsSpeedup: null,
-        steadyScenario: 't',
-        steadySeconds: 30,
-        steady: [],
-        steadySpeedup: null,
-        ceiling: [],
-        ceilingSpeedup: null,
-        mediumScenario: 'm',
-        medium: row('medium', true, 7),
-      },
+      exhaustive: exhaustiveSection([row('plain', false, 100), row('sleep', true, 25)], 4, row('medium', true, 7)),
       mutants: {
         available: false,
         note: 'no mutation runner',
@@ -124,25 +134,10 @@ describe('bench parts', () => {
       date: 'd',
       command: 'c',
       machine: { cores: 2, node: 'v20', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [1, 1, 1] },
-      exhaustive: {
-        scenario: 's',
-        rows: [r],
-        reductionFactor: null,
-        jobsScenario: 'j',
-        jobs: [],
-        jobsSpeedup: null,
-        steadyScenario: 't',
-        steadySeconds: 30,
-        steady: [],
-        steadySpeedup: null,
-        ceiling: [],
-        ceilingSpeedup: null,
-        mediumScenario: 'm',
-        medium: run(2),
-      },
+      exhaustive: exhaustiveSection([r], null, run(2)),
     });
     expect(md).toMatch(/\| 0\.90 \(1\.40, 0\.80, 0\.90\) \|/);
-    expect(md).toMatch(/runs 3 times \(same counts each time\); its row is the median run/);
+    expect(md).toMatch(/a short search run that many times \(the same counts each time\): the row is the median run/);
     // a long or unfinished search runs once
     expect(repeatedRow(run(6), () => run(1)).runs).toBeUndefined();
     expect(repeatedRow({ ...run(1), complete: false }, () => run(1)).runs).toBeUndefined();

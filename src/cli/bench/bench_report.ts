@@ -6,13 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  REPEAT_BELOW_SECONDS,
-  REPEATS,
-  type ExhaustiveRow,
-  type ExhaustiveSection,
-  type JobsRow,
-} from './exhaustive_bench.js';
+import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
@@ -60,7 +54,8 @@ function jobsLine(j: JobsRow): string {
   return `| ${j.label} | ${j.complete ? 'yes' : 'NO'} | ${int(j.schedules)} | ${j.states === null ? '-' : int(j.states)} | ${sec(j.wallSeconds)} | ${sec(j.cpuSeconds)} | ${int(j.schedulesPerSecond)} | ${j.violations.join(', ') || 'none'} |`;
 }
 
-const REPEATED_NOTE = `A search that completes in under ${REPEAT_BELOW_SECONDS} s runs ${REPEATS} times (same counts each time); its row is the median run, with every run's seconds in the seconds column, the first (which compiles the code it runs) first.`;
+const REPEATED_NOTE =
+  'A row with several seconds in brackets is a short search run that many times (the same counts each time): the row is the median run, the first run (which compiles the code it runs) first.';
 
 const secondsOf = (x: ExhaustiveRow): string =>
   x.runs === undefined ? sec(x.seconds) : `${sec(x.seconds)} (${x.runs.map(sec).join(', ')})`;
