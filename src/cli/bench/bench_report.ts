@@ -127,7 +127,7 @@ export function renderMarkdown(r: BenchReport): string {
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');
     md.push(EXHAUSTIVE_HEAD, EXHAUSTIVE_RULE);
     for (const x of e.rows) md.push(exhaustiveLine(x));
-    md.push('', REPEATED_NOTE);
+    if (e.rows.some((x) => x.runs !== undefined)) md.push('', REPEATED_NOTE);
     const restoreLine = restoreComparison(e.rows);
     if (restoreLine !== null) md.push('', restoreLine);
     md.push(
@@ -161,8 +161,7 @@ export function renderMarkdown(r: BenchReport): string {
       EXHAUSTIVE_RULE,
       exhaustiveLine(e.medium),
       '',
-      REPEATED_NOTE,
-      '',
+      ...(e.medium.runs !== undefined ? [REPEATED_NOTE, ''] : []),
     );
   }
   if (r.race !== undefined) {

@@ -50,8 +50,8 @@ export interface ExhaustiveRow {
 }
 
 /** a search that completes within this many seconds is run REPEATS times */
-export const REPEAT_BELOW_SECONDS = 5;
-export const REPEATS = 3;
+const REPEAT_BELOW_SECONDS = 5;
+const REPEATS = 3;
 
 /**
  * A short search run REPEATS times, the median run reported with every run's seconds: a
