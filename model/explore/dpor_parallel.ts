@@ -21,7 +21,7 @@
  * internal error, never a silent success.
  */
 import { forEachReversal, type DporSearchResult, type DporStats } from './dpor_search.js';
-import { subjectRunOf, type DporRunReport, type DporTask, type SubjectSpec } from './dpor_run_task.js';
+import { subjectRunOf, type DporBatchReport, type DporTask, type SubjectSpec } from './dpor_run_task.js';
 import { RunOrder } from './happens_before.js';
 import { Reader, Writer } from './dpor_wire.js';
 import type { SearchOptions } from './search_types.js';
@@ -30,6 +30,17 @@ import { type ActiveBranch, branchDone, insertInTree, offerInTree, TreeNode } fr
 import { WorkerThreads } from './worker_pool.js';
 
 const MODULE = new URL('./dpor_run_task.ts', import.meta.url).href;
+/** How long a worker explores a job's subtree before it hands the rest back. */
+export interface Slice {
+  readonly ms: number;
+  readonly runs: number;
+}
+
+/**
+ * Long enough that the messages are a small share of the work (a run of the tier takes
+ * 1-3 ms), short enough that the other threads soon have branches to take.
+ */
+const SLICE: Slice = { ms: 20, runs: Number.MAX_SAFE_INTEGER };
 /**
  * Jobs given to a worker at once. This thread reads a worker's report only between its own
  * runs, so a worker's next job can come a whole run late: with two queued, a worker
@@ -50,10 +61,15 @@ interface Job {
 }
 
 /** The search of the subject `spec` builds in each worker, on `jobs` worker threads. */
-export async function dporParallel(spec: SubjectSpec, opts: SearchOptions, jobs: number): Promise<DporSearchResult> {
+export async function dporParallel(
+  spec: SubjectSpec,
+  opts: SearchOptions,
+  jobs: number,
+  slice: Slice = SLICE,
+): Promise<DporSearchResult> {
   if (Number.isFinite(opts.preemptions) || opts.stateCache === true)
     throw new Error('the search on worker threads is unbounded and stateless (no --preemptions bound, no state cache)');
-  const search = new ParallelSearch(spec, opts);
+  const search = new ParallelSearch(spec, opts, slice);
   const pool = new WorkerThreads(Math.max(1, jobs), true);
   try {
     await search.drive(pool);
@@ -76,6 +92,8 @@ class ParallelSearch {
   };
   private finished = false;
   private serial = 0;
+  /** the search's end on the wall clock, which every thread reads alike */
+  private readonly deadline: number;
   private runs = 0;
   /** positions with pending branches (a dropped repeat may leave one empty until taken) */
   private readonly pending = new Set<TreeNode>();
@@ -83,8 +101,23 @@ class ParallelSearch {
   constructor(
     private readonly spec: SubjectSpec,
     private readonly opts: SearchOptions,
+    private readonly slice: Slice,
   ) {
     this.tally = new SearchTally(opts, opts.countStates === true ? this.states : null);
+    this.deadline = opts.maxSeconds === undefined ? Number.MAX_SAFE_INTEGER : Date.now() + opts.maxSeconds * 1000;
+  }
+
+  /** a job's task: its path, and how long its worker explores the branch's subtree */
+  private task(positions: Int32Array, guide: DporTask['guide']): DporTask {
+    const left = (this.opts.maxSchedules ?? Infinity) - this.runs;
+    return {
+      positions,
+      guide,
+      maxRuns: Math.max(1, Math.min(this.slice.runs, left)),
+      sliceMs: this.slice.ms,
+      deadline: this.deadline,
+      stopOnViolation: this.opts.stopOnViolation !== false,
+    };
   }
 
   /**
@@ -107,7 +140,7 @@ class ParallelSearch {
         inFlight++;
         const arg: DporTask = told[worker] === true ? job.task : { ...job.task, subject: this.spec };
         told[worker] = true;
-        pool.run<DporRunReport>(worker, { module: MODULE, fn: 'runDporTask', arg }).then((report) => {
+        pool.run<DporBatchReport>(worker, { module: MODULE, fn: 'runDporBatch', arg }).then((report) => {
           load[worker] = (load[worker] ?? 1) - 1;
           inFlight--;
           if (failed) return;
@@ -138,7 +171,7 @@ class ParallelSearch {
       const first = new Writer();
       first.push(0);
       first.push(0);
-      launch(0, { task: { positions: first.done(), guide: [] }, path: [], serials: [], branch: null });
+      launch(0, { task: this.task(first.done(), []), path: [], serials: [], branch: null });
     });
   }
 
@@ -218,7 +251,7 @@ class ParallelSearch {
       out.push(w.choice);
       out.branches(sleep);
       out.push(node.threadCount);
-      return { task: { positions: out.done(), guide: w.children }, path, serials, branch };
+      return { task: this.task(out.done(), w.children), path, serials, branch };
     }
   }
 
@@ -226,24 +259,51 @@ class ParallelSearch {
     if (root !== null) this.finished = true;
   }
 
-  /** a run reported: its positions join the tree, its races are reversed; returns its last position */
-  private apply(job: Job, r: DporRunReport): TreeNode | null {
+  /**
+   * A job's runs reported: the races they left to the owner are reversed and the branches
+   * they offered here are added; the rest of the subtree, when the slice ended before it
+   * was explored, joins the tree. Returns the job's last position (where to look for the
+   * reporting worker's next job).
+   */
+  private apply(job: Job, r: DporBatchReport): TreeNode | null {
     this.count(r);
     const path = job.path;
     const serials = job.serials;
-    let parent = path[path.length - 1] ?? null;
-    let via = job.branch;
-    const events = new Reader(r.events).events();
-    const frontierEvent = events[path.length - 1];
-    if (via !== null && frontierEvent !== undefined && frontierEvent.choice >= 0) via.choice = frontierEvent.choice;
-    const fresh = new Reader(r.fresh);
-    const wuts = new Map(r.freshWut.map((x) => [x.index, x.wut]));
-    for (let index = 0, n = fresh.next(); index < n; index++) {
-      const enabled = fresh.enabled();
-      const sleep = fresh.branches();
-      const key = fresh.next();
-      const choice = fresh.next();
-      const node = new TreeNode(parent, via, path.length, enabled, sleep, wuts.get(index) ?? [], fresh.next());
+    const frontier = path[path.length - 1] ?? null;
+    const branch = job.branch;
+    if (branch !== null && r.frontierChoice >= 0) branch.choice = r.frontierChoice;
+    for (const o of r.offers) {
+      const node = path[o.position];
+      if (node !== undefined && offerInTree(node, o.branch)) this.pending.add(node);
+    }
+    for (const e of r.escapes) {
+      const events = new Reader(e.events).events();
+      this.reverse(path, serials, new RunOrder({ events, clocks: e.clocks, width: e.width }));
+    }
+    if (r.rest === null) {
+      // explored: what reached the branch while it ran is covered by its subtree (the
+      // completeness of optimal DPOR at a finished branch, as for a leaf in insertInTree)
+      if (branch === null || frontier === null) {
+        this.finished = true;
+        return null;
+      }
+      branch.held.length = 0;
+      this.settle(branchDone(frontier, branch));
+      return frontier;
+    }
+    let parent = frontier;
+    let via = branch;
+    const rest = new Reader(r.rest);
+    const wuts = new Map(r.restWut.map((x) => [x.index, x.wut]));
+    let last: TreeNode | null = null;
+    for (let index = 0, n = rest.next(); index < n; index++) {
+      const enabled = rest.enabled();
+      const sleep = rest.branches();
+      const explored = rest.branches();
+      const key = rest.next();
+      const choice = rest.next();
+      const node = new TreeNode(parent, via, path.length, enabled, sleep, wuts.get(index) ?? [], rest.next());
+      node.done.push(...explored);
       const e = node.enabledEvent(key);
       if (e === undefined) throw new Error('internal error: a run took a branch its position does not offer');
       const own: ActiveBranch = { key, choice, fp: e.fp, serial: this.serial++, child: null, guide: [], held: [] };
@@ -254,24 +314,12 @@ class ParallelSearch {
       serials.push(own.serial);
       parent = node;
       via = own;
+      last = node;
     }
-    if (path.length !== events.length)
-      throw new Error(`internal error: ${path.length} positions for ${events.length} events`);
-    const held = job.branch?.held ?? [];
-    const child = job.branch?.child ?? null;
-    if (child !== null) for (const v of held.splice(0)) this.inserted(insertInTree(child, v, -1));
-    for (const o of r.offers) {
-      const node = path[o.position];
-      if (node !== undefined && offerInTree(node, o.branch)) this.pending.add(node);
-    }
-    this.reverse(path, serials, new RunOrder({ events, clocks: r.clocks, width: r.width }));
-    const last = path[path.length - 1] ?? null;
-    if (last === null || via === null) throw new Error('internal error: a run with no positions');
-    if (r.outcome !== 'sleep' && r.outcome.violation !== null) {
-      // a violation ends the run: every other event enabled before its last step could go first
-      for (const e of last.enabled)
-        if (e.key !== via.key && offerInTree(last, { key: e.key, choice: -1, fp: e.fp })) this.pending.add(last);
-    }
+    const child = branch?.child ?? null;
+    if (child !== null && branch !== null)
+      for (const v of branch.held.splice(0)) this.inserted(insertInTree(child, v, -1));
+    if (last === null || via === null) throw new Error('internal error: a subtree handed back with no positions');
     this.settle(branchDone(last, via));
     return last;
   }
@@ -297,18 +345,23 @@ class ParallelSearch {
     });
   }
 
-  private count(r: DporRunReport): void {
-    this.runs++;
+  private count(r: DporBatchReport): void {
     const stats = this.tally.stats;
     stats.stepsExecuted += r.eventsRun;
-    stats.nodes += r.fresh[0] ?? 0;
-    stats.maxChoices = Math.max(stats.maxChoices, r.choices.length);
+    stats.nodes += r.positionsMade;
+    this.dpor.races += r.races;
+    this.dpor.insertions += r.insertions;
+    this.dpor.infeasible += r.infeasible;
     if (this.opts.countStates === true) for (const d of r.digests) this.states.add(d);
-    if (r.outcome === 'sleep') {
-      this.tally.stopped('blocked');
-      this.dpor.sleepBlocked++;
-    } else {
-      this.tally.schedule(subjectRunOf(r.outcome), r.choices);
+    for (const run of r.runs) {
+      this.runs++;
+      stats.maxChoices = Math.max(stats.maxChoices, run.choices.length);
+      if (run.outcome === 'sleep') {
+        this.tally.stopped('blocked');
+        this.dpor.sleepBlocked++;
+      } else {
+        this.tally.schedule(subjectRunOf(run.outcome), run.choices);
+      }
     }
   }
 }

@@ -1,20 +1,24 @@
 /**
- * One run of a DPOR search whose tree lives in another thread (dpor_parallel.ts): the
- * worker's side. The task names the path to replay (each position's enabled events and
- * the branch taken), the frontier's new branch with its wakeup subtree, and the sleep set
- * a branch started there has; the run goes on past the frontier as in the one-thread
- * search (dpor_strategy.ts: wakeup subtree first, then the quiet option unless asleep).
- *
- * What comes back is plain data: the outcome, the choices that replay it, the positions
- * created past the frontier, what the run offered at replayed positions (spurious
- * wakeups it disabled, a signal's other waiters), the run's happens-before (races are
- * reversed by the tree's owner) and the state digests it saw.
+ * The runs of a DPOR search whose tree lives in another thread (dpor_parallel.ts): the
+ * worker's side. A task names the path to replay (each position's enabled events and the
+ * branch taken), the frontier's new branch with its wakeup subtree, and the sleep set a
+ * branch started there has. The worker then owns that branch's subtree: it runs the
+ * one-thread search in it (dpor_search.ts: races reversed at the subtree's positions,
+ * backtracking to its deepest position with a branch left) for a time slice, so that a
+ * run never waits for a message. What belongs to the owner of the tree comes back: races
+ * whose reversal lands at or above the frontier (the run's order, for the owner to
+ * reverse), branches offered there, each run's outcome, the state digests, and, when the
+ * slice ended first, the subtree's path as it stands (its positions' explored and pending
+ * branches), which the owner takes over and hands out again.
  *
  * Invariant: a task runs the same way in any thread; the worker keeps nothing between
  * tasks but its subject (built from the first task's spec) and the compiled thread code.
  */
-import { DporStrategy, RunStopped, type DporRunConfig } from './dpor_strategy.js';
 import { DporNode } from './dpor_node.js';
+import type { DporRunConfig } from './dpor_strategy.js';
+import { backtrack, offerAlternatives, reverseRaces } from './dpor_search.js';
+import { Runs } from './dpor_runs.js';
+import { ShardSplit } from './dpor_shard.js';
 import type { Subject, SubjectRun } from './subject.js';
 import type { Branch, WakeupNode } from './wakeup_tree.js';
 import { Reader, Writer } from './dpor_wire.js';
@@ -44,6 +48,14 @@ export interface DporTask {
   readonly positions: Int32Array;
   /** the wakeup subtree the frontier's new branch carries */
   readonly guide: readonly WakeupNode[];
+  /** the runs the worker may make before it hands the rest of the subtree back */
+  readonly maxRuns: number;
+  /** milliseconds of runs after which it hands the rest back (it makes one run at least) */
+  readonly sliceMs: number;
+  /** the search's end on the wall clock (Date.now()): no run starts after it */
+  readonly deadline: number;
+  /** a violation ends the slice */
+  readonly stopOnViolation: boolean;
 }
 
 /** A run's outcome as plain data (a Violation is an Error, which a thread boundary strips). */
@@ -53,34 +65,47 @@ export interface PlainOutcome {
   readonly coverage?: ReadonlySet<string>;
 }
 
-export interface DporRunReport {
-  /** the run's outcome; 'sleep': every event asleep at the next position */
-  readonly outcome: PlainOutcome | 'sleep';
-  readonly choices: number[];
-  readonly eventsRun: number;
-  /**
-   * The positions created past the frontier: count, then per position its enabled
-   * events, arrival sleep set, the branch taken (key, choice) and thread count.
-   */
-  readonly fresh: Int32Array;
-  /** the pending wakeup trees of fresh positions that have one, by index among them */
-  readonly freshWut: { readonly index: number; readonly wut: WakeupNode[] }[];
-  /** branches the run offered at replayed positions (the frontier included), by position */
-  readonly offers: { readonly position: number; readonly branch: Branch }[];
-  /** the run's events (dpor_wire.ts) and their clocks, `width` entries each */
+/** A run's order as plain data: its events (dpor_wire.ts) and their clocks, `width` entries each. */
+export interface WireOrder {
   readonly events: Int32Array;
   readonly clocks: Int32Array;
   readonly width: number;
+}
+
+export interface DporBatchReport {
+  /** each run's outcome ('sleep': every event asleep at the next position) and choices */
+  readonly runs: { readonly outcome: PlainOutcome | 'sleep'; readonly choices: number[] }[];
+  readonly eventsRun: number;
+  /** positions created (the one-thread search's `nodes`) */
+  readonly positionsMade: number;
+  /** the waiter the first run chose at the frontier's signal (-1: none chosen there) */
+  readonly frontierChoice: number;
+  /** branches the runs offered at the task's positions (the frontier included), by position */
+  readonly offers: { readonly position: number; readonly branch: Branch }[];
+  /** the order of every run with a race whose reversal lands at the task's positions */
+  readonly escapes: WireOrder[];
+  /** races reversed inside the subtree, and how many added a branch there */
+  readonly races: number;
+  readonly insertions: number;
+  readonly infeasible: number;
+  /**
+   * null: the subtree is explored. Else its path below the frontier as the last run left
+   * it: count, then per position its enabled events, arrival sleep set, explored branches,
+   * the branch the last run took (key, choice) and thread count.
+   */
+  readonly rest: Int32Array | null;
+  /** the pending wakeup trees of `rest`'s positions that have one, by index among them */
+  readonly restWut: { readonly index: number; readonly wut: WakeupNode[] }[];
   readonly digests: Float64Array;
 }
 
 /** the subject being built or built (set by the first task, before it waits, so later tasks find it) */
 let subject: Promise<Subject> | null = null;
 
-export async function runDporTask(task: DporTask): Promise<DporRunReport> {
+export async function runDporBatch(task: DporTask): Promise<DporBatchReport> {
   if (task.subject !== undefined) subject = buildSubject(task.subject);
   if (subject === null) throw new Error('internal error: a DPOR task before its subject');
-  return runTask(await subject, task);
+  return runBatch(await subject, task);
 }
 
 async function buildSubject(spec: SubjectSpec): Promise<Subject> {
@@ -90,9 +115,14 @@ async function buildSubject(spec: SubjectSpec): Promise<Subject> {
   return (fn as (a: unknown) => Subject)(spec.arg);
 }
 
-function runTask(subject: Subject, task: DporTask): DporRunReport {
+/** no part of a search on threads is split further (dpor_shard.ts) */
+const WHOLE = new ShardSplit({ index: 0, count: 1 });
+
+function runBatch(subject: Subject, task: DporTask): DporBatchReport {
+  const started = performance.now();
   const stack = replayedStack(task);
-  const replayed = stack.length;
+  // positions 0..floor are the owner's (the frontier last); the subtree below is this run's
+  const floor = stack.length - 1;
   const states = new Set<number>();
   const cfg: DporRunConfig = {
     preemptions: Infinity,
@@ -103,47 +133,84 @@ function runTask(subject: Subject, task: DporTask): DporRunReport {
     cache: null,
     saves: null,
   };
-  const hasFrontier = replayed > 0;
-  const strategy = new DporStrategy(stack, hasFrontier ? replayed - 1 : -1, cfg);
-  let outcome: SubjectRun | 'sleep';
-  try {
-    outcome = strategy.needsState ? subject.run(strategy, (a) => strategy.attach(a)) : subject.run(strategy);
-    strategy.finish();
-  } catch (e) {
-    if (!(e instanceof RunStopped) || e.why !== 'sleep') throw e;
-    outcome = 'sleep';
+  const runs = new Runs(subject, stack, cfg);
+  const done: DporBatchReport['runs'] = [];
+  const offers: DporBatchReport['offers'] = [];
+  const escapes: WireOrder[] = [];
+  const stats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  let eventsRun = 0;
+  let positionsMade = 0;
+  let frontierChoice = -1;
+  let frontier = floor;
+  for (;;) {
+    const before = stack.length;
+    const { strategy, outcome, eventsRun: ran } = runs.next(frontier);
+    eventsRun += ran;
+    positionsMade += Math.max(0, stack.length - Math.max(before, frontier + 1));
+    if (done.length === 0 && floor >= 0) frontierChoice = strategy.hb.events[floor]?.choice ?? -1;
+    if (outcome === 'cached' || outcome === 'bound')
+      throw new Error(`internal error: a run of the search on threads stopped as '${outcome}'`);
+    done.push({ outcome: outcome === 'sleep' ? outcome : plainOutcome(outcome), choices: strategy.path });
+    const violated = outcome !== 'sleep' && outcome.violation !== null;
+    if (violated) offerAlternatives(stack);
+    if (reverseRaces(stack, strategy.hb, false, stats, WHOLE, floor)) {
+      const events = new Writer();
+      events.events(strategy.hb.events);
+      const order = strategy.hb.snapshot();
+      escapes.push({ events: events.done(), clocks: order.clocks, width: order.width });
+    }
+    // what the run offered at the owner's positions is the owner's to explore
+    for (let p = 0; p <= floor; p++) {
+      const node = stack[p];
+      if (node === undefined) continue;
+      for (const w of node.wut) offers.push({ position: p, branch: { key: w.key, choice: w.choice, fp: w.fp } });
+      node.wut = [];
+    }
+    const stop =
+      done.length >= task.maxRuns ||
+      performance.now() - started >= task.sliceMs ||
+      Date.now() >= task.deadline ||
+      (violated && task.stopOnViolation);
+    const rest = stop ? restOf(stack, floor) : null;
+    if (rest === null) frontier = backtrack(stack, cfg.maxThreads, WHOLE, false, floor);
+    if (rest !== null || frontier < 0)
+      return {
+        runs: done,
+        eventsRun,
+        positionsMade,
+        frontierChoice,
+        offers,
+        escapes,
+        races: stats.races,
+        insertions: stats.insertions,
+        infeasible: stats.infeasible,
+        rest: rest?.path ?? null,
+        restWut: rest?.wut ?? [],
+        digests: Float64Array.from(states),
+      };
   }
-  const offers: DporRunReport['offers'] = [];
-  stack.slice(0, replayed).forEach((n, position) => {
-    for (const w of n.wut) offers.push({ position, branch: { key: w.key, choice: w.choice, fp: w.fp } });
+}
+
+/** the subtree's path below the floor as the last run left it (null: nothing there) */
+function restOf(
+  stack: readonly DporNode[],
+  floor: number,
+): { path: Int32Array; wut: DporBatchReport['restWut'] } | null {
+  const below = stack.slice(floor + 1);
+  if (below.length === 0) return null;
+  const out = new Writer();
+  const wut: DporBatchReport['restWut'] = [];
+  out.push(below.length);
+  below.forEach((n, index) => {
+    out.enabled(n.enabled);
+    out.branches(n.sleep);
+    out.branches(n.done);
+    out.push(n.chosen.key);
+    out.push(n.chosen.choice);
+    out.push(n.threadCount);
+    if (n.wut.length > 0) wut.push({ index, wut: n.wut });
   });
-  const fresh = new Writer();
-  const freshWut: DporRunReport['freshWut'] = [];
-  const created = stack.slice(replayed);
-  fresh.push(created.length);
-  created.forEach((n, index) => {
-    fresh.enabled(n.enabled);
-    fresh.branches(n.sleep);
-    fresh.push(n.chosen.key);
-    fresh.push(n.chosen.choice);
-    fresh.push(n.threadCount);
-    if (n.wut.length > 0) freshWut.push({ index, wut: n.wut });
-  });
-  const events = new Writer();
-  events.events(strategy.hb.events);
-  const order = strategy.hb.snapshot();
-  return {
-    outcome: outcome === 'sleep' ? outcome : plainOutcome(outcome),
-    choices: strategy.path,
-    eventsRun: strategy.eventsRun,
-    fresh: fresh.done(),
-    freshWut,
-    offers,
-    events: events.done(),
-    clocks: order.clocks,
-    width: order.width,
-    digests: Float64Array.from(states),
-  };
+  return { path: out.done(), wut };
 }
 
 function plainOutcome(r: SubjectRun): PlainOutcome {

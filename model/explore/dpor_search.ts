@@ -130,18 +130,26 @@ export function dporSearch(subject: Subject, opts: SearchOptions): DporSearchRes
 
 /**
  * Every race e < e' of the run: insert notdep(e).e' at e's position. Under a bound, also
- * backtrack e''s thread at the last context switch before e.
+ * backtrack e''s thread at the last context switch before e. A race whose e lies at or
+ * above `floor` is left alone (another thread owns those positions: dpor_run_task.ts);
+ * returns whether there was one.
  */
-function reverseRaces(
+export function reverseRaces(
   stack: DporNode[],
   hb: HappensBefore,
   bounded: boolean,
   stats: DporStats,
   split: ShardSplit,
-): void {
+  floor = -1,
+): boolean {
+  let above = false;
   forEachReversal(hb, (i, seq, first, later) => {
     const node = stack[i];
     if (node === undefined) return;
+    if (i <= floor) {
+      above = true;
+      return;
+    }
     stats.races++;
     if (node.enabledEvent(first.key) === undefined) {
       stats.infeasible++;
@@ -155,6 +163,7 @@ function reverseRaces(
     const wakeup = (later.key & 1) === 1 ? node.enabledEvent(later.key) : undefined;
     if (wakeup !== undefined) insertSingle(node.wut, node.sleepSet(), { key: wakeup.key, choice: -1, fp: wakeup.fp });
   });
+  return above;
 }
 
 /**
@@ -204,7 +213,7 @@ function backtrackAtLastSwitch(stack: DporNode[], hb: HappensBefore, i: number, 
 }
 
 /** A violation ends the run: every other event enabled before its last step could go first. */
-function offerAlternatives(stack: DporNode[]): void {
+export function offerAlternatives(stack: DporNode[]): void {
   const node = stack[stack.length - 1];
   if (node === undefined) return;
   const sleep = node.sleepSet();
@@ -215,13 +224,21 @@ function offerAlternatives(stack: DporNode[]): void {
 
 /**
  * Finishes the chosen branch of the deepest position and moves it to its next branch;
- * positions with none left are dropped. Returns the new frontier, or -1 when done.
+ * positions with none left are dropped. Returns the new frontier, or -1 when done: when
+ * no position below `floor` has a branch left (the positions at and above it are another
+ * thread's, dpor_run_task.ts).
  */
-function backtrack(stack: DporNode[], maxThreads: number, split: ShardSplit, bounded: boolean): number {
+export function backtrack(
+  stack: DporNode[],
+  maxThreads: number,
+  split: ShardSplit,
+  bounded: boolean,
+  floor = -1,
+): number {
   for (;;) {
     const top = stack.length - 1;
     const node = stack[top];
-    if (node === undefined) return -1;
+    if (node === undefined || top <= floor) return -1;
     const fp = node.enabledEvent(node.chosen.key)?.fp;
     if (fp === undefined) throw new Error('internal error: chosen branch not enabled');
     if (node.entry !== null) {

@@ -16,19 +16,33 @@ import { subjectNamed, tiny, TOYS } from './parallel_subjects.js';
 const MODULE = new URL('./parallel_subjects.ts', import.meta.url).href;
 const opts = { preemptions: Infinity, reduce: true, stopOnViolation: false, countStates: true } as const;
 
+/**
+ * How long a worker keeps a subtree: the default time slice, a subtree handed back after
+ * every run (each run's positions and races come back to the tree at once), and after
+ * every third run (the owner takes over positions with explored branches, and reverses
+ * races of runs the worker made without it).
+ */
+const SLICES = [
+  { name: 'the default slice', slice: undefined },
+  { name: 'one run a slice', slice: { ms: Infinity, runs: 1 } },
+  { name: 'three runs a slice', slice: { ms: Infinity, runs: 3 } },
+] as const;
+
 describe('DPOR on worker threads', () => {
   for (const name of TOYS) {
-    it(`gives the states and verdicts of the one-thread search: ${name}`, async () => {
-      const one = dporSearch(subjectNamed(name), opts);
-      const two = await dporParallel({ module: MODULE, fn: 'subjectNamed', arg: name }, opts, 2);
-      expect(two.complete).toBe(true);
-      expect(two.states).toBe(one.states);
-      expect(new Set(two.violations.map((v) => v.property))).toEqual(new Set(one.violations.map((v) => v.property)));
-      expect(two.schedules).toBeGreaterThanOrEqual(one.schedules);
-      expect(two.schedules).toBeLessThanOrEqual(Math.ceil(one.schedules * 1.2));
-      expect(two.dpor.infeasible).toBe(0);
-      expect(two.dpor.sleepBlocked).toBe(0);
-    });
+    for (const { name: sliced, slice } of SLICES) {
+      it(`gives the states and verdicts of the one-thread search: ${name}, ${sliced}`, async () => {
+        const one = dporSearch(subjectNamed(name), opts);
+        const two = await dporParallel({ module: MODULE, fn: 'subjectNamed', arg: name }, opts, 2, slice);
+        expect(two.complete).toBe(true);
+        expect(two.states).toBe(one.states);
+        expect(new Set(two.violations.map((v) => v.property))).toEqual(new Set(one.violations.map((v) => v.property)));
+        expect(two.schedules).toBeGreaterThanOrEqual(one.schedules);
+        expect(two.schedules).toBeLessThanOrEqual(Math.ceil(one.schedules * 1.2));
+        expect(two.dpor.infeasible).toBe(0);
+        expect(two.dpor.sleepBlocked).toBe(0);
+      });
+    }
   }
 
   it('stops at the first violation, whose choices replay it', async () => {
