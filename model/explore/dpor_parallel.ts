@@ -1,14 +1,19 @@
 /**
  * The unbounded, stateless DPOR search of one scenario on several worker threads, with
  * the work handed out as it appears: one thread (this one) owns the search tree
- * (dpor_tree.ts) and every decision of the algorithm; it and the workers run schedules
- * (dpor_run_task.ts; this thread is slot 0 of the pool, as its decisions take a small
- * share of a core, so N jobs keep N threads busy). Each slot, when its run reports, gets
- * the deepest pending branch on that run's path (its own subtree, depth first, as the one-thread search would go on)
- * or, when there is none, the shallowest pending branch anywhere (the largest piece of
- * work left, taken from whoever found it). Races of every run are reversed here, into the
- * one tree, so no two workers explore the same reversal, unlike the static split of
- * dpor_shard.ts, whose parts each reverse what they find.
+ * (dpor_tree.ts) and hands out jobs; it and the workers run them (dpor_run_task.ts; this
+ * thread is slot 0 of the pool, as its own work takes a small share of a core, so N jobs
+ * keep N threads busy). A job is a pending branch, and its thread owns the branch's
+ * subtree for a time slice: it runs the one-thread search there (races reversed at the
+ * subtree's positions, backtracking within it), so that no run waits on a message, and
+ * reports what is the tree's: the races whose reversal lands at or above the branch (they
+ * are reversed here, into the one tree, so no two threads explore the same reversal,
+ * unlike the static split of dpor_shard.ts, whose parts each reverse what they find), the
+ * branches offered there, and, when the slice ended first, the subtree's path as it
+ * stands, whose pending branches are then handed out like any other. A thread whose job
+ * reports gets the deepest pending branch on that job's path (its own subtree, depth
+ * first, as the one-thread search would go on) or, when there is none, the shallowest
+ * pending branch anywhere (the largest piece of work left, taken from whoever found it).
  *
  * What it promises is the one-thread search's (dpor_tree.ts says why): every Mazurkiewicz
  * trace of the scenario explored, so the same distinct states and the same properties
@@ -42,10 +47,10 @@ export interface Slice {
  */
 const SLICE: Slice = { ms: 20, runs: Number.MAX_SAFE_INTEGER };
 /**
- * Jobs given to a worker at once. This thread reads a worker's report only between its own
- * runs, so a worker's next job can come a whole run late: with two queued, a worker
- * waited for work before 16-19 % of its runs (3 experts, 2 jobs); with four, 2-3 %, and
- * the search to its end makes the same schedules.
+ * Jobs given to a worker at once: this thread reads a worker's report only between its
+ * own slices, so a worker's next job can come a slice late. (Measured when a job was one
+ * run: with two queued, a worker waited for work before 16-19 % of its runs; with four,
+ * 2-3 %.)
  */
 const QUEUED = 4;
 

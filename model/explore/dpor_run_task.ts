@@ -15,9 +15,9 @@
  * tasks but its subject (built from the first task's spec) and the compiled thread code.
  */
 import { DporNode } from './dpor_node.js';
-import type { DporRunConfig } from './dpor_strategy.js';
+import type { DporRunConfig, DporStrategy } from './dpor_strategy.js';
 import { backtrack, offerAlternatives, reverseRaces } from './dpor_search.js';
-import { Runs } from './dpor_runs.js';
+import { Runs, type RunEnd } from './dpor_runs.js';
 import { ShardSplit } from './dpor_shard.js';
 import type { Subject, SubjectRun } from './subject.js';
 import type { Branch, WakeupNode } from './wakeup_tree.js';
@@ -121,73 +121,90 @@ const WHOLE = new ShardSplit({ index: 0, count: 1 });
 function runBatch(subject: Subject, task: DporTask): DporBatchReport {
   const started = performance.now();
   const stack = replayedStack(task);
-  // positions 0..floor are the owner's (the frontier last); the subtree below is this run's
-  const floor = stack.length - 1;
-  const states = new Set<number>();
   const cfg: DporRunConfig = {
     preemptions: Infinity,
     checks: subject.checks,
     maxThreads: DEFAULT_LIMITS.maxThreads,
     spuriousWakeups: subject.spuriousWakeups ?? 0,
-    states,
+    states: new Set<number>(),
     cache: null,
     saves: null,
   };
   const runs = new Runs(subject, stack, cfg);
-  const done: DporBatchReport['runs'] = [];
-  const offers: DporBatchReport['offers'] = [];
-  const escapes: WireOrder[] = [];
-  const stats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
-  let eventsRun = 0;
-  let positionsMade = 0;
-  let frontierChoice = -1;
-  let frontier = floor;
-  for (;;) {
+  // positions 0..floor are the owner's (the frontier last); the subtree below is this task's
+  const slice = new SliceReport(stack, stack.length - 1);
+  for (let frontier = slice.floor; ; ) {
     const before = stack.length;
-    const { strategy, outcome, eventsRun: ran } = runs.next(frontier);
-    eventsRun += ran;
-    positionsMade += Math.max(0, stack.length - Math.max(before, frontier + 1));
-    if (done.length === 0 && floor >= 0) frontierChoice = strategy.hb.events[floor]?.choice ?? -1;
+    const { strategy, outcome, eventsRun } = runs.next(frontier);
+    const violated = slice.add(strategy, outcome, eventsRun, stack.length - Math.max(before, frontier + 1));
+    const stop =
+      slice.runs.length >= task.maxRuns ||
+      performance.now() - started >= task.sliceMs ||
+      Date.now() >= task.deadline ||
+      (violated && task.stopOnViolation);
+    const rest = stop ? restOf(stack, slice.floor) : null;
+    if (rest === null) frontier = backtrack(stack, cfg.maxThreads, WHOLE, false, slice.floor);
+    if (rest !== null || frontier < 0) return slice.report(rest, cfg.states ?? new Set());
+  }
+}
+
+/** What a slice's runs leave for the tree's owner, gathered run by run. */
+class SliceReport {
+  readonly runs: DporBatchReport['runs'] = [];
+  private readonly offers: DporBatchReport['offers'] = [];
+  private readonly escapes: WireOrder[] = [];
+  private readonly stats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  private eventsRun = 0;
+  private positionsMade = 0;
+  private frontierChoice = -1;
+
+  constructor(
+    private readonly stack: DporNode[],
+    readonly floor: number,
+  ) {}
+
+  /** a run ended: its outcome, its races reversed (here or left to the owner); whether it violated */
+  add(strategy: DporStrategy, outcome: RunEnd, eventsRun: number, made: number): boolean {
+    const { stack, floor } = this;
+    this.eventsRun += eventsRun;
+    this.positionsMade += Math.max(0, made);
+    if (this.runs.length === 0 && floor >= 0) this.frontierChoice = strategy.hb.events[floor]?.choice ?? -1;
     if (outcome === 'cached' || outcome === 'bound')
       throw new Error(`internal error: a run of the search on threads stopped as '${outcome}'`);
-    done.push({ outcome: outcome === 'sleep' ? outcome : plainOutcome(outcome), choices: strategy.path });
+    this.runs.push({ outcome: outcome === 'sleep' ? outcome : plainOutcome(outcome), choices: strategy.path });
     const violated = outcome !== 'sleep' && outcome.violation !== null;
     if (violated) offerAlternatives(stack);
-    if (reverseRaces(stack, strategy.hb, false, stats, WHOLE, floor)) {
+    if (reverseRaces(stack, strategy.hb, false, this.stats, WHOLE, floor)) {
       const events = new Writer();
       events.events(strategy.hb.events);
       const order = strategy.hb.snapshot();
-      escapes.push({ events: events.done(), clocks: order.clocks, width: order.width });
+      this.escapes.push({ events: events.done(), clocks: order.clocks, width: order.width });
     }
     // what the run offered at the owner's positions is the owner's to explore
     for (let p = 0; p <= floor; p++) {
       const node = stack[p];
       if (node === undefined) continue;
-      for (const w of node.wut) offers.push({ position: p, branch: { key: w.key, choice: w.choice, fp: w.fp } });
+      for (const w of node.wut) this.offers.push({ position: p, branch: { key: w.key, choice: w.choice, fp: w.fp } });
       node.wut = [];
     }
-    const stop =
-      done.length >= task.maxRuns ||
-      performance.now() - started >= task.sliceMs ||
-      Date.now() >= task.deadline ||
-      (violated && task.stopOnViolation);
-    const rest = stop ? restOf(stack, floor) : null;
-    if (rest === null) frontier = backtrack(stack, cfg.maxThreads, WHOLE, false, floor);
-    if (rest !== null || frontier < 0)
-      return {
-        runs: done,
-        eventsRun,
-        positionsMade,
-        frontierChoice,
-        offers,
-        escapes,
-        races: stats.races,
-        insertions: stats.insertions,
-        infeasible: stats.infeasible,
-        rest: rest?.path ?? null,
-        restWut: rest?.wut ?? [],
-        digests: Float64Array.from(states),
-      };
+    return violated;
+  }
+
+  report(rest: ReturnType<typeof restOf>, states: ReadonlySet<number>): DporBatchReport {
+    return {
+      runs: this.runs,
+      eventsRun: this.eventsRun,
+      positionsMade: this.positionsMade,
+      frontierChoice: this.frontierChoice,
+      offers: this.offers,
+      escapes: this.escapes,
+      races: this.stats.races,
+      insertions: this.stats.insertions,
+      infeasible: this.stats.infeasible,
+      rest: rest?.path ?? null,
+      restWut: rest?.wut ?? [],
+      digests: Float64Array.from(states),
+    };
   }
 }
 

@@ -18,10 +18,15 @@
  *    still pending) and then the pending wakeup tree. Below a started branch the walk
  *    goes on at its child position, which is checked the same way (its sleep set and
  *    explored branches cover what they cover, by the completeness of optimal DPOR at
- *    every finished branch); a branch whose run is still in flight has no child yet, so
- *    the rest of v waits on it (`held`) and is inserted at the child when the run
- *    reports, unless the branch carries no wakeup subtree (a leaf of the wakeup tree: v
- *    is covered, as in insertSequence).
+ *    every finished branch); a branch whose job is still in flight has no child here yet
+ *    (its thread owns the subtree for a slice), so the rest of v waits on it (`held`)
+ *    and is inserted at the child when the job hands the subtree's rest back, or is
+ *    covered when the job explored the whole subtree (a finished branch, as above), or
+ *    when the branch carries no wakeup subtree (a leaf of the wakeup tree, as in
+ *    insertSequence).
+ * Inside a job's subtree its thread runs the one-thread search itself, whose order there
+ * is the one-thread order; the races of its runs that land above the subtree come back
+ * with its report and are inserted here as any run's.
  * A position is finished when nothing is active or pending there; it then counts as an
  * explored branch of its parent, and the search ends when the root is finished.
  *
