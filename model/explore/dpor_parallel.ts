@@ -54,14 +54,14 @@ const SLICE: Slice = { ms: 20, runs: Number.MAX_SAFE_INTEGER };
  */
 const QUEUED = 4;
 
-/** A run handed to a worker: where it branches off, and the tree path it follows. */
+/** A job handed to a thread: the branch whose subtree it explores, and the tree path to it. */
 interface Job {
   readonly task: DporTask;
-  /** positions 0..frontier (empty for the first run) */
+  /** positions 0..frontier (empty for the first job, whose subtree is the whole tree) */
   readonly path: TreeNode[];
-  /** the start number of the run's branch at each position of `path` */
+  /** the start number of the path's branch at each position of `path` */
   readonly serials: number[];
-  /** the frontier's new branch (null for the first run) */
+  /** the frontier's new branch (null for the first job) */
   readonly branch: ActiveBranch | null;
 }
 
