@@ -10,6 +10,8 @@ import { dporParallel } from '../../model/explore/dpor_parallel.js';
 import { dporSearch } from '../../model/explore/dpor_search.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
+import { scenarioSubject } from '../../model/explore/subject.js';
+import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
 import { subjectNamed, tiny, TOYS } from './parallel_subjects.js';
 
@@ -44,6 +46,26 @@ describe('DPOR on worker threads', () => {
       });
     }
   }
+
+  it('gives the states of the one-thread search on the tier with 2 experts (3,960 schedules), ten runs a slice', async () => {
+    // a tree of thousands of schedules, so that subtrees are handed back and taken over
+    // many times over, with races of runs made apart landing in one tree
+    const scenario = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
+    const one = dporSearch(scenarioSubject(scenario), opts);
+    const spec = {
+      module: new URL('../../model/explore/subject.ts', import.meta.url).href,
+      fn: 'scenarioSubject',
+      arg: scenario,
+    };
+    const two = await dporParallel(spec, opts, 2, { ms: Infinity, runs: 10 });
+    expect(one.complete).toBe(true);
+    expect(two.complete).toBe(true);
+    expect(two.states).toBe(one.states);
+    expect(two.violations).toEqual([]);
+    expect(one.violations).toEqual([]);
+    expect(two.schedules).toBeLessThanOrEqual(Math.ceil(one.schedules * 1.2));
+    expect(two.dpor.infeasible).toBe(0);
+  }, 120_000);
 
   it('stops at the first violation, whose choices replay it', async () => {
     const name = 'tier with the fill_wait race';
