@@ -26,7 +26,7 @@
  * internal error, never a silent success.
  */
 import { forEachReversal, type DporSearchResult, type DporStats } from './dpor_search.js';
-import { subjectRunOf, type DporBatchReport, type DporTask, type SubjectSpec } from './dpor_run_task.js';
+import { subjectRunOf, type DporSliceReport, type DporTask, type SubjectSpec } from './dpor_run_task.js';
 import { RunOrder } from './happens_before.js';
 import { Reader, Writer } from './dpor_wire.js';
 import type { SearchOptions } from './search_types.js';
@@ -145,7 +145,7 @@ class ParallelSearch {
         inFlight++;
         const arg: DporTask = told[worker] === true ? job.task : { ...job.task, subject: this.spec };
         told[worker] = true;
-        pool.run<DporBatchReport>(worker, { module: MODULE, fn: 'runDporBatch', arg }).then((report) => {
+        pool.run<DporSliceReport>(worker, { module: MODULE, fn: 'runDporSlice', arg }).then((report) => {
           load[worker] = (load[worker] ?? 1) - 1;
           inFlight--;
           if (failed) return;
@@ -270,7 +270,7 @@ class ParallelSearch {
    * was explored, joins the tree. Returns the job's last position (where to look for the
    * reporting worker's next job).
    */
-  private apply(job: Job, r: DporBatchReport): TreeNode | null {
+  private apply(job: Job, r: DporSliceReport): TreeNode | null {
     this.count(r);
     const path = job.path;
     const serials = job.serials;
@@ -350,7 +350,7 @@ class ParallelSearch {
     });
   }
 
-  private count(r: DporBatchReport): void {
+  private count(r: DporSliceReport): void {
     const stats = this.tally.stats;
     stats.stepsExecuted += r.eventsRun;
     stats.nodes += r.positionsMade;

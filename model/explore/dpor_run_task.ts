@@ -72,7 +72,7 @@ export interface WireOrder {
   readonly width: number;
 }
 
-export interface DporBatchReport {
+export interface DporSliceReport {
   /** each run's outcome ('sleep': every event asleep at the next position) and choices */
   readonly runs: { readonly outcome: PlainOutcome | 'sleep'; readonly choices: number[] }[];
   readonly eventsRun: number;
@@ -102,10 +102,10 @@ export interface DporBatchReport {
 /** the subject being built or built (set by the first task, before it waits, so later tasks find it) */
 let subject: Promise<Subject> | null = null;
 
-export async function runDporBatch(task: DporTask): Promise<DporBatchReport> {
+export async function runDporSlice(task: DporTask): Promise<DporSliceReport> {
   if (task.subject !== undefined) subject = buildSubject(task.subject);
   if (subject === null) throw new Error('internal error: a DPOR task before its subject');
-  return runBatch(await subject, task);
+  return runSlice(await subject, task);
 }
 
 async function buildSubject(spec: SubjectSpec): Promise<Subject> {
@@ -118,7 +118,7 @@ async function buildSubject(spec: SubjectSpec): Promise<Subject> {
 /** no part of a search on threads is split further (dpor_shard.ts) */
 const WHOLE = new ShardSplit({ index: 0, count: 1 });
 
-function runBatch(subject: Subject, task: DporTask): DporBatchReport {
+function runSlice(subject: Subject, task: DporTask): DporSliceReport {
   const started = performance.now();
   const stack = replayedStack(task);
   const cfg: DporRunConfig = {
@@ -150,8 +150,8 @@ function runBatch(subject: Subject, task: DporTask): DporBatchReport {
 
 /** What a slice's runs leave for the tree's owner, gathered run by run. */
 class SliceReport {
-  readonly runs: DporBatchReport['runs'] = [];
-  private readonly offers: DporBatchReport['offers'] = [];
+  readonly runs: DporSliceReport['runs'] = [];
+  private readonly offers: DporSliceReport['offers'] = [];
   private readonly escapes: WireOrder[] = [];
   private readonly stats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
   private eventsRun = 0;
@@ -190,7 +190,7 @@ class SliceReport {
     return violated;
   }
 
-  report(rest: ReturnType<typeof restOf>, states: ReadonlySet<number>): DporBatchReport {
+  report(rest: ReturnType<typeof restOf>, states: ReadonlySet<number>): DporSliceReport {
     return {
       runs: this.runs,
       eventsRun: this.eventsRun,
@@ -212,11 +212,11 @@ class SliceReport {
 function restOf(
   stack: readonly DporNode[],
   floor: number,
-): { path: Int32Array; wut: DporBatchReport['restWut'] } | null {
+): { path: Int32Array; wut: DporSliceReport['restWut'] } | null {
   const below = stack.slice(floor + 1);
   if (below.length === 0) return null;
   const out = new Writer();
-  const wut: DporBatchReport['restWut'] = [];
+  const wut: DporSliceReport['restWut'] = [];
   out.push(below.length);
   below.forEach((n, index) => {
     out.enabled(n.enabled);
