@@ -16,7 +16,7 @@
  */
 import { DporNode } from './dpor_node.js';
 import type { DporRunConfig, DporStrategy } from './dpor_strategy.js';
-import { backtrack, offerAlternatives, reverseRaces } from './dpor_search.js';
+import { backtrack, offerAlternatives, reverseRaces, type DporStats } from './dpor_search.js';
 import { Runs, type RunEnd } from './dpor_runs.js';
 import { ShardSplit } from './dpor_shard.js';
 import type { Subject, SubjectRun } from './subject.js';
@@ -121,12 +121,13 @@ const WHOLE = new ShardSplit({ index: 0, count: 1 });
 function runSlice(subject: Subject, task: DporTask): DporSliceReport {
   const started = performance.now();
   const stack = replayedStack(task);
+  const states = new Set<number>();
   const cfg: DporRunConfig = {
     preemptions: Infinity,
     checks: subject.checks,
     maxThreads: DEFAULT_LIMITS.maxThreads,
     spuriousWakeups: subject.spuriousWakeups ?? 0,
-    states: new Set<number>(),
+    states,
     cache: null,
     saves: null,
   };
@@ -144,7 +145,7 @@ function runSlice(subject: Subject, task: DporTask): DporSliceReport {
       (violated && task.stopOnViolation);
     const rest = stop ? restOf(stack, slice.floor) : null;
     if (rest === null) frontier = backtrack(stack, cfg.maxThreads, WHOLE, false, slice.floor);
-    if (rest !== null || frontier < 0) return slice.report(rest, cfg.states ?? new Set());
+    if (rest !== null || frontier < 0) return slice.report(rest, states);
   }
 }
 
@@ -153,7 +154,14 @@ class SliceReport {
   readonly runs: DporSliceReport['runs'] = [];
   private readonly offers: DporSliceReport['offers'] = [];
   private readonly escapes: WireOrder[] = [];
-  private readonly stats = { expansions: 0, races: 0, insertions: 0, infeasible: 0, sleepBlocked: 0, boundStopped: 0 };
+  private readonly stats: DporStats = {
+    expansions: 0,
+    races: 0,
+    insertions: 0,
+    infeasible: 0,
+    sleepBlocked: 0,
+    boundStopped: 0,
+  };
   private eventsRun = 0;
   private positionsMade = 0;
   private frontierChoice = -1;
