@@ -13,7 +13,7 @@ export default defineConfig({
     maxWorkers: 2,
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts', 'model/**/*.ts', 'properties/**/*.ts'],
+      include: ['src/**/*.ts', 'model/**/*.ts', 'properties/**/*.ts', 'apps/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'reports/coverage',
     },

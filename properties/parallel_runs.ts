@@ -22,7 +22,7 @@
  */
 import { checkScenario, checkSuite } from './runner.js';
 import type { CheckRequest, ScenarioRequest, SuiteResult } from './types.js';
-import { runTasks } from '../model/explore/worker_pool.js';
+import { runTasks } from '../model/explore/workers/pool.js';
 import { newTally, summarize } from './tally.js';
 
 export const UNIT_RUNS = 250;

@@ -2,9 +2,9 @@
  * Exhaustive search of one given scenario, as parts that run apart: in this thread
  * (`--jobs 1`), on worker threads (`--jobs N`), or in CI jobs (`--shard i/n`, joined by
  * `npm run report -- merge`). Unbounded with reduction on, the search is optimal DPOR
- * (model/explore/dpor_search.ts): on worker threads it hands out its work as it appears
- * (model/explore/dpor_parallel.ts), in CI jobs or with the state cache it splits into
- * parts (model/explore/dpor_shard.ts). Under a
+ * (model/explore/dpor/search.ts): on worker threads it hands out its work as it appears
+ * (model/explore/dpor/parallel.ts), in CI jobs or with the state cache it splits into
+ * parts (model/explore/dpor/shard.ts). Under a
  * preemption bound it is the sleep-set search (model/explore/search.ts): the DPOR
  * search's bounded mode (BPOR) does not yet finish where sleep sets do. With
  * --no-reduction it is plain DFS. Those two do not split.
@@ -18,13 +18,13 @@
  * are larger, as every part replays the shared start of the tree.
  */
 import { searchGuarantee } from '../model/explore/guarantee.js';
-import { mergeShards, type ShardResult } from '../model/explore/shard_merge.js';
-import { dporSearch } from '../model/explore/dpor_search.js';
-import { dporParallel } from '../model/explore/dpor_parallel.js';
+import { mergeShards, type ShardResult } from '../model/explore/dpor/shard_merge.js';
+import { dporSearch } from '../model/explore/dpor/search.js';
+import { dporParallel } from '../model/explore/dpor/parallel.js';
 import { search } from '../model/explore/search.js';
 import type { SearchOptions } from '../model/explore/search_types.js';
 import { scenarioSubject } from '../model/explore/subject.js';
-import { runTasks } from '../model/explore/worker_pool.js';
+import { runTasks } from '../model/explore/workers/pool.js';
 import { DEFAULT_PREEMPTIONS_SCENARIO, shrunkCounterexample, shortestFailure } from './runner_explore.js';
 import { newTally, record, summarize, type Tally } from './tally.js';
 import type { ScenarioRequest, SuiteResult } from './types.js';
@@ -124,8 +124,8 @@ export function joinSearchParts(req: PlainScenarioRequest, parts: readonly Searc
 /**
  * The whole search on `jobs` worker threads (1: in this thread), or one shard's parts.
  * An unbounded stateless DPOR search on several threads hands its work out as it
- * appears (dpor_parallel.ts: one tree, no overlap); with the state cache it is split
- * into one part per thread (dpor_shard.ts: each thread keeps its own cache).
+ * appears (dpor/parallel.ts: one tree, no overlap); with the state cache it is split
+ * into one part per thread (dpor/shard.ts: each thread keeps its own cache).
  */
 export async function exhaustiveParts(
   req: PlainScenarioRequest,

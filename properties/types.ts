@@ -32,7 +32,7 @@ export interface CheckRequest {
   /** exhaustive: prune states explored before (default off) */
   readonly stateCache?: boolean;
   /** exhaustive, unbounded, with the state cache (DPOR): replay each run from the start
-   *  instead of going on from the state saved where it branches (model/explore/restore/) */
+   *  instead of going on from the state saved where it branches (model/explore/state/restore/) */
   readonly replay?: boolean;
 }
 

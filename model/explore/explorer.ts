@@ -36,9 +36,9 @@ import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ChoiceNode, sleepIndexOf, type SleepEntry } from './choice_node.js';
 import { dependent, MX_ONLY, stepFootprint, type Footprint } from './footprint.js';
 import type { StateAccess } from './subject.js';
-import type { ThreadCounters } from './state_digest.js';
-import { Hasher } from './digest_hash.js';
-import { ThreadPositions } from './thread_position.js';
+import type { ThreadCounters } from './state/state_digest.js';
+import { Hasher } from './state/digest_hash.js';
+import { ThreadPositions } from './state/thread_position.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { isSubset } from './sorted_sets.js';
 

@@ -1,5 +1,5 @@
 /**
- * The bookkeeping every exhaustive search shares (search.ts, dpor_search.ts): counts of
+ * The bookkeeping every exhaustive search shares (search.ts, dpor/search.ts): counts of
  * schedules, stopped runs and steps, the first violation of each property with the
  * choices that replay it, the limits (schedules, seconds, first violation) and progress
  * reports, and the result.

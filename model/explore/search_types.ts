@@ -1,6 +1,6 @@
 /**
  * What an exhaustive search is asked for and what it reports, shared by the sleep-set
- * search (search.ts) and the DPOR search (dpor_search.ts).
+ * search (search.ts) and the DPOR search (dpor/search.ts).
  *
  * Invariant: a result claims `complete` only when no limit stopped the search.
  */
@@ -24,7 +24,7 @@ export interface SearchOptions {
   readonly onProgress?: (s: SearchStats) => void;
   /** every schedule that ran to its end (not sleep-blocked runs) */
   readonly onSchedule?: (r: SubjectRun) => void;
-  /** DPOR only: explore one part of the tree (dpor_shard.ts); the parts together cover it */
+  /** DPOR only: explore one part of the tree (dpor/shard.ts); the parts together cover it */
   readonly shard?: Shard;
   /** keep the distinct state digests in the result (to join shards' counts) */
   readonly keepStates?: boolean;

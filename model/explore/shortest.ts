@@ -18,8 +18,8 @@ import type { PropertyId } from '../../src/check/catalogue.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ThreadState, type SimThread } from '../rt/thread.js';
 import type { StateAccess, Subject } from './subject.js';
-import type { ThreadCounters } from './state_digest.js';
-import { ThreadPositions } from './thread_position.js';
+import type { ThreadCounters } from './state/state_digest.js';
+import { ThreadPositions } from './state/thread_position.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 
 export interface ShortestOptions {

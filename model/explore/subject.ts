@@ -16,14 +16,14 @@ import type { Runtime } from '../rt/runtime.js';
 import type { Violation } from '../../src/check/violation.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SimulatedWorld } from '../sim_engine/sim_world.js';
-import { addThreads, type ThreadCounters } from './state_digest.js';
-import { addValue, Hasher, valueDigest } from './digest_hash.js';
+import { addThreads, type ThreadCounters } from './state/state_digest.js';
+import { addValue, Hasher, valueDigest } from './state/digest_hash.js';
 import type { Checker } from '../../src/check/checker.js';
 import { CoverageChecker } from '../../src/check/checkers/coverage.js';
 import { TableReader, TableWatch } from '../../src/check/table_watch.js';
-import { trackReads } from './read_tracker.js';
-import { compiledThreads, type ThreadCompilation } from './compile_threads.js';
-import { tierDigest } from './tier_digest.js';
+import { trackReads } from './state/read_tracker.js';
+import { compiledThreads, type ThreadCompilation } from './state/compile_threads.js';
+import { tierDigest } from './state/tier_digest.js';
 
 export interface SubjectRun {
   readonly violation: Violation | null;

@@ -58,7 +58,7 @@ export class Runtime extends RunState {
 
   /**
    * Runs on from the state the runtime is in now: a saved state written back
-   * (model/explore/restore/snapshot.ts), which may have ended the run before.
+   * (model/explore/state/restore/snapshot.ts), which may have ended the run before.
    */
   runOn(): RunOutcome {
     return this.carryOn(null);

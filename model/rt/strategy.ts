@@ -58,7 +58,7 @@ export interface Strategy {
    * Optional: a thread choice point is next, and nothing of its step has run: the state
    * is that of the step's start but for the list of options being filled (the scheduler
    * fills it again from the start). A restoring search saves the state here
-   * (model/explore/restore/); runs resumed from it begin with the scheduler's choice.
+   * (model/explore/state/restore/); runs resumed from it begin with the scheduler's choice.
    */
   atThreadChoice?(): void;
 }

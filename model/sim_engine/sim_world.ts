@@ -36,7 +36,7 @@ import {
   type SimStaging,
   type SimTensor,
 } from '../../src/check/ledger.js';
-import { writeHeatFile as encodeHeat } from '../../src/spec/heat_file.js';
+import { writeHeatFile as encodeHeat } from '../../src/protocol_ref/heat_file.js';
 import { Violation } from '../../src/check/violation.js';
 import { RamPool, type SimRamRef } from '../ram/ram.js';
 import type { SimWorld } from '../rt/world.js';

@@ -1,5 +1,5 @@
 /**
- * How a mutation run talks to the properties CLI (src/cli/properties.ts) in a scratch
+ * How a mutation run talks to the properties CLI (apps/cli/properties.ts) in a scratch
  * copy: the command line (`--bail --quiet`, a time budget, pass-through options), the
  * shape of the properties.json it writes, and the baseline check that the unmutated
  * sources pass before any mutant is judged.
@@ -44,7 +44,7 @@ export function lastLines(text: string, n: number): string {
 export function propertiesArgs(s: RunSettings, reportDir: string): string[] {
   // one thread per mutant: the mutation run already keeps every core busy with mutants
   const args = [
-    'src/cli/properties.ts',
+    'apps/cli/properties.ts',
     '--bail',
     '--quiet',
     '--jobs',

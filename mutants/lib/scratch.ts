@@ -21,7 +21,7 @@ import { inside } from '../../src/input/paths.js';
 import { applyMutant } from './patch.js';
 import type { Mutant } from './types.js';
 
-const COPIED = ['src', 'model', 'properties', 'package.json', 'tsconfig.json', 'mutants/lib/probe.ts'];
+const COPIED = ['src', 'model', 'properties', 'apps', 'package.json', 'tsconfig.json', 'mutants/lib/probe.ts'];
 
 export interface Scratch {
   readonly dir: string;

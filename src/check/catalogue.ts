@@ -57,7 +57,7 @@ export type PropertyId = (typeof PROPERTY_IDS)[number];
 /** Safety: something bad happened. Liveness: something good never happened (a hang). */
 export type PropertyKind = 'safety' | 'liveness';
 
-/** The SPEC-* ids: a divergence of the tier from the reference (src/spec/), by family. */
+/** The SPEC-* ids: a divergence of the tier from the reference (src/protocol_ref/), by family. */
 export type SpecPropertyId = Extract<PropertyId, `SPEC-${string}`>;
 
 export interface PropertyInfo {

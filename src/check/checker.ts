@@ -48,7 +48,7 @@ export interface Checker {
   unguarded?(th: ThreadView | null): void;
   /**
    * What a checker built as a closure remembers between calls, as fields of objects: a
-   * search that saves and restores states (model/explore/restore/) reaches it here. Such a
+   * search that saves and restores states (model/explore/state/restore/) reaches it here. Such a
    * checker keeps nothing else that changes (a \`let\` it reassigns would not be restored).
    */
   readonly memory?: object;

@@ -20,7 +20,7 @@
  */
 
 import type { Slot } from '../tier/state.js';
-import type { SpecSlot } from '../spec/state.js';
+import type { SpecSlot } from '../protocol_ref/state.js';
 
 /** What the checkers read of a tier slot (everything but its constant layer and eid). */
 export const TIER_SLOT_FIELDS: readonly (keyof Slot)[] = [

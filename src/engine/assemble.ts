@@ -2,7 +2,7 @@
  * One assembly for both worlds: from a run spec, the model's shape and what the backend
  * can do, build the tier configuration (budgets in bytes, derived from what one expert
  * really takes on the device), the tier, the driver's plan and the checkers. The
- * simulator (model/run.ts) and the oracle (src/oracle/oracle_run.ts) both call it, so the
+ * simulator (model/run.ts) and the oracle (apps/oracle/oracle_run.ts) both call it, so the
  * two worlds configure the tier the same way by construction.
  */
 import { accountingChecker } from '../check/checkers/accounting.js';

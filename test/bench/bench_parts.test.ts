@@ -2,16 +2,16 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, type BenchReport } from '../../src/cli/bench/bench_report.js';
+import { renderMarkdown, type BenchReport } from '../../apps/cli/bench/bench_report.js';
 import {
   reductionFactor,
   repeatedRow,
   type ExhaustiveRow,
   type ExhaustiveSection,
-} from '../../src/cli/bench/exhaustive_bench.js';
-import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../src/cli/bench/race.js';
-import { grownScenarios } from '../../src/cli/bench/scaling.js';
-import { measureSpeed, median } from '../../src/cli/bench/speed.js';
+} from '../../apps/cli/bench/exhaustive_bench.js';
+import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../apps/cli/bench/race.js';
+import { grownScenarios } from '../../apps/cli/bench/scaling.js';
+import { measureSpeed, median } from '../../apps/cli/bench/speed.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cacheFile, transpiled } from '../../model/explore/compile_threads.js';
+import { cacheFile, transpiled } from '../../model/explore/state/compile_threads.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tierlab-compile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
  * the bound, which plain DFS within the bound enumerates.
  */
 import { describe, expect, it } from 'vitest';
-import { dporSearch } from '../../model/explore/dpor_search.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
 import { search } from '../../model/explore/search.js';
 import type { Subject } from '../../model/explore/subject.js';
 import { allTraceNames, Recorder, recording } from './trace_classes.js';

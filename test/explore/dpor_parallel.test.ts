@@ -1,13 +1,13 @@
 /**
- * The DPOR search on worker threads (dpor_parallel.ts) is the one-thread search
- * (dpor_search.ts) interleaved: on toy programs and on the tier with a race it reaches the
+ * The DPOR search on worker threads (dpor/parallel.ts) is the one-thread search
+ * (dpor/search.ts) interleaved: on toy programs and on the tier with a race it reaches the
  * same distinct states and finds the same properties violated, complete, with about as
  * many schedules (optimal DPOR: one per trace; the order of a parallel search may add a
  * few); a limit stops it as incomplete.
  */
 import { describe, expect, it } from 'vitest';
-import { dporParallel } from '../../model/explore/dpor_parallel.js';
-import { dporSearch } from '../../model/explore/dpor_search.js';
+import { dporParallel } from '../../model/explore/dpor/parallel.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import { scenarioSubject } from '../../model/explore/subject.js';

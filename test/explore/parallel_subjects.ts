@@ -1,5 +1,5 @@
 /**
- * Subjects a worker thread can build by name (dpor_parallel.ts builds its subject in each
+ * Subjects a worker thread can build by name (dpor/parallel.ts builds its subject in each
  * worker from a module, a function and a plain argument): the toy programs of the DPOR
  * tests, and the tier with the hand-made fill_wait race on the tiny configuration.
  */

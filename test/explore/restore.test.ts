@@ -1,5 +1,5 @@
 /**
- * Going on from a saved state (model/explore/restore/): a run written back to a state
+ * Going on from a saved state (model/explore/state/restore/): a run written back to a state
  * saved at a choice point goes on step for step as it went the first time, and as a run
  * replayed from the start goes; the DPOR search that restores instead of replaying
  * explores the same schedules, reaches the same states and finds the same violations,
@@ -8,9 +8,9 @@
 import { resolve } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { compiledModule, compiledThreads } from '../../model/explore/compile_threads.js';
-import { dporSearch } from '../../model/explore/dpor_search.js';
-import { Snapshot } from '../../model/explore/restore/snapshot.js';
+import { compiledModule, compiledThreads } from '../../model/explore/state/compile_threads.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
+import { Snapshot } from '../../model/explore/state/restore/snapshot.js';
 import { type MainThread, type StateAccess, scenarioSubject } from '../../model/explore/subject.js';
 import { buildRun, runScenario } from '../../model/run.js';
 import { ChoicesStrategy, RandomStrategy, type Strategy } from '../../model/rt/strategy.js';

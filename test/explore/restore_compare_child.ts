@@ -4,7 +4,7 @@
  * run and going on from saved states. Prints one JSON line per scenario with what each
  * search found, so the test compares them without importing the mutated sources.
  */
-import { dporSearch } from '../../model/explore/dpor_search.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
 import { scenarioSubject } from '../../model/explore/subject.js';
 import { committedScenario } from '../../properties/committed_scenarios.js';
 

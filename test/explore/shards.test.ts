@@ -1,12 +1,12 @@
 /**
- * A DPOR search split into parts (dpor_shard.ts) covers what the whole search covers: on
+ * A DPOR search split into parts (dpor/shard.ts) covers what the whole search covers: on
  * toy programs the parts together explore every Mazurkiewicz trace of the whole, on the
  * tier they reach the same distinct states and find the same violations, and the parts
  * on two worker threads give what the parts in one thread give.
  */
 import { describe, expect, it } from 'vitest';
-import { dporSearch } from '../../model/explore/dpor_search.js';
-import { mergeShards, type ShardResult } from '../../model/explore/shard_merge.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
+import { mergeShards, type ShardResult } from '../../model/explore/dpor/shard_merge.js';
 import type { Subject } from '../../model/explore/subject.js';
 import { scenarioSubject } from '../../model/explore/subject.js';
 import { smallWarmstart } from '../../properties/committed_scenarios.js';

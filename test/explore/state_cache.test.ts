@@ -4,7 +4,7 @@
  * used before (ops taken) is caught merging two states whose threads saw different values.
  */
 import { describe, expect, it } from 'vitest';
-import { dporSearch } from '../../model/explore/dpor_search.js';
+import { dporSearch } from '../../model/explore/dpor/search.js';
 import { search } from '../../model/explore/search.js';
 import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { scenarioSubject, type Subject } from '../../model/explore/subject.js';

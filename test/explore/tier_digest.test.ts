@@ -1,12 +1,12 @@
 /**
- * The tier's digest and its objects' places in one walk (model/explore/tier_digest.ts)
+ * The tier's digest and its objects' places in one walk (model/explore/state/tier_digest.ts)
  * equal what the two walks done apart give: the digest of the state as any value
  * (valueDigest) and the first path to each object (written out here as it was before
  * the walks were joined), at every step of runs of the committed scenarios.
  */
 import { describe, expect, it } from 'vitest';
-import { valueDigest } from '../../model/explore/digest_hash.js';
-import { tierDigest } from '../../model/explore/tier_digest.js';
+import { valueDigest } from '../../model/explore/state/digest_hash.js';
+import { tierDigest } from '../../model/explore/state/tier_digest.js';
 import { runScenario } from '../../model/run.js';
 import { RandomStrategy } from '../../model/rt/strategy.js';
 import type { Scenario } from '../../model/scenario/scenario.js';

@@ -12,8 +12,8 @@ import type { Checker } from '../../src/check/checker.js';
 import type { Strategy } from '../../model/rt/strategy.js';
 import { Violation } from '../../src/check/violation.js';
 import type { StateAccess, Subject } from '../../model/explore/subject.js';
-import { addThreads } from '../../model/explore/state_digest.js';
-import { Hasher, valueDigest } from '../../model/explore/digest_hash.js';
+import { addThreads } from '../../model/explore/state/state_digest.js';
+import { Hasher, valueDigest } from '../../model/explore/state/digest_hash.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
 
 export class CounterWorld {

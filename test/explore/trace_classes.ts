@@ -10,7 +10,7 @@
  * table, mx roles). A signal's choice of waiter is part of its event's name.
  */
 import { dependent as sleepDependent, stepFootprint, type Footprint } from '../../model/explore/footprint.js';
-import { dependent as dporDependent, eventFp, SPURIOUS_FP, type EventFp } from '../../model/explore/dependence.js';
+import { dependent as dporDependent, eventFp, SPURIOUS_FP, type EventFp } from '../../model/explore/dpor/dependence.js';
 import type { Subject } from '../../model/explore/subject.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../../model/rt/strategy.js';
 import type { SimThread } from '../../model/rt/thread.js';

@@ -1,10 +1,10 @@
 /**
- * The pool behind the parallel search (model/explore/worker_pool.ts): with this thread as
+ * The pool behind the parallel search (model/explore/workers/pool.ts): with this thread as
  * slot 0, its tasks run here and a worker's run there; each slot runs its tasks in the
  * order given; a failing task rejects with its message and the pool closes cleanly.
  */
 import { describe, expect, it } from 'vitest';
-import { WorkerThreads } from '../../model/explore/worker_pool.js';
+import { WorkerThreads } from '../../model/explore/workers/pool.js';
 
 const MODULE = new URL('./pool_tasks.ts', import.meta.url).href;
 

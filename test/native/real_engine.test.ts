@@ -15,7 +15,7 @@ import { RealRamTable } from '../../src/engine/native/real_ram.js';
 import { Violation } from '../../src/check/violation.js';
 import { loadModel } from '../../src/fixture/container.js';
 import { engineModelOf } from '../../src/fixture/engine_model.js';
-import { benchShape, writeBenchModel } from '../../src/cli/bench/bench_model.js';
+import { benchShape, writeBenchModel } from '../../apps/cli/bench/bench_model.js';
 
 const lib = new NativeEngineLib(libraryPath('cpu'));
 const loaded = loadModel('fixtures/tiny-moe');

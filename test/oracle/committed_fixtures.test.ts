@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildFixture } from '../../fixtures/build_fixture.js';
 import { loadModel } from '../../src/fixture/container.js';
-import { referenceGenerate } from '../../src/oracle/reference.js';
+import { referenceGenerate } from '../../src/float64/reference.js';
 
 const FIXTURES: readonly [string, number][] = [
   ['fixtures/tiny-moe', 7],

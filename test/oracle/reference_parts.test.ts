@@ -4,9 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ExpertMatrix } from '../../src/fixture/model_types.js';
-import { dotRow, expertForward, unpackMatrix } from '../../src/oracle/reference_expert.js';
-import { argmaxWithMargin, rmsnorm, softmax, topK } from '../../src/oracle/reference_math.js';
-import { ReferenceModel, referenceGenerate } from '../../src/oracle/reference.js';
+import { dotRow, expertForward, unpackMatrix } from '../../src/float64/reference_expert.js';
+import { argmaxWithMargin, rmsnorm, softmax, topK } from '../../src/float64/reference_math.js';
+import { ReferenceModel, referenceGenerate } from '../../src/float64/reference.js';
 import { loadModel } from '../../src/fixture/container.js';
 import { siluTable } from '../../fixtures/synthesize.js';
 import { writeSmallModel } from './small_model.js';

@@ -2,7 +2,7 @@
 // two, values that round to 128 (clamped to 127), half-way values (round to even).
 
 import { describe, expect, it } from 'vitest';
-import { QUANT_ZERO_AMAX, exponentOf, quant, rintHalfEven } from '../../src/oracle/reference_quant.js';
+import { QUANT_ZERO_AMAX, exponentOf, quant, rintHalfEven } from '../../src/float64/reference_quant.js';
 
 const q = (...v: number[]): { q: number[]; e: number } => {
   const r = quant(Float64Array.from(v));

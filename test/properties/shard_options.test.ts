@@ -8,9 +8,9 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkShardSet, readShardFile, writeShardFile, type PropertiesShard } from '../../src/report/shard_file.js';
-import { runIdentity } from '../../src/cli/cli_args.js';
-import { mergeShardReports } from '../../src/cli/report_merge.js';
+import { checkShardSet, readShardFile, writeShardFile, type PropertiesShard } from '../../apps/report/shard_file.js';
+import { runIdentity } from '../../apps/cli/cli_args.js';
+import { mergeShardReports } from '../../apps/cli/report_merge.js';
 import {
   joinUnits,
   runUnits,
@@ -43,9 +43,9 @@ function dirWith(name: string, s: PropertiesShard | string): string {
 describe('--jobs and --shard', () => {
   it('bad values: one line naming the option, exit 2', () => {
     const bad: [string, string[], RegExp][] = [
-      ['src/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/],
+      ['apps/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/],
       [
-        'src/cli/mutants.ts',
+        'apps/cli/mutants.ts',
         ['--shard', '2/2'],
         /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/,
       ],
@@ -134,7 +134,7 @@ describe('report merge', () => {
 
   it('the command refuses a bad set with exit 2 and one line', () => {
     const a = dirWith('cli-a', shard(0, 2));
-    const r = cli('src/cli/report.ts', ['merge', a, '--out', join(scratch, 'merged')]);
+    const r = cli('apps/cli/report.ts', ['merge', a, '--out', join(scratch, 'merged')]);
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^report: shards missing: 1\/2 \(every shard of the run is needed\)\n$/);
   });

@@ -23,11 +23,11 @@ import { runChild } from '../../mutants/lib/child.js';
 import { tsxCommand } from '../../mutants/lib/properties_cli.js';
 import { runMutant } from '../../mutants/lib/run_mutant.js';
 import { makeScratch } from '../../mutants/lib/scratch.js';
-import { replayToView } from '../../src/report/counterexample_replay.js';
-import { diagramAnchor } from '../../src/report/lane_diagram.js';
-import { loadReportInputs } from '../../src/report/load_reports.js';
-import type { CounterexampleView } from '../../src/report/report_inputs.js';
-import { writeCounterexampleHtml, writeHtmlReport } from '../../src/report/write_report.js';
+import { replayToView } from '../../apps/report/counterexample_replay.js';
+import { diagramAnchor } from '../../apps/report/lane_diagram.js';
+import { loadReportInputs } from '../../apps/report/load_reports.js';
+import type { CounterexampleView } from '../../apps/report/report_inputs.js';
+import { writeCounterexampleHtml, writeHtmlReport } from '../../apps/report/write_report.js';
 
 const CHROMIUM = process.env['TIERLAB_CHROMIUM'] ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -155,13 +155,13 @@ describe('the HTML report in headless Chromium', () => {
     try {
       const [node, tsx] = tsxCommand(REPO_ROOT);
       const env = { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' };
-      const args = [...tsx, 'src/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
+      const args = [...tsx, 'apps/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
       const r = await runChild(node, args, { cwd: scratch.dir, env, timeoutMs: 120_000 });
       expect(r.rc, r.stderr).toBe(1);
       // the report built inside the scratch copy (no mutants/lib there) replays in-process
       mkdirSync(inScratch);
       cpSync(join(reportDir, 'properties.json'), join(inScratch, 'properties.json'));
-      const built = await runChild(node, [...tsx, 'src/cli/report.ts', 'build', inScratch], {
+      const built = await runChild(node, [...tsx, 'apps/cli/report.ts', 'build', inScratch], {
         cwd: scratch.dir,
         env,
         timeoutMs: 120_000,

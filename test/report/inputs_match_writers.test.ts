@@ -10,14 +10,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeBenchReport } from '../../src/cli/bench/bench_report.js';
-import { measureSpeed } from '../../src/cli/bench/speed.js';
+import { writeBenchReport } from '../../apps/cli/bench/bench_report.js';
+import { measureSpeed } from '../../apps/cli/bench/speed.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';
 import { buildReport, writeReport } from '../../properties/report.js';
 import { checkScenario, checkSuite } from '../../properties/runner.js';
-import { loadReportInputs } from '../../src/report/load_reports.js';
-import { renderReportHtml, writeHtmlReport } from '../../src/report/write_report.js';
+import { loadReportInputs } from '../../apps/report/load_reports.js';
+import { renderReportHtml, writeHtmlReport } from '../../apps/report/write_report.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-report-inputs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

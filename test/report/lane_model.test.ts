@@ -8,10 +8,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayToView } from '../../src/report/counterexample_replay.js';
-import { renderLaneSvg } from '../../src/report/lane_diagram.js';
-import { buildLaneModel, MAX_DRAWN_STEPS, type TraceData } from '../../src/report/lane_model.js';
-import { parseTraceText } from '../../src/report/trace_events.js';
+import { replayToView } from '../../apps/report/counterexample_replay.js';
+import { renderLaneSvg } from '../../apps/report/lane_diagram.js';
+import { buildLaneModel, MAX_DRAWN_STEPS, type TraceData } from '../../apps/report/lane_model.js';
+import { parseTraceText } from '../../apps/report/trace_events.js';
 
 const dir = 'properties/replays';
 const replays = readdirSync(dir)

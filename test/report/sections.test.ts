@@ -11,10 +11,10 @@ import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { equivalentResult } from '../../mutants/lib/run_mutant.js';
 import { generateOperatorMutants } from '../../mutants/operators/index.js';
 import { PROPERTIES } from '../../src/check/catalogue.js';
-import { renderKillMatrix, unexercised } from '../../src/report/kill_matrix.js';
-import { renderOracleReport } from '../../src/report/oracle_section.js';
-import { replayFile } from '../../src/report/properties_section.js';
-import type { OracleInput } from '../../src/report/report_inputs.js';
+import { renderKillMatrix, unexercised } from '../../apps/report/kill_matrix.js';
+import { renderOracleReport } from '../../apps/report/oracle_section.js';
+import { replayFile } from '../../apps/report/properties_section.js';
+import type { OracleInput } from '../../apps/report/report_inputs.js';
 
 describe('kill matrix', () => {
   it('sets the equivalent mutants apart, one column each', () => {

@@ -4,8 +4,8 @@
  * not a mutation-testing report is one line naming the field.
  */
 import { describe, expect, it } from 'vitest';
-import { ReportInputError } from '../../src/report/json_shape.js';
-import { strykerScore } from '../../src/report/stryker_score.js';
+import { ReportInputError } from '../../apps/report/json_shape.js';
+import { strykerScore } from '../../apps/report/stryker_score.js';
 
 const mutant = (status: string) => ({
   id: status,

@@ -6,8 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayToView } from '../../src/report/counterexample_replay.js';
-import { parseTraceText } from '../../src/report/trace_events.js';
+import { replayToView } from '../../apps/report/counterexample_replay.js';
+import { parseTraceText } from '../../apps/report/trace_events.js';
 
 describe('trace text parser', () => {
   it('reads each form the runtime records', () => {

@@ -1,15 +1,16 @@
 /**
  * The folders of the project in layer order, lowest first: a file may import from its own
- * layer and from layers below it, never from one above. The shared contracts (src/ops.ts,
- * src/check) sit below both worlds; the simulator (model/) and the real world
- * (src/engine/native) sit side by side above them and never import each other; the apps
- * (properties, mutants, the oracle, the CLIs, the tests) come last.
+ * layer and from layers below it, never from one above. The top-level folders are the
+ * stack, bottom to top: the product and its contracts (src/), the simulator (model/), the
+ * properties, the mutants, the fixtures' generator, the applications (apps/: commands,
+ * report rendering, the oracle's runs), the scripts and the tests. Inside src/ and model/,
+ * the inner order below holds too.
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['src/ops.ts', 'src/ops_text.ts', 'src/input'],
-  ['src/tier', 'src/spec'],
+  ['src/tier', 'src/protocol_ref'],
   ['src/check'],
-  ['src/engine', 'src/fixture'],
+  ['src/engine', 'src/fixture', 'src/float64'],
   ['src/engine/native', 'model/rt', 'model/ram'],
   ['model/scenario'],
   ['model/sim_engine'],
@@ -17,9 +18,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['model/explore'],
   ['properties'],
   ['mutants'],
-  ['src/oracle', 'src/report'],
   ['fixtures'],
-  ['src/cli', 'scripts'],
+  ['apps'],
+  ['scripts'],
   ['test'],
 ];
 
@@ -41,11 +42,11 @@ export function layerOf(path: string): number {
 
 /**
  * Folders in one layer that must not import each other: the two worlds, and the tier and
- * its reference (the spec is written from the protocol, not from the tier: sharing code
- * would make the two agree by construction).
+ * its reference (the reference is written from the protocol, not from the tier: sharing
+ * code would make the two agree by construction).
  */
 export const APART: readonly (readonly [string, string])[] = [
-  ['src/tier', 'src/spec'],
+  ['src/tier', 'src/protocol_ref'],
   ['src/engine/native', 'model/rt'],
   ['src/engine/native', 'model/ram'],
 ];

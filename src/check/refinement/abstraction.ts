@@ -5,7 +5,7 @@
  * groups by their experts.
  */
 import type { TierState } from '../../tier/state.js';
-import type { SpecState } from '../../spec/state.js';
+import type { SpecState } from '../../protocol_ref/state.js';
 
 export interface Difference {
   readonly field: string;

@@ -6,8 +6,8 @@
  */
 import type { Op } from '../../ops.js';
 import type { CheckedWorld } from '../checked_world.js';
-import type { SpecIo, SpecOp } from '../../spec/io.js';
-import { SpecError, type SpecFamily } from '../../spec/state.js';
+import type { SpecIo, SpecOp } from '../../protocol_ref/io.js';
+import { SpecError, type SpecFamily } from '../../protocol_ref/state.js';
 
 export interface Observed {
   readonly op: Op;

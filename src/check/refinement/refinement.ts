@@ -1,5 +1,5 @@
 /**
- * Refinement: the tier must do what the reference (src/spec/) does, step for step.
+ * Refinement: the tier must do what the reference (src/protocol_ref/) does, step for step.
  *
  * Each thread inside a tier call (from its `call` mark to its `ret` mark), and the
  * uploader from its start, runs the reference's program of that call in lockstep: at
@@ -17,10 +17,10 @@
  */
 import type { CvName, MarkOp, Op, TierReturn } from '../../ops.js';
 import type { TierState } from '../../tier/state.js';
-import type { SpecCall } from '../../spec/call.js';
-import type { Release, SpecValue, Step } from '../../spec/io.js';
-import { newSpecState, SpecError, type SpecFamily, type SpecState } from '../../spec/state.js';
-import { UploaderThread } from '../../spec/uploader.js';
+import type { SpecCall } from '../../protocol_ref/call.js';
+import type { Release, SpecValue, Step } from '../../protocol_ref/io.js';
+import { newSpecState, SpecError, type SpecFamily, type SpecState } from '../../protocol_ref/state.js';
+import { UploaderThread } from '../../protocol_ref/uploader.js';
 import type { CheckedWorld } from '../checked_world.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { Violation } from '../violation.js';

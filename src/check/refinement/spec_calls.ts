@@ -4,13 +4,13 @@
  */
 import type { RamRef, TierCall } from '../../ops.js';
 import type { TierConfig } from '../../tier/config.js';
-import type { SpecCall } from '../../spec/call.js';
-import type { SpecConfig } from '../../spec/config.js';
-import { DenseCall, IssueCall, TakeCall } from '../../spec/group.js';
-import { InitCall } from '../../spec/init.js';
-import { NoteBlockCall, NoteCall, NotePlannedCall } from '../../spec/note.js';
-import { ShutdownCall } from '../../spec/shutdown.js';
-import { FillWaitCall, PlanFillCall, ReleaseRamCall, ResidentCountCall } from '../../spec/warmstart.js';
+import type { SpecCall } from '../../protocol_ref/call.js';
+import type { SpecConfig } from '../../protocol_ref/config.js';
+import { DenseCall, IssueCall, TakeCall } from '../../protocol_ref/group.js';
+import { InitCall } from '../../protocol_ref/init.js';
+import { NoteBlockCall, NoteCall, NotePlannedCall } from '../../protocol_ref/note.js';
+import { ShutdownCall } from '../../protocol_ref/shutdown.js';
+import { FillWaitCall, PlanFillCall, ReleaseRamCall, ResidentCountCall } from '../../protocol_ref/warmstart.js';
 
 export function specConfigOf(c: TierConfig): SpecConfig {
   return {

@@ -1,0 +1,162 @@
+/**
+ * What every tierlab command does with its arguments and with failures: bad arguments are
+ * one line naming the command and the problem on stderr, exit status 2; an error nobody
+ * expected is one line saying "internal error" and what to report, exit status 70.
+ *
+ * Invariants: a count is an integer in range (a fraction handed to fast-check never ends,
+ * a zero checks nothing), a budget in seconds is positive, a seed is a 32-bit unsigned
+ * integer (fast-check folds larger ones onto smaller ones), and an empty value
+ * (`--runs=`) is refused rather than read as 0. Also the options several commands
+ * share: `--jobs N` (worker threads or processes, default every core) and `--shard i/n`.
+ */
+import { cpus } from 'node:os';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT } from '../../src/check/exit_codes.js';
+import { InputError } from '../../src/input/input_error.js';
+
+export function usageError(tool: string, message: string): never {
+  // messages from elsewhere (Node's parser, esbuild) may run over several lines
+  process.stderr.write(`${tool}: ${message.trim().replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(EXIT.badInput);
+}
+
+/** the largest seed: fast-check reads seeds as 32-bit integers */
+export const SEED_MAX = 0xffffffff;
+
+function numberOf(tool: string, value: string, name: string, wants: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n)) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** an integer option in [min, max], or its default */
+export function intOption(
+  tool: string,
+  value: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  const wants = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
+  const n = numberOf(tool, value, name, wants);
+  if (!Number.isSafeInteger(n) || n < min || n > max) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** a count of runs, jobs, repeats: an integer >= 1 (zero would check nothing) */
+export function countOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+  return intOption(tool, value, name, 1, Number.MAX_SAFE_INTEGER, fallback);
+}
+
+/** a seed: an integer in [0, 2^32 - 1] */
+export function seedOption(tool: string, value: string | undefined, fallback: number): number {
+  return intOption(tool, value, 'seed', 0, SEED_MAX, fallback);
+}
+
+/** a budget in seconds: a positive number (zero would check nothing), or with `zeroMeans`
+ *  (what 0 does, for the message) a number >= 0 */
+export function secondsOption(
+  tool: string,
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  zeroMeans?: string,
+): number {
+  if (value === undefined) return fallback;
+  const wants = zeroMeans === undefined ? 'a positive number of seconds' : `a number of seconds >= 0 (0: ${zeroMeans})`;
+  const n = numberOf(tool, value, name, wants);
+  if (n < 0 || (n === 0 && zeroMeans === undefined)) usageError(tool, `--${name} wants ${wants}, got '${value}'`);
+  return n;
+}
+
+/** a positive number that is not a time (a size in GiB) */
+export function positiveOption(tool: string, value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = numberOf(tool, value, name, 'a positive number');
+  if (n <= 0) usageError(tool, `--${name} wants a positive number, got '${value}'`);
+  return n;
+}
+
+/** parseArgs, but an unknown or malformed option is a usage error, not a stack trace */
+export function parseOrFail<T extends ParseArgsConfig>(tool: string, config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    return usageError(tool, (e as Error).message);
+  }
+}
+
+/**
+ * Installs the last line of defence: bad input that escaped the command's own checks is
+ * still one line and exit 2; anything else is an internal error, one line with where it
+ * was thrown and the command to report, exit 70 (TIERLAB_DEBUG=1 prints the stack too).
+ */
+export function reportUnexpectedErrors(tool: string): void {
+  const command = `npm run ${tool}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const handler = (e: unknown): void => {
+    if (e instanceof InputError) usageError(tool, e.message);
+    const err = e instanceof Error ? e : new Error(String(e));
+    const where = /\n\s+at (?:.*\()?([^()\n]+:\d+:\d+)\)?/.exec(err.stack ?? '')?.[1] ?? 'unknown place';
+    process.stderr.write(
+      `${tool}: internal error: ${err.name}: ${err.message.split('\n')[0] ?? ''} (at ${where}); please report it with the command: ${command}\n`,
+    );
+    if (process.env.TIERLAB_DEBUG === '1') process.stderr.write(`${err.stack ?? ''}\n`);
+    process.exit(EXIT.internal);
+  };
+  process.on('uncaughtException', handler);
+  process.on('unhandledRejection', handler);
+}
+
+/** The most jobs anyone asks for: more threads than this is a typo, not a machine. */
+export const MAX_JOBS = 1024;
+
+/** `--jobs N`: an integer in [1, MAX_JOBS], default every core of this machine. */
+export function jobsOption(tool: string, value: string | undefined): number {
+  return intOption(tool, value, 'jobs', 1, MAX_JOBS, Math.max(1, cpus().length));
+}
+
+/** Part `index` (0-based) of `count` parts of a run. */
+export interface ShardOption {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** `--shard i/n`: integers with 0 <= i < n (i counts from 0, as CI matrices do), or null. */
+export function shardOption(tool: string, value: string | undefined): ShardOption | null {
+  if (value === undefined) return null;
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (
+    m === null ||
+    !Number.isSafeInteger(index) ||
+    !Number.isSafeInteger(count) ||
+    count < 1 ||
+    count > MAX_JOBS ||
+    index >= count
+  ) {
+    usageError(tool, `--shard wants i/n with integers 0 <= i < n <= ${MAX_JOBS}, e.g. 0/4; got '${value}'`);
+  }
+  return { index, count };
+}
+
+/**
+ * The arguments that identify a run across its shards: all but --shard, --jobs and where
+ * the report goes (--report, --out), which differ from shard to shard.
+ */
+export function runIdentity(argv: readonly string[]): string {
+  const skip = new Set(['--shard', '--jobs', '--report', '--out']);
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const name = a.split('=')[0] ?? a;
+    if (skip.has(name)) {
+      if (!a.includes('=')) i++;
+      continue;
+    }
+    kept.push(a);
+  }
+  return kept.join(' ');
+}

@@ -1,0 +1,59 @@
+/**
+ * A 53-bit digest of a simulated run's state: what the state cache compares and what
+ * the distinct-state counts count (the numbers model checkers such as TLC and Spin
+ * report).
+ *
+ * What it covers, and why that is the whole state:
+ *  - the tier's state and the simulated world, read reflectively: every own field of
+ *    every object reachable from them (arrays in order, maps and sets order-free), except
+ *    functions and the constant inputs (`scenario`, `cfg`, `faultPlan`). Nothing is left out by
+ *    hand, so a field someone adds later is covered without touching this file. World
+ *    handles are the ledger's records: a handle and its record hash alike, ids included;
+ *  - the runtime: each thread's scheduling state, whether it is re-taking mx, the cv it
+ *    waits on and its rank in that queue, the mx owner and the spurious wakeups spent;
+ *  - each thread's position (thread_position.ts): a hash of its history standing in for
+ *    its program counter and locals;
+ *  - the checkers' own memory is a function of the above: the accounting checker keeps
+ *    the largest budget seen at a release (the budget init set: budgets only shrink after
+ *    init, and a release always comes first), the postcondition checker whether `issue`
+ *    was called (the decode thread's history), the coverage checker only marks.
+ * Left out on purpose: virtual time and step counts. Nothing the tier or a checker decides
+ * reads time; step counts only feed the LIVE-STEPS and LIVE-SHUTDOWN limits (100 000
+ * steps and more), which an exhaustive search never comes near.
+ *
+ * Invariant: equal states give equal digests (same fields, same traversal); unequal
+ * states collide only by hash accident (2^-53 per pair).
+ */
+import { ThreadState, type SimThread } from '../../rt/thread.js';
+import type { ThreadPositions } from './thread_position.js';
+import { addFrames } from './frames.js';
+import type { Hasher } from './digest_hash.js';
+
+/** What the digest knows about the threads (kept by the exploring strategy). */
+export interface ThreadCounters {
+  /** every thread the strategy has seen, by tid */
+  readonly threads: readonly (SimThread | undefined)[];
+  readonly positions: ThreadPositions;
+  /** a waiting thread's place in its cv queue (0: woken first) */
+  queueRank(tid: number): number;
+  /** tid holding mx (-1: free) and spurious wakeups injected so far */
+  readonly mxOwner: number;
+  readonly spuriousUsed: number;
+}
+
+/**
+ * The threads' part of the digest. With `places` (the tier's objects by path, frames.ts)
+ * a thread is its instrumented frames; without, its history hash (thread_position.ts).
+ */
+export function addThreads(h: Hasher, th: ThreadCounters, places: ReadonlyMap<object, number> | null): void {
+  const view = places === null ? null : { places, seen: new Map<object, number>() };
+  for (let tid = 0; tid < th.threads.length; tid++) {
+    const t = th.threads[tid];
+    if (t === undefined || !th.positions.exists(tid)) continue;
+    h.add(tid).add(t.state).bool(t.reacquire);
+    if (view !== null) addFrames(h, th.positions.frames[tid] ?? [], view);
+    else th.positions.addTo(h, tid);
+    if (t.state === ThreadState.CvWait) h.add(t.waitingOn === 'cv' ? 1 : 2).add(th.queueRank(tid));
+  }
+  h.add(th.mxOwner).add(th.spuriousUsed);
+}
