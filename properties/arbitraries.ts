@@ -18,6 +18,7 @@
 import fc from 'fast-check';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
+import { LATER_FEATURES_OFF } from '../src/engine/run_spec.js';
 import type { HeatFileDefect, Scenario } from '../model/scenario/scenario.js';
 import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
@@ -409,6 +410,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       const misconfigured = suite !== 'shutdown' && suite !== 'full-groups' ? r.misconfig : 0;
       const groupedInt8 = misconfigured === 1 && r.expert.format === 1;
       return {
+        ...LATER_FEATURES_OFF,
         devices: shape.devices,
         layers: shape.layers,
         experts: shape.experts,

@@ -25,7 +25,20 @@ export type HostArray = Opaque<'host'>;
 export type HostArrayKind = 'slots' | 'ring';
 export type ExpertOutput = Opaque<'output'>;
 
-export type CvName = 'cv' | 'cv_take';
+/** The tier's mutex `mx`, and the lifecycle gate's own `gmx` (kept outside the tier's state). */
+export type MutexName = 'mx' | 'gmx';
+/** `cv` and `cv_take` belong to mx; `gcv`, the gate's, to gmx. */
+export type CvName = 'cv' | 'cv_take' | 'gcv';
+
+/** The mutex a condition variable belongs to (its wait releases and re-takes it). */
+export function mutexOfCv(cv: CvName): MutexName {
+  return cv === 'gcv' ? 'gmx' : 'mx';
+}
+
+/** The mutex a lock or unlock names (absent: mx). */
+export function mutexOfOp(op: { readonly mutex?: 'gmx' }): MutexName {
+  return op.mutex ?? 'mx';
+}
 
 /** The three weight tensors of an expert, in upload order. */
 export const EXPERT_PARTS = ['gate', 'up', 'down'] as const;
@@ -51,6 +64,9 @@ export interface RouteInfo {
   readonly eids: readonly number[];
   /** the expert input (the normed hidden state), world-owned */
   readonly input: ActivationRef;
+  /** prefer-resident routing: the router's top-M candidates, best first (the engine picks
+   *  `eids` from them and tells the world with `routeChoose`); absent: `eids` is the route */
+  readonly candidates?: readonly number[];
 }
 
 /** One routed expert's contribution, handed to `combine` in route order. */
@@ -61,8 +77,9 @@ export interface Contribution {
 }
 
 export type SyncOp =
-  | { readonly k: 'lock' }
-  | { readonly k: 'unlock' }
+  /** mx unless `mutex` names the gate's gmx */
+  | { readonly k: 'lock'; readonly mutex?: 'gmx' }
+  | { readonly k: 'unlock'; readonly mutex?: 'gmx' }
   | { readonly k: 'wait'; readonly cv: CvName }
   | { readonly k: 'signal'; readonly cv: CvName }
   | { readonly k: 'broadcast'; readonly cv: CvName }
@@ -75,6 +92,8 @@ export type BackendOp =
   | { readonly k: 'hostFree'; readonly array: HostArray }
   /** init's second stage: the mutex and condition variables (attributes, clocks) */
   | { readonly k: 'syncInit' }
+  /** teardown's last stage: mx, cv and cv_take destroyed (nobody may hold, wait on or use them after) */
+  | { readonly k: 'syncDestroy' }
   | { readonly k: 'memInfo'; readonly dev: number }
   | { readonly k: 'stage'; readonly ram: RamRef; readonly layer: number; readonly eid: number }
   | { readonly k: 'unstage'; readonly staging: StagingCopy }
@@ -128,6 +147,9 @@ export type BackendOp =
 /** Operations of the engine that drives the tier (decode loop, loaders, RAM owner). */
 export type EngineOp =
   | { readonly k: 'route'; readonly token: number; readonly layer: number }
+  /** prefer-resident routing: the experts the engine chose from the candidates, recorded
+   *  by the world (the reference is given the same decision); answers the final route */
+  | { readonly k: 'routeChoose'; readonly token: number; readonly layer: number; readonly eids: readonly number[] }
   | { readonly k: 'ramOf'; readonly layer: number; readonly eid: number }
   | {
       readonly k: 'loadRam';
@@ -166,7 +188,17 @@ export type EngineOp =
  * call in lockstep); the trace prints them.
  */
 export type TierCall =
-  | { readonly fn: 'init' | 'plan_fill' | 'fill_wait' | 'shutdown' | 'resident_count' }
+  | {
+      readonly fn:
+        | 'init'
+        | 'plan_fill'
+        | 'fill_wait'
+        | 'shutdown'
+        | 'resident_count'
+        | 'trunk_place'
+        | 'stats'
+        | 'stats_mark';
+    }
   | {
       readonly fn: 'note' | 'note_block' | 'note_planned';
       readonly layer: number;
@@ -176,14 +208,29 @@ export type TierCall =
   | { readonly fn: 'issue'; readonly route: RouteInfo }
   | { readonly fn: 'take'; readonly layer: number }
   | { readonly fn: 'dense_matmul'; readonly index: number }
-  | { readonly fn: 'release_ram'; readonly layer: number; readonly eid: number };
+  | { readonly fn: 'release_ram' | 'is_resident'; readonly layer: number; readonly eid: number }
+  /** re-plan after a prefill layer's routing (counts: one row) or once with the whole
+   *  table (layer -1, counts: one row per layer); at most maxSwaps pairs planned */
+  | {
+      readonly fn: 'replan';
+      readonly layer: number;
+      readonly counts: readonly (readonly number[])[];
+      readonly maxSwaps: number;
+    }
+  | { readonly fn: 'evicted_take'; readonly max: number }
+  /** residency of a layer's routing candidates, read under the lock (prefer-resident routing) */
+  | { readonly fn: 'prefer'; readonly layer: number; readonly cands: readonly number[] };
 export type TierApi = TierCall['fn'];
 
-/** init's answer: running, off (the engine runs on the CPU, with the reason), or already running. */
+/**
+ * init's answer: running, off (the engine runs on the CPU, with the reason), already
+ * running, or busy (refused at the gate: a teardown or another init is under way).
+ */
 export type InitResult =
   | { readonly state: 'active' }
   | { readonly state: 'off'; readonly reason: string }
-  | { readonly state: 'already' };
+  | { readonly state: 'already' }
+  | { readonly state: 'busy' };
 
 /** take's answer: the outputs collected, and whether every open group was collected. */
 export interface TakeResult {
@@ -193,16 +240,46 @@ export interface TakeResult {
   readonly outputs: ReadonlyMap<number, ExpertOutput>;
 }
 
+/** One re-plan swap: `victim` leaves, `newcomer` comes in, on their (shared) home device. */
+export interface ReplanPair {
+  readonly layer: number;
+  readonly victim: number;
+  readonly newcomerLayer: number;
+  readonly newcomer: number;
+}
+
+/** What stats reports: hits and misses since the last stats_mark, and the tier's totals. */
+export interface TierStats {
+  readonly hits: number;
+  readonly misses: number;
+  readonly uploads: number;
+  readonly swaps: number;
+  /** evictions the eviction ring dropped (it was full) */
+  readonly evictedDropped: number;
+}
+
 /** What each tier call returns, as its `ret` mark records it. */
 export type TierReturn =
   | { readonly fn: 'init'; readonly value: InitResult }
-  | { readonly fn: 'note' | 'note_block' | 'note_planned' | 'dense_matmul' | 'release_ram'; readonly value: boolean }
-  | { readonly fn: 'plan_fill'; readonly value: readonly ExpertKey[] }
+  | {
+      readonly fn:
+        | 'note'
+        | 'note_block'
+        | 'note_planned'
+        | 'dense_matmul'
+        | 'release_ram'
+        | 'is_resident'
+        | 'stats_mark';
+      readonly value: boolean;
+    }
+  | { readonly fn: 'plan_fill' | 'evicted_take'; readonly value: readonly ExpertKey[] }
   | { readonly fn: 'fill_wait'; readonly value: 'done' | 'stopped' | 'off' }
-  | { readonly fn: 'issue'; readonly value: readonly boolean[] }
+  | { readonly fn: 'issue' | 'prefer'; readonly value: readonly boolean[] }
   | { readonly fn: 'take'; readonly value: TakeResult }
   | { readonly fn: 'shutdown'; readonly value: 'done' | 'already' }
-  | { readonly fn: 'resident_count'; readonly value: number };
+  | { readonly fn: 'resident_count' | 'trunk_place'; readonly value: number }
+  | { readonly fn: 'stats'; readonly value: TierStats | null }
+  | { readonly fn: 'replan'; readonly value: readonly ReplanPair[] };
 
 /** Situations the tier marks in the trace (never a scheduling point). */
 export type MarkName =
@@ -214,6 +291,10 @@ export type MarkName =
   | 'tier-off'
   | 'residency'
   | 'heat-file-ignored'
+  /** a re-plan swap enqueued (detail: newcomer<-victim) */
+  | 'replan-swap'
+  /** an eviction the eviction ring had no room for */
+  | 'evicted-dropped'
   /** a named point in a hand-written thread (tests), checked by nobody */
   | 'phase';
 
@@ -256,6 +337,7 @@ export interface OpResults {
   hostFree: void;
   /** false: the mutex or a condition variable could not be initialized */
   syncInit: boolean;
+  syncDestroy: void;
   /** null: the backend could not say */
   memInfo: MemInfo | null;
   /** null: the host staging copy could not be allocated */
@@ -275,6 +357,7 @@ export interface OpResults {
   writeHeat: void;
   backendShutdown: void;
   route: RouteInfo;
+  routeChoose: RouteInfo;
   ramOf: RamRef | null;
   loadRam: RamRef | null;
   freeRam: void;

@@ -14,7 +14,7 @@ import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../../src/engine/f
 import type { NativeEngineLib, NativePtr } from '../../src/engine/native/binding.js';
 import { RealWorld } from '../../src/engine/native/real_world.js';
 import { runReal } from '../../src/engine/native/real_runtime.js';
-import type { RunSpec } from '../../src/engine/run_spec.js';
+import { LATER_FEATURES_OFF, type RunSpec } from '../../src/engine/run_spec.js';
 import { ENGINE_DEFAULTS, type ExpertFormat } from '../../src/tier/config.js';
 import type { Tier } from '../../src/tier/tier.js';
 import type { Checker } from '../../src/check/checker.js';
@@ -383,6 +383,7 @@ function assembleRun(ctx: OracleContext, spec: OracleRunSpec, reclaims: boolean,
     return `${model.name} has a float32 trunk: there is no int8 trunk to place (trunk '${spec.trunk}')`;
   const built = assemble({
     spec: {
+      ...LATER_FEATURES_OFF,
       ...spec,
       ringCapacity: spec.ringCapacity ?? ENGINE_DEFAULTS.ringCapacity,
       decayPeriod: ENGINE_DEFAULTS.decayPeriod,

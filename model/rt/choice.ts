@@ -22,6 +22,7 @@ export function decide(
   ctx.current = current;
   ctx.currentCanMove = currentCanMove;
   ctx.mxOwner = run.mxOwner;
+  ctx.gmxOwner = run.gmxOwner;
   ctx.step = run.steps;
   run.decisions++;
   return run.strategy.pick(options.length, kind, ctx);

@@ -3,11 +3,11 @@
  * sync semantics (sync.ts) and the step loop (runtime.ts): threads, the mutex owner, the
  * condition-variable queues, the clock, the budgets, and the trace.
  *
- * Invariants: at most one thread owns mx (mxOwner, -1 when free); a thread is on a cv
- * queue exactly while its state is CvWait; `steps` counts executed steps, `now` is
+ * Invariants: at most one thread owns mx (mxOwner, -1 when free), and at most one the
+ * gate's gmx (gmxOwner); a thread is on a cv queue exactly while its state is CvWait; `steps` counts executed steps, `now` is
  * virtual microseconds.
  */
-import type { CvName } from '../../src/ops.js';
+import type { CvName, MutexName } from '../../src/ops.js';
 import type { RunView } from '../../src/check/checker.js';
 import type { RunLimits } from '../../src/check/limits.js';
 import type { ChoiceContext, Strategy } from './strategy.js';
@@ -19,6 +19,7 @@ export type MutableChoiceContext = { -readonly [K in keyof ChoiceContext]: Choic
 export class RunState implements RunView {
   readonly threads: SimThread[] = [];
   mxOwner = -1;
+  gmxOwner = -1;
   steps = 0;
   now = 0;
   spuriousLeft: number;
@@ -30,7 +31,7 @@ export class RunState implements RunView {
   alive = 0;
   /** the thread that moved last */
   current: SimThread | null = null;
-  readonly waiters: Record<CvName, SimThread[]> = { cv: [], cv_take: [] };
+  readonly waiters: Record<CvName, SimThread[]> = { cv: [], cv_take: [], gcv: [] };
   /** the options of the current thread choice point (reused: no allocation per step) */
   readonly candidates: SimThread[] = [];
   /** what strategies see at a choice point: one object, rewritten in place */
@@ -40,6 +41,7 @@ export class RunState implements RunView {
     current: -1,
     currentCanMove: false,
     mxOwner: -1,
+    gmxOwner: -1,
     step: 0,
   };
   /** the strategy watches every step (PCT, exhaustive search) */
@@ -54,6 +56,15 @@ export class RunState implements RunView {
     this.spuriousLeft = limits.spuriousWakeups;
     this.trace = trace;
     this.observes = typeof strategy.onStep === 'function' || typeof strategy.onSpurious === 'function';
+  }
+
+  ownerOf(m: MutexName): number {
+    return m === 'mx' ? this.mxOwner : this.gmxOwner;
+  }
+
+  setOwner(m: MutexName, tid: number): void {
+    if (m === 'mx') this.mxOwner = tid;
+    else this.gmxOwner = tid;
   }
 
   record(th: SimThread, text: string): void {

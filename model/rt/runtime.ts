@@ -10,11 +10,12 @@
  * Nothing here is random: the strategy makes every choice, so the same strategy path
  * gives the same run. Limits (steps, threads) end a run with a violation that says so.
  */
-import type { CvName, MarkOp, Op, Thread } from '../../src/ops.js';
+import { mutexOfCv, mutexOfOp, type CvName, type MarkOp, type Op, type Thread } from '../../src/ops.js';
 import { describeCall, describeReturn } from '../../src/ops_text.js';
-import type { Checker } from '../../src/check/checker.js';
+import type { Checker, LocksHeld } from '../../src/check/checker.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../../src/check/limits.js';
 import { guardedStateChanged, mustNotEndHolding } from '../../src/check/sync_discipline.js';
+import { destroyedWhileBusy } from '../../src/check/sync_objects.js';
 import { Violation } from '../../src/check/violation.js';
 import { RunState } from './run_state.js';
 import { chooseThread } from './scheduler.js';
@@ -34,10 +35,12 @@ export interface RunOutcome {
 
 export class Runtime extends RunState {
   private readonly digesters: Checker[];
+  private readonly gateDigesters: Checker[];
   private readonly observers: Checker[];
   private readonly guards: Checker[];
-  /** the thread whose code runs now without mx while others are alive (null: none) */
+  /** the thread whose code runs now without mx or gmx while others are alive (null: none) */
   private unguardedThread: SimThread | null = null;
+  private unguardedHeld: LocksHeld = { mx: false, gmx: false };
 
   constructor(
     private readonly world: SimWorld,
@@ -48,6 +51,7 @@ export class Runtime extends RunState {
   ) {
     super(strategy, limits, traced ? new Trace() : null);
     this.digesters = checkers.filter((c) => c.guardedDigest !== undefined);
+    this.gateDigesters = checkers.filter((c) => c.gateDigest !== undefined);
     this.observers = checkers.filter((c) => c.onOp !== undefined);
     this.guards = checkers.filter((c) => c.unguarded !== undefined);
   }
@@ -89,7 +93,7 @@ export class Runtime extends RunState {
     for (;;) {
       const th = chooseThread(this);
       if (th === null) return;
-      if (this.observes) this.strategy.onStep?.(th, this.mxOwner === th.tid, this.steps);
+      if (this.observes) this.strategy.onStep?.(th, this.mxOwner === th.tid, this.steps, this.gmxOwner === th.tid);
       this.step(th);
       if (++this.steps > limits.maxSteps) {
         throw new Violation(
@@ -120,21 +124,30 @@ export class Runtime extends RunState {
     }
     let result: unknown;
     switch (op.k) {
-      case 'lock':
-        lock(this, th);
+      case 'lock': {
+        const m = mutexOfOp(op);
+        if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
+        lock(this, th, m);
         break;
-      case 'unlock':
-        unlock(this, th);
-        this.quiescent(th, null);
+      }
+      case 'unlock': {
+        const m = mutexOfOp(op);
+        if (m === 'mx') this.world.syncUse?.(th.name, 'unlocks mx');
+        unlock(this, th, m);
+        this.released(th, m, null);
         break;
+      }
       case 'wait':
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `waits on ${op.cv}`);
         wait(this, th, op.cv);
-        this.quiescent(th, op.cv);
+        this.released(th, mutexOfCv(op.cv), op.cv);
         return; // resumes only when woken
       case 'signal':
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `signals ${op.cv}`);
         signal(this, th, op.cv);
         break;
       case 'broadcast':
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `broadcasts ${op.cv}`);
         broadcast(this, th, op.cv);
         break;
       case 'spawn':
@@ -145,6 +158,7 @@ export class Runtime extends RunState {
         this.record(th, `join ${this.threads[op.tid]?.name ?? op.tid}`);
         break;
       default:
+        if (op.k === 'syncDestroy') this.mustBeIdle(th);
         result = this.world.exec(op, th.tid);
         this.now += this.world.duration(op);
         if (this.trace !== null) this.record(th, this.world.describe(op, result));
@@ -154,32 +168,55 @@ export class Runtime extends RunState {
     this.advanceChecked(th, result);
   }
 
-  /** advance, where th runs without mx and others may race with it: it may not touch guarded state */
+  /**
+   * advance, where th runs without mx or without gmx and others may race with it: it may
+   * not touch the state that mutex guards
+   */
   private advanceChecked(th: SimThread, value: unknown): void {
+    const held: LocksHeld = { mx: this.mxOwner === th.tid, gmx: this.gmxOwner === th.tid };
     // with one thread alive there is nobody to race with (init runs before the uploader)
-    if (this.mxOwner === th.tid || this.alive <= 1 || (this.digesters.length === 0 && this.guards.length === 0)) {
+    const quiet = this.digesters.length === 0 && this.gateDigesters.length === 0 && this.guards.length === 0;
+    if ((held.mx && held.gmx) || this.alive <= 1 || quiet) {
       this.advance(th, value);
       return;
     }
-    const before = this.digest();
+    const before = held.mx ? 0 : this.digest(this.digesters, false);
+    const gateBefore = held.gmx ? 0 : this.digest(this.gateDigesters, true);
     this.unguardedThread = th;
-    for (const g of this.guards) g.unguarded?.(th);
+    this.unguardedHeld = held;
+    for (const g of this.guards) g.unguarded?.(th, held);
     try {
       this.advance(th, value);
     } finally {
       this.unguardedThread = null;
       for (const g of this.guards) g.unguarded?.(null);
     }
-    if (before !== this.digest()) throw guardedStateChanged(th);
+    if (!held.mx && before !== this.digest(this.digesters, false)) throw guardedStateChanged(th);
+    if (!held.gmx && gateBefore !== this.digest(this.gateDigesters, true)) throw guardedStateChanged(th, 'gmx');
   }
 
-  private quiescent(th: SimThread, cv: CvName | null): void {
-    for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
+  /** th released mx (checkers see the tier's state) or gmx (they see the gate's) */
+  private released(th: SimThread, m: 'mx' | 'gmx', cv: CvName | null): void {
+    if (m === 'mx') for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
+    else for (const c of this.checkers) c.onGateRelease?.(this, th, cv !== null);
   }
 
-  private digest(): number {
+  /** MEM-SYNC: nobody may hold mx, wait on cv or cv_take, or wait to take mx when they are destroyed. */
+  private mustBeIdle(th: SimThread): void {
+    const busy: string[] = [];
+    if (this.mxOwner >= 0) busy.push(`${this.threads[this.mxOwner]?.name ?? this.mxOwner} holds mx`);
+    for (const t of this.threads) {
+      if (t === th || t.isDone()) continue;
+      if (t.waitingOn === 'cv' || t.waitingOn === 'cv_take') busy.push(`${t.name} waits on ${t.waitingOn}`);
+      else if (t.reacquire && t.relock === 'mx') busy.push(`${t.name} is woken and re-takes mx`);
+      else if (t.pending?.k === 'lock' && mutexOfOp(t.pending) === 'mx') busy.push(`${t.name} waits to lock mx`);
+    }
+    if (busy.length > 0) throw destroyedWhileBusy(`${th.name} destroys them: ${busy.join(', ')}`);
+  }
+
+  private digest(of: readonly Checker[], gate: boolean): number {
     let h = 0;
-    for (const c of this.digesters) h = h * 31 + (c.guardedDigest?.() ?? 0);
+    for (const c of of) h = h * 31 + ((gate ? c.gateDigest?.() : c.guardedDigest?.()) ?? 0);
     return h;
   }
 
@@ -192,6 +229,7 @@ export class Runtime extends RunState {
         th.pending = null;
         this.alive--;
         mustNotEndHolding(this.mxOwner, th);
+        mustNotEndHolding(this.gmxOwner, th, 'gmx');
         this.record(th, 'ends');
         return;
       }
@@ -233,7 +271,9 @@ export class Runtime extends RunState {
     // the checkers read the state as observers, not as th's code
     if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(null);
     for (const c of this.checkers) c.onMark?.(this, th, op);
-    if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(this.unguardedThread);
+    if (this.unguardedThread !== null) {
+      for (const g of this.guards) g.unguarded?.(this.unguardedThread, this.unguardedHeld);
+    }
   }
 
   private spawn(name: string, body: Thread): number {

@@ -5,9 +5,10 @@
  * Options come in a fixed order so that option 0 is always the quiet one: the current
  * thread first (no preemption), then the other runnable threads by tid, then (while the
  * spurious-wakeup budget lasts) every cv waiter as a spurious wakeup. A thread can move
- * when its pending op can execute: a `lock` (or a woken thread's re-lock) needs mx free,
+ * when its pending op can execute: a `lock` (or a woken thread's re-lock) needs its mutex free,
  * a `join` a finished target; every other op always can.
  */
+import { mutexOfOp } from '../../src/ops.js';
 import { Violation } from '../../src/check/violation.js';
 import type { RunState } from './run_state.js';
 import { ThreadState, type SimThread } from './thread.js';
@@ -16,10 +17,10 @@ import { wake } from './sync.js';
 
 export function canMove(run: RunState, th: SimThread): boolean {
   if (th.state !== ThreadState.Ready) return false;
-  if (th.reacquire) return run.mxOwner < 0;
+  if (th.reacquire) return run.ownerOf(th.relock) < 0;
   const op = th.pending;
   if (op === null) return true;
-  if (op.k === 'lock') return run.mxOwner < 0;
+  if (op.k === 'lock') return run.ownerOf(mutexOfOp(op)) < 0;
   if (op.k === 'join') return run.threads[op.tid]?.state === ThreadState.Done;
   return true;
 }

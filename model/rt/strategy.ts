@@ -33,6 +33,8 @@ export interface ChoiceContext {
   readonly currentCanMove: boolean;
   /** tid holding mx, -1 when free */
   readonly mxOwner: number;
+  /** tid holding the gate's gmx, -1 when free */
+  readonly gmxOwner: number;
   /** steps executed so far in this run */
   readonly step: number;
 }
@@ -50,7 +52,7 @@ export interface Strategy {
    * and whether it holds mx now. PCT counts steps with it; exhaustive search computes
    * what each step touches. Strategies without it cost the runtime one branch a step.
    */
-  onStep?(th: SimThread, holdsMx: boolean, step: number): void;
+  onStep?(th: SimThread, holdsMx: boolean, step: number, holdsGmx?: boolean): void;
   /** Optional: a spurious wakeup was injected into this waiting thread (chosen at a
    *  choice point or forced because nothing else could go on). */
   onSpurious?(th: SimThread): void;

@@ -1,33 +1,40 @@
 /**
- * The sync semantics of the one mutex `mx` and the two condition variables, as the
+ * The sync semantics of the two mutexes (the tier's `mx`, the lifecycle gate's `gmx`) and
+ * the three condition variables (`cv` and `cv_take` on mx, `gcv` on gmx), as the
  * simulator executes them. Mesa semantics: a woken waiter leaves the cv queue, becomes
- * ready and must re-take mx before its `wait` returns; `signal` wakes one waiter (the
- * scheduler chooses which), `broadcast` all, oldest first; spurious wakeups are injected
- * by the scheduler (scheduler.ts). Discipline violations are the shared rules of
+ * ready and must re-take its mutex before its `wait` returns; `signal` wakes one waiter
+ * (the scheduler chooses which), `broadcast` all, oldest first; spurious wakeups are
+ * injected by the scheduler (scheduler.ts). Discipline violations are the shared rules of
  * src/check/sync_discipline.ts.
  */
-import type { CvName } from '../../src/ops.js';
+import { mutexOfCv, type CvName, type MutexName } from '../../src/ops.js';
 import { mustHoldMx, mustNotRelock, mustOwnToUnlock } from '../../src/check/sync_discipline.js';
 import type { RunState } from './run_state.js';
 import { decide } from './choice.js';
 import { ThreadState, type SimThread } from './thread.js';
 
-export function lock(run: RunState, th: SimThread): void {
-  mustNotRelock(run.mxOwner, th);
-  run.mxOwner = th.tid;
-  run.record(th, 'lock');
+/** How a trace names a lock of m: the tier's mx stays `lock`, as traces always said. */
+function named(what: string, m: MutexName): string {
+  return m === 'mx' ? what : `${what} ${m}`;
 }
 
-export function unlock(run: RunState, th: SimThread): void {
-  mustOwnToUnlock(run.mxOwner, th);
-  run.mxOwner = -1;
-  run.record(th, 'unlock');
+export function lock(run: RunState, th: SimThread, m: MutexName = 'mx'): void {
+  mustNotRelock(run.ownerOf(m), th, m);
+  run.setOwner(m, th.tid);
+  run.record(th, named('lock', m));
 }
 
-/** Releases mx and parks th on cv; it has no pending op until it is woken. */
+export function unlock(run: RunState, th: SimThread, m: MutexName = 'mx'): void {
+  mustOwnToUnlock(run.ownerOf(m), th, m);
+  run.setOwner(m, -1);
+  run.record(th, named('unlock', m));
+}
+
+/** Releases cv's mutex and parks th on cv; it has no pending op until it is woken. */
 export function wait(run: RunState, th: SimThread, cv: CvName): void {
-  mustHoldMx(run.mxOwner, th, `waits on ${cv}`);
-  run.mxOwner = -1;
+  const m = mutexOfCv(cv);
+  mustHoldMx(run.ownerOf(m), th, `waits on ${cv}`, m);
+  run.setOwner(m, -1);
   th.state = ThreadState.CvWait;
   th.waitingOn = cv;
   th.pending = null;
@@ -36,7 +43,7 @@ export function wait(run: RunState, th: SimThread, cv: CvName): void {
 }
 
 export function signal(run: RunState, th: SimThread, cv: CvName): void {
-  mustHoldMx(run.mxOwner, th, `signals ${cv}`);
+  mustHoldMx(run.ownerOf(mutexOfCv(cv)), th, `signals ${cv}`, mutexOfCv(cv));
   const q = run.waiters[cv];
   run.record(th, `signal ${cv}${q.length === 0 ? ' (no waiter)' : ''}`);
   if (q.length === 0) return;
@@ -46,7 +53,7 @@ export function signal(run: RunState, th: SimThread, cv: CvName): void {
 }
 
 export function broadcast(run: RunState, th: SimThread, cv: CvName): void {
-  mustHoldMx(run.mxOwner, th, `broadcasts ${cv}`);
+  mustHoldMx(run.ownerOf(mutexOfCv(cv)), th, `broadcasts ${cv}`, mutexOfCv(cv));
   const q = run.waiters[cv];
   run.record(th, `broadcast ${cv} (${q.length} waiting)`);
   while (q.length > 0) {
@@ -56,13 +63,14 @@ export function broadcast(run: RunState, th: SimThread, cv: CvName): void {
   }
 }
 
-/** A woken thread (by signal, broadcast or spuriously) leaves its queue and must re-take mx. */
+/** A woken thread (by signal, broadcast or spuriously) leaves its queue and must re-take its mutex. */
 export function wake(run: RunState, w: SimThread, why: string): void {
   const cv = w.waitingOn;
   if (cv !== null) {
     const q = run.waiters[cv];
     const at = q.indexOf(w);
     if (at >= 0) q.splice(at, 1);
+    w.relock = mutexOfCv(cv);
   }
   w.state = ThreadState.Ready;
   w.waitingOn = null;
@@ -70,9 +78,9 @@ export function wake(run: RunState, w: SimThread, why: string): void {
   run.record(w, `woken (${why})`);
 }
 
-/** The woken thread takes mx back; its `wait` returns. */
+/** The woken thread takes its mutex back; its `wait` returns. */
 export function reacquire(run: RunState, th: SimThread): void {
   th.reacquire = false;
-  run.mxOwner = th.tid;
-  run.record(th, 'wakes, re-takes mx');
+  run.setOwner(th.relock, th.tid);
+  run.record(th, th.relock === 'mx' ? 'wakes, re-takes mx' : `wakes, re-takes ${th.relock}`);
 }

@@ -14,4 +14,7 @@ export interface SimWorld {
   describe(op: Op, result: unknown): string;
   /** whether the start of a thread of this name fails (a fault plan); absent: never */
   spawnFails?(name: string): boolean;
+  /** MEM-SYNC: `who` does `what` ("locks mx") on the tier's sync objects; the world's
+   *  ledger knows whether they were destroyed (absent: not judged) */
+  syncUse?(who: string, what: string): void;
 }

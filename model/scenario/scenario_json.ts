@@ -9,11 +9,13 @@
  * the tier accepts: a configuration the tier must refuse (topk above 32 rows per group)
  * is valid input, and refusing it is the tier's job.
  *
- * A missing fault site means no fault there (files written before a site existed stay
+ * A missing fault site means no fault there, and a missing field of the protocol's later
+ * features (LATER_KEYS) means that feature off (files written before they existed stay
  * readable). Nothing else is defaulted.
  */
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
-import type { ShutdownPoint } from '../../src/engine/driver.js';
+import type { PreferPlan, ReplanPlan, ShutdownPoint } from '../../src/engine/driver.js';
+import { LATER_FEATURES_OFF } from '../../src/engine/run_spec.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
@@ -81,10 +83,23 @@ const KEYS = [
   'spuriousWakeups',
 ] as const;
 
+/** The later features' fields: each may be missing (the feature is then off). */
+const LATER_KEYS = [
+  'syncUploads',
+  'evictCapacity',
+  'evictedPoll',
+  'replan',
+  'prefer',
+  'statsThread',
+  'initRacer',
+  'secondShutdown',
+  'tierOff',
+] as const;
+
 export function parseScenario(data: unknown, source: string, at = ''): Scenario {
   const r = new JsonReader(source);
   const p = (k: string): string => (at === '' ? k : `${at}.${k}`);
-  const o = r.object(data, at, KEYS);
+  const o = r.object(data, at, KEYS, LATER_KEYS);
   const L = SCENARIO_LIMITS;
   const devices = r.int(o.devices, p('devices'), 1, L.devices);
   const layers = r.int(o.layers, p('layers'), 1, L.layers);
@@ -112,8 +127,10 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const tokens = routes.length;
   const streaming = r.boolean(o.streaming, p('streaming'));
   const warmstart = r.oneOf(o.warmstart, p('warmstart'), ['none', 'plan', 'block'] as const);
-  const { loaders, runs } = parseThreads(r, o, p);
+  const later = parseLater(r, o, p, tokens, experts, topk);
+  const { loaders, runs } = parseThreads(r, o, p, later);
   return {
+    ...later,
     devices,
     layers,
     experts,
@@ -154,10 +171,17 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
  * per run the uploader and the loaders. Past the thread limit a legal scenario would be
  * reported as LIMIT-THREADS, a leak the tier does not have.
  */
-function parseThreads(r: JsonReader, o: JsonObject, p: (k: string) => string): { loaders: number; runs: 1 | 2 } {
+function parseThreads(
+  r: JsonReader,
+  o: JsonObject,
+  p: (k: string) => string,
+  later: Later,
+): { loaders: number; runs: 1 | 2 } {
   const loaders = r.int(o.loaders, p('loaders'), 1, SCENARIO_LIMITS.loaders);
   const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
-  const threads = 1 + runs * (1 + loaders);
+  // the last run's other callers: the stats thread, the init racer (and its uploader), a second shutdown
+  const extra = (later.statsThread > 0 ? 1 : 0) + (later.initRacer ? 2 : 0) + (later.secondShutdown ? 1 : 0);
+  const threads = 1 + runs * (1 + loaders) + extra;
   if (threads > DEFAULT_LIMITS.maxThreads) {
     r.fail(
       p('loaders'),
@@ -165,6 +189,50 @@ function parseThreads(r: JsonReader, o: JsonObject, p: (k: string) => string): {
     );
   }
   return { loaders, runs };
+}
+
+type Later = typeof LATER_FEATURES_OFF;
+
+/** The later features' fields, each off when missing. */
+function parseLater(
+  r: JsonReader,
+  o: JsonObject,
+  p: (k: string) => string,
+  tokens: number,
+  experts: number,
+  topk: number,
+): Later {
+  const d = LATER_FEATURES_OFF;
+  const opt = <T>(k: (typeof LATER_KEYS)[number], off: T, read: (v: unknown, at: string) => T): T =>
+    o[k] === undefined ? off : read(o[k], p(k));
+  return {
+    syncUploads: opt('syncUploads', d.syncUploads, (v, at) => r.boolean(v, at)),
+    evictCapacity: opt('evictCapacity', d.evictCapacity, (v, at) => r.int(v, at, 1, 1024)),
+    evictedPoll: opt('evictedPoll', d.evictedPoll, (v, at) => r.int(v, at, 0, 1024)),
+    replan: opt('replan', d.replan, (v, at) => parseReplan(r, v, at, tokens)),
+    prefer: opt('prefer', d.prefer, (v, at) => parsePrefer(r, v, at, experts, topk)),
+    statsThread: opt('statsThread', d.statsThread, (v, at) => r.int(v, at, 0, 1024)),
+    initRacer: opt('initRacer', d.initRacer, (v, at) => r.boolean(v, at)),
+    secondShutdown: opt('secondShutdown', d.secondShutdown, (v, at) => r.boolean(v, at)),
+    tierOff: opt('tierOff', d.tierOff, (v, at) => r.boolean(v, at)),
+  };
+}
+
+function parseReplan(r: JsonReader, v: unknown, at: string, tokens: number): ReplanPlan | null {
+  if (v === null) return null;
+  const o = r.object(v, at, ['form', 'maxSwaps', 'prefill']);
+  if (tokens === 0) r.fail(at, 're-plan needs at least one token of prompt');
+  return {
+    form: r.oneOf(o.form, `${at}.form`, ['layer', 'table'] as const),
+    maxSwaps: r.int(o.maxSwaps, `${at}.maxSwaps`, 0, 1024),
+    prefill: r.int(o.prefill, `${at}.prefill`, 1, tokens),
+  };
+}
+
+function parsePrefer(r: JsonReader, v: unknown, at: string, experts: number, topk: number): PreferPlan | null {
+  if (v === null) return null;
+  const o = r.object(v, at, ['window', 'keep']);
+  return { window: r.int(o.window, `${at}.window`, topk, experts), keep: r.int(o.keep, `${at}.keep`, 0, topk) };
 }
 
 function parseRoutes(

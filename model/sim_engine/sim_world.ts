@@ -77,6 +77,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   readonly faults: FaultInjector;
   /** per device: outputs of the group in flight */
   private readonly pending: (SimOutput[] | null)[];
+  /** the backend's trunk tensors by device, offer and size (uploadDense) */
+  private readonly shapeCache = new Map<string, SimTensor>();
+  /** prefer-resident routing: the route the engine chose per token and layer (routeChoose) */
+  private readonly chosen = new Map<number, readonly number[]>();
   private readonly handlers: Handlers;
 
   constructor(
@@ -132,6 +136,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     return this.scenario.runs * this.scenario.routes.length * this.scenario.layers;
   }
 
+  syncUse(who: string, what: string): void {
+    this.ledger.sync.use(who, what);
+  }
+
   /** The runtime asks before it starts a thread: the fault plan may refuse the uploader. */
   spawnFails(name: string): boolean {
     return name === 'uploader' && this.faults.fails('spawn');
@@ -157,7 +165,12 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return this.faults.fails('alloc') ? null : seal(L.hostAlloc(op.what, op.bytes));
       },
       hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
-      syncInit: () => !this.faults.fails('sync'),
+      syncInit: () => {
+        if (this.faults.fails('sync')) return false;
+        L.sync.created();
+        return true;
+      },
+      syncDestroy: () => L.sync.destroyed(null),
       memInfo: (op) => {
         const total = this.capacity[op.dev] ?? 0;
         return { free: total - (L.consumed[op.dev] ?? 0), total };
@@ -181,8 +194,15 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       uploadDense: (op) => {
         // two allocations, as a device holds an int8 matrix: its rows and its scales
         const bytes = deviceFootprint(op.weightBytes) + (op.scaleBytes > 0 ? deviceFootprint(op.scaleBytes) : 0);
+        // the backend's cache of tensors by shape: one it still holds comes back as it is, no copy
+        const key = `${op.dev}/${op.index}/${bytes}`;
+        const cached = this.shapeCache.get(key);
+        if (cached !== undefined && cached.alive) return seal(cached);
+        if (L.backendShutdown) L.newSession();
         if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) return null;
-        return seal(L.alloc(op.dev, -1, op.index, 'dense', bytes));
+        const t = L.alloc(op.dev, -1, op.index, 'dense', bytes);
+        this.shapeCache.set(key, t);
+        return seal(t);
       },
       free: (op) => L.free(open<SimTensor>(op.tensor), op.dev),
       writeInput: (op) => L.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
@@ -192,6 +212,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         const t = open<SimTensor>(op.tensor);
         if (!t.alive)
           throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed tensor ${describeTensor(t)}`);
+        L.checkGeneration(t, `dense GEMV on device ${op.dev}`);
         L.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
         L.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
         L.release(op.inBuf);
@@ -213,6 +234,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   private engineHandlers(): Pick<Handlers, EngineOp['k']> {
     return {
       route: (op) => this.route(op.token, op.layer),
+      routeChoose: (op) => this.routeChoose(op.token, op.layer, op.eids),
       ramOf: (op) => {
         const ref = this.ram.current(op.layer, op.eid);
         return ref === null ? null : seal(ref);
@@ -234,7 +256,10 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       },
       combine: (op) => {
         const tokens = this.scenario.routes.length;
-        const routed = this.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ?? [];
+        const routed =
+          this.chosen.get(op.token * this.scenario.layers + op.layer) ??
+          this.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ??
+          [];
         this.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
       },
       finishToken: () => undefined,
@@ -257,7 +282,29 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     const eids = this.scenario.routes[tokens === 0 ? token : token % tokens]?.[layer];
     if (eids === undefined) throw new Error(`scenario has no route for token ${token} layer ${layer}`);
     const input: BlockRow = { token, layer };
-    return { token, layer, eids, input: seal(input) };
+    const prefer = this.scenario.prefer;
+    if (prefer === null) return { token, layer, eids, input: seal(input) };
+    return {
+      token,
+      layer,
+      eids,
+      input: seal(input),
+      candidates: candidatesOf(eids, this.scenario.experts, prefer.window),
+    };
+  }
+
+  /** The engine's choice among the candidates, recorded: the combine check holds it to it. */
+  private routeChoose(token: number, layer: number, eids: readonly number[]): RouteInfo {
+    const offered = this.route(token, layer);
+    const cands = offered.candidates ?? offered.eids;
+    if (
+      eids.length !== offered.eids.length ||
+      new Set(eids).size !== eids.length ||
+      eids.some((e) => !cands.includes(e))
+    )
+      throw new Error(`internal error: t${token} L${layer} chose [${eids.join(',')}] from [${cands.join(',')}]`);
+    this.chosen.set(token * this.scenario.layers + layer, eids);
+    return { token, layer, eids, input: offered.input };
   }
 
   private issueGroup(dev: number, rowOffset: number, rows: readonly GroupRow[]): boolean {
@@ -325,8 +372,17 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return `issue dev${op.dev} [${op.rows.map((r) => `E${r.eid}`).join(' ')}]${result === false ? ' FAILED' : ''}`;
       case 'takeGroup':
         return `take dev${op.dev}${result === null ? ' FAILED' : ''}`;
-      case 'route':
-        return `route t${op.token} L${op.layer} -> [${open<RouteInfo>(result).eids.join(' ')}]`;
+      case 'route': {
+        const r = open<RouteInfo>(result);
+        const c = r.candidates === undefined ? '' : ` of [${r.candidates.join(' ')}]`;
+        return `route t${op.token} L${op.layer} -> [${r.eids.join(' ')}]${c}`;
+      }
+      case 'routeChoose':
+        return `route chosen t${op.token} L${op.layer} [${op.eids.join(' ')}]`;
+      case 'syncInit':
+        return `syncInit${result === false ? ' FAILED' : ''}`;
+      case 'syncDestroy':
+        return 'syncDestroy';
       case 'ramOf':
       case 'loadRam': {
         const r = open<SimRamRef | null>(result);
@@ -346,8 +402,6 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         return `hostAlloc ${op.what} ${op.bytes} B -> ${result === null ? 'FAILED' : `h${open<SimHostArray>(result).id}`}`;
       case 'hostFree':
         return `hostFree h${open<SimHostArray>(op.array).id}`;
-      case 'syncInit':
-        return `syncInit${result === false ? ' FAILED' : ''}`;
       case 'readHeat':
         return `readHeat -> ${result === null ? 'no file' : `${open<Uint8Array>(result).byteLength} B`}`;
       case 'writeHeat':
@@ -372,6 +426,20 @@ function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, d
     default:
       return bytes;
   }
+}
+
+/**
+ * The router's top-`window` candidates for a route: the routed experts first, then the
+ * others in a fixed order (from the first routed expert upwards, wrapping).
+ */
+export function candidatesOf(routed: readonly number[], experts: number, window: number): number[] {
+  const out = [...routed];
+  const first = routed[0] ?? 0;
+  for (let i = 1; i < experts && out.length < window; i++) {
+    const e = (first + i) % experts;
+    if (!out.includes(e)) out.push(e);
+  }
+  return out;
 }
 
 /** room for dense residents on a device with "plenty" of memory */

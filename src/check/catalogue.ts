@@ -22,6 +22,11 @@ export const PROPERTY_IDS = [
   'MEM-UPLOAD-BYTES',
   'MEM-BOUNDS',
   'MEM-BUFFER-OWNER',
+  'MEM-SYNC',
+  'MEM-GENERATION',
+  'GATE-STATE',
+  'POST-SHUTDOWN-RETURN',
+  'EVICT-ONCE',
   'POST-FILL-WAIT',
   'POST-WARMSTART',
   'POST-RESIDENCY',
@@ -51,6 +56,12 @@ export const PROPERTY_IDS = [
   'SPEC-SHUTDOWN',
   'SPEC-WAKEUP',
   'SPEC-STATE',
+  'SPEC-GATE',
+  'SPEC-REPLAN',
+  'SPEC-EVICTED',
+  'SPEC-SYNC-MODE',
+  'SPEC-PREFER',
+  'SPEC-STATS',
 ] as const;
 export type PropertyId = (typeof PROPERTY_IDS)[number];
 
@@ -147,6 +158,49 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     statement: 'no two in-flight device operations share a buffer',
     reason: "a dense GEMV on the group's buffers overwrites its input and lands where take reads",
     when: 'every op',
+  },
+  'MEM-SYNC': {
+    kind: 'safety',
+    family: 'sync-object lifetime',
+    statement:
+      'mx, cv and cv_take are never used after their destroy, initialized while alive, or destroyed while held, waited on or awaited',
+    reason:
+      'a caller that tested an on flag with no lock held resumed into a destroyed mutex; a re-init in the teardown window replaced the mutex the teardown waited on',
+    when: 'every op',
+  },
+  'MEM-GENERATION': {
+    kind: 'safety',
+    family: 'device memory safety',
+    statement: 'every tensor a group or a dense GEMV reads belongs to the current generation (init to shutdown)',
+    reason:
+      "a trunk left resident by a shutdown at DEAD was handed to the next init by the backend's shape cache: a new generation computed on the old weights",
+    when: 'every op',
+  },
+  'GATE-STATE': {
+    kind: 'safety',
+    family: 'lifecycle gate',
+    statement:
+      'whenever gmx is released the gate is consistent: live >= 0, at most one exclusive section queued or held, none held while a caller is inside, and no thread outside a tier call inside the gate',
+    reason:
+      'a gate that counts a caller twice, or admits one during an exclusive section, lets teardown free what a caller uses',
+    when: 'every unlock',
+  },
+  'POST-SHUTDOWN-RETURN': {
+    kind: 'safety',
+    family: 'nothing left after shutdown',
+    statement:
+      'when shutdown returns to any caller that found a generation standing (not one being started), that generation is torn down: its sync objects destroyed, its storage freed',
+    reason:
+      'a losing shutdown that read an unset teardown latch returned while the teardown was still under way, and the engine freed what the tier still used',
+    when: 'at a call or return',
+  },
+  'EVICT-ONCE': {
+    kind: 'safety',
+    family: 'eviction ring',
+    statement:
+      'evicted_take reports every expert the uploader evicted exactly once, oldest first; only an eviction the ring counted as dropped may go unreported',
+    reason: 'an eviction reported twice rebuilds a CPU copy twice; one never reported serves a miss from a stale copy',
+    when: 'at a call or return',
   },
   'POST-FILL-WAIT': {
     kind: 'safety',
@@ -368,6 +422,53 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
     family: 'refinement',
     statement: 'the tiers state changes only inside tier calls, and then as the protocol says',
     reason: 'a change outside a tier call is a write the protocol does not account for',
+    when: 'every unlock',
+  },
+  'SPEC-GATE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement:
+      'every entry point enters and leaves through the gate as the protocol says: admitted only when LIVE (the trunk also at DEAD), refused once an exclusive section is queued; init and teardown exclusive only from the state they leave, the loser refusing',
+    reason:
+      'an init that queued before checking the state made the teardown refuse its own exclusive section: shutdown returned with everything allocated',
+    when: 'every unlock',
+  },
+  'SPEC-REPLAN': {
+    kind: 'safety',
+    family: 'refinement',
+    statement:
+      'replan swaps never-routed residents for the most-routed non-residents of the same layer and device, only while the newcomer count is strictly greater, as many as the ring takes, keeping the rest pending',
+    reason: 'a swap on equal counts thrashes; a pending pair lost never comes in',
+    when: 'every unlock',
+  },
+  'SPEC-EVICTED': {
+    kind: 'safety',
+    family: 'refinement',
+    statement:
+      'every eviction enters the eviction ring once, oldest first, bounded, overflow counted; evicted_take drains it in order',
+    reason: 'the engine rebuilds CPU copies from the ring: a double or missing entry is a wrong CPU copy',
+    when: 'every unlock',
+  },
+  'SPEC-SYNC-MODE': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'in synchronous mode issue waits until nothing is in flight (or stop) before it builds the group',
+    reason: 'waiting on the ring count returns while the last upload still copies: residency is not deterministic',
+    when: 'every unlock',
+  },
+  'SPEC-PREFER': {
+    kind: 'safety',
+    family: 'refinement',
+    statement: 'prefer reports the residency of the routing candidates as it is under the lock',
+    reason: 'a residency read without the lock routes by a state that never was',
+    when: 'every unlock',
+  },
+  'SPEC-STATS': {
+    kind: 'safety',
+    family: 'refinement',
+    statement:
+      'stats reports hits and misses since the last stats_mark, and is_resident the residency, as the protocol says',
+    reason: 'the engine tunes from these numbers at the prefill/decode boundary',
     when: 'every unlock',
   },
 };

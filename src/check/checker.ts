@@ -31,6 +31,12 @@ export interface RunView {
   readonly limits: RunLimits;
 }
 
+/** Which of the two mutexes a thread holds while its code runs. */
+export interface LocksHeld {
+  readonly mx: boolean;
+  readonly gmx: boolean;
+}
+
 /** Read-only observers; they throw a Violation to end the run. */
 export interface Checker {
   /** a call/ret/mark op was reached (the thread holds whatever locks it holds) */
@@ -38,14 +44,20 @@ export interface Checker {
   /** mx was just released by `th`, by an unlock or by a wait on `cv`: the protocol's
    *  state must be consistent */
   onQuiescent?(rt: RunView, th: ThreadView, cv: CvName | null): void;
+  /** the lifecycle gate's gmx was just released by `th`, by an unlock or (waited) by a
+   *  wait on gcv: the gate's state must be consistent */
+  onGateRelease?(rt: RunView, th: ThreadView, waited: boolean): void;
   /** `th` executed an op other than lock, unlock, wait or a mark, with this result */
   onOp?(rt: RunView, th: ThreadView, op: Op, result: unknown): void;
   /** every thread finished */
   atEnd?(rt: RunView): void;
   /** a digest of the mx-guarded state: a thread that does not hold mx must not change it */
   guardedDigest?(): number;
-  /** `th`'s code runs now without mx, up to its next op (null: it stopped running) */
-  unguarded?(th: ThreadView | null): void;
+  /** a digest of the gate's gmx-guarded state: a thread that does not hold gmx must not change it */
+  gateDigest?(): number;
+  /** `th`'s code runs now, up to its next op, without mx (mx false) or without gmx (gmx
+   *  false), or both (null: it stopped running) */
+  unguarded?(th: ThreadView | null, held?: LocksHeld): void;
   /**
    * What a checker built as a closure remembers between calls, as fields of objects: a
    * search that saves and restores states (model/explore/state/restore/) reaches it here. Such a

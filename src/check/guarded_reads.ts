@@ -1,6 +1,7 @@
 /**
  * SYNC-DISCIPLINE for reads: thread code that does not hold mx must not read mx-guarded
- * state (state.ts: every field is read and written only with mx held).
+ * state (state.ts: every field is read and written only with mx held), and code that
+ * does not hold the gate's gmx must not read the gate (`st.gate`, gmx-guarded).
  *
  * Why a check of its own: a write without mx changes the guarded digest and is caught by
  * the runtime; a read without mx changes nothing, and when it happens in the same atomic
@@ -19,7 +20,7 @@
  * to the real objects, and a proxy stored into the state is stored as the object itself.
  */
 import type { MarkOp } from '../ops.js';
-import type { Checker, RunView, ThreadView } from './checker.js';
+import type { Checker, LocksHeld, RunView, ThreadView } from './checker.js';
 import { guardedStateRead } from './sync_discipline.js';
 
 /** Fields set once when their object is made: readable by anyone who holds the object. */
@@ -34,6 +35,8 @@ const IMMUTABLE = new Set([
   'victim',
   'dev',
   'tensor',
+  // the gate object itself (its fields are gmx-guarded)
+  'gate',
 ]);
 
 /** The configuration: constant as a whole, given out as it is. */
@@ -50,7 +53,11 @@ interface Link {
 export class GuardedReads implements Checker {
   /** the proxy of the state the tier's threads use in place of the state */
   readonly state: object;
-  readonly memory: { reader: ThreadView | null; inInit: Set<number> } = { reader: null, inInit: new Set() };
+  readonly memory: { reader: ThreadView | null; held: LocksHeld; inInit: Set<number> } = {
+    reader: null,
+    held: { mx: false, gmx: false },
+    inInit: new Set(),
+  };
   private readonly proxies = new WeakMap<object, object>();
   private readonly originals = new WeakMap<object, object>();
 
@@ -58,8 +65,9 @@ export class GuardedReads implements Checker {
     this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root });
   }
 
-  unguarded(th: ThreadView | null): void {
+  unguarded(th: ThreadView | null, held: LocksHeld = { mx: false, gmx: false }): void {
     this.memory.reader = th !== null && !this.memory.inInit.has(th.tid) ? th : null;
+    this.memory.held = held;
   }
 
   onMark(_rt: RunView, th: ThreadView, op: MarkOp): void {
@@ -73,8 +81,11 @@ export class GuardedReads implements Checker {
         const v: unknown = (t as Record<PropertyKey, unknown>)[key];
         if (typeof key === 'symbol' || typeof v === 'function') return v;
         const reader = this.memory.reader;
-        if (reader !== null && !IMMUTABLE.has(key) && reachable(link))
-          throw guardedStateRead(reader, pathOf(link, key));
+        if (reader !== null && !IMMUTABLE.has(key) && reachable(link)) {
+          const gate = gateward(link, key);
+          if (!(gate ? this.memory.held.gmx : this.memory.held.mx))
+            throw guardedStateRead(reader, pathOf(link, key), gate ? 'gmx' : 'mx');
+        }
         // a frozen object's fields must read as themselves (a proxy's invariant): a watched
         // table's rows (table_watch.ts) are read unguarded below them
         if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
@@ -90,6 +101,13 @@ export class GuardedReads implements Checker {
   private unwrap(v: unknown): unknown {
     return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
   }
+}
+
+/** Whether the read is of the gate (the path's first field from the state is `gate`). */
+function gateward(link: Link, key: string): boolean {
+  let first = key;
+  for (let l: Link | null = link; l !== null && l.holder !== null; l = l.up) first = l.key;
+  return first === 'gate';
 }
 
 /** Whether every step of the path still leads where it led when the object was reached. */

@@ -5,8 +5,14 @@
  * one buffer are reported at the op that commits them (property ids in
  * properties/catalogue.ts), like ASan reports at the faulting access.
  *
+ * The tier's sync objects are allocations too (sync_objects.ts), and they mark the
+ * generations: a generation runs from their create to their destroy, and every device
+ * tensor records the generation it was made in, so a group or a GEMV that reads a tensor
+ * of another generation (a stale tensor a cache handed back) is MEM-GENERATION.
+ *
  * Ground truth only: nothing here reads the tier's state.
  */
+import { SyncObjects } from './sync_objects.js';
 import { Violation } from './violation.js';
 
 export interface SimTensor {
@@ -16,6 +22,8 @@ export interface SimTensor {
   readonly eid: number;
   readonly part: string;
   readonly bytes: number;
+  /** the generation it was made in (Ledger.generation) */
+  readonly gen: number;
   alive: boolean;
   /** open groups that reference it */
   refs: number;
@@ -60,6 +68,8 @@ export class Ledger {
   readonly openGroups: (SimTensor[] | null)[];
   backendShutdown = false;
   oomFailures = 0;
+  /** mx, cv and cv_take: created by init, destroyed by teardown */
+  readonly sync = new SyncObjects();
 
   constructor(
     readonly devices: number,
@@ -72,8 +82,14 @@ export class Ledger {
     this.openGroups = new Array<SimTensor[] | null>(devices).fill(null);
   }
 
+  /** creates and destroys of the sync objects so far: the generation (even: between two) */
+  get generation(): number {
+    return this.sync.transitions;
+  }
+
   alloc(dev: number, layer: number, eid: number, part: string, bytes: number): SimTensor {
-    const t: SimTensor = { id: this.tensors.length, dev, layer, eid, part, bytes, alive: true, refs: 0 };
+    const gen = this.generation;
+    const t: SimTensor = { id: this.tensors.length, dev, layer, eid, part, bytes, gen, alive: true, refs: 0 };
     this.tensors.push(t);
     this.liveTensors++;
     this.live[dev] = (this.live[dev] ?? 0) + bytes;
@@ -156,10 +172,21 @@ export class Ledger {
     this.busy.delete(`group_in${dev}`);
   }
 
+  /** MEM-GENERATION: `who` reads t, which must be of the current generation */
+  checkGeneration(t: SimTensor, who: string): void {
+    if (t.gen !== this.generation) {
+      throw new Violation(
+        'MEM-GENERATION',
+        `${who} reads tensor ${describeTensor(t)} of generation ${t.gen} in generation ${this.generation}`,
+      );
+    }
+  }
+
   openGroup(dev: number, tensors: SimTensor[], holder: string): void {
     for (const t of tensors) {
       if (!t.alive)
         throw new Violation('MEM-DEVICE', `group on device ${dev} issued with freed tensor ${describeTensor(t)}`);
+      this.checkGeneration(t, holder);
       if (t.dev !== dev)
         throw new Violation('MEM-DEVICE', `group on device ${dev} uses tensor ${describeTensor(t)} of device ${t.dev}`);
     }

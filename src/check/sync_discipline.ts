@@ -1,8 +1,10 @@
 /**
- * SYNC-DISCIPLINE, the rules of the one mutex, stated once for both runtimes: a thread
- * waits, signals, broadcasts or unlocks only holding mx, never re-locks it, never ends
- * holding it, and never reads or changes mx-guarded state without it (reads: guarded_reads.ts).
+ * SYNC-DISCIPLINE, the rules of the mutexes, stated once for both runtimes: a thread
+ * waits, signals, broadcasts or unlocks only holding the mutex (mx, or the gate's gmx
+ * for gcv), never re-locks it, never ends holding it, and never reads or changes state
+ * that mutex guards without it (reads: guarded_reads.ts).
  */
+import type { MutexName } from '../ops.js';
 import { Violation } from './violation.js';
 
 interface Named {
@@ -11,26 +13,26 @@ interface Named {
 }
 
 /** `action` reads after the thread's name: "signals cv", "waits on cv_take". */
-export function mustHoldMx(owner: number, th: Named, action: string): void {
-  if (owner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} ${action} without holding mx`);
+export function mustHoldMx(owner: number, th: Named, action: string, m: MutexName = 'mx'): void {
+  if (owner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} ${action} without holding ${m}`);
 }
 
-export function mustNotRelock(owner: number, th: Named): void {
-  if (owner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} locks mx it already holds`);
+export function mustNotRelock(owner: number, th: Named, m: MutexName = 'mx'): void {
+  if (owner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} locks ${m} it already holds`);
 }
 
-export function mustOwnToUnlock(owner: number, th: Named): void {
-  if (owner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} unlocks mx it does not hold`);
+export function mustOwnToUnlock(owner: number, th: Named, m: MutexName = 'mx'): void {
+  if (owner !== th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} unlocks ${m} it does not hold`);
 }
 
-export function mustNotEndHolding(owner: number, th: Named): void {
-  if (owner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} ended holding mx`);
+export function mustNotEndHolding(owner: number, th: Named, m: MutexName = 'mx'): void {
+  if (owner === th.tid) throw new Violation('SYNC-DISCIPLINE', `${th.name} ended holding ${m}`);
 }
 
-export function guardedStateChanged(th: Named): Violation {
-  return new Violation('SYNC-DISCIPLINE', `${th.name} changed mx-guarded state without holding mx`);
+export function guardedStateChanged(th: Named, m: MutexName = 'mx'): Violation {
+  return new Violation('SYNC-DISCIPLINE', `${th.name} changed ${m}-guarded state without holding ${m}`);
 }
 
-export function guardedStateRead(th: Named, what: string): Violation {
-  return new Violation('SYNC-DISCIPLINE', `${th.name} read mx-guarded ${what} without holding mx`);
+export function guardedStateRead(th: Named, what: string, m: MutexName = 'mx'): Violation {
+  return new Violation('SYNC-DISCIPLINE', `${th.name} read ${m}-guarded ${what} without holding ${m}`);
 }

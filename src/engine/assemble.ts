@@ -7,13 +7,15 @@
  */
 import { accountingChecker } from '../check/checkers/accounting.js';
 import { endStateChecker } from '../check/checkers/end_state.js';
+import { gateChecker } from '../check/checkers/gate.js';
+import { evictionChecker, shutdownReturnChecker } from '../check/checkers/lifecycle.js';
 import { postconditionChecker } from '../check/checkers/postconditions.js';
 import { lostWakeupChecker } from '../check/checkers/lost_wakeup.js';
 import { progressChecker, type FillConditions } from '../check/checkers/progress.js';
 import { RefinementChecker } from '../check/refinement/refinement.js';
 import type { CheckContext } from '../check/checked_world.js';
 import type { Checker } from '../check/checker.js';
-import type { ExpertFormat, TierConfig, TrunkOffer } from '../tier/config.js';
+import { ENGINE_DEFAULTS, type ExpertFormat, type TierConfig, type TrunkOffer } from '../tier/config.js';
 import { Tier } from '../tier/tier.js';
 import { tierConfigFor } from '../tier/variants.js';
 import type { DriverPlan } from './driver.js';
@@ -86,6 +88,9 @@ export function assemble(a: AssemblyInput): Assembly {
       decayPeriod: s.decayPeriod,
       startTick: s.startTick,
       trunk: a.trunk ?? denseOffers(s.denseBytes, a.devices),
+      syncUploads: s.syncUploads,
+      evictCapacity: s.evictCapacity,
+      replanPerTick: ENGINE_DEFAULTS.replanPerTick,
     },
   );
   const plan: DriverPlan = {
@@ -101,6 +106,13 @@ export function assemble(a: AssemblyInput): Assembly {
     initTwice: s.initTwice,
     runs: s.runs,
     trunkThroughTier: a.trunkThroughTier ?? false,
+    evictedPoll: s.evictedPoll,
+    replan: s.replan,
+    prefer: s.prefer,
+    statsThread: s.statsThread,
+    initRacer: s.initRacer,
+    secondShutdown: s.secondShutdown,
+    tierOff: s.tierOff,
   };
   return { cfg, tier: new Tier(cfg), plan };
 }
@@ -131,6 +143,9 @@ export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Check
     lostWakeupChecker(ctx),
     endStateChecker(ctx),
     progressChecker(ctx, opts),
+    gateChecker(ctx),
+    shutdownReturnChecker(ctx),
+    evictionChecker(ctx),
   ];
   return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.watchSlots === true)] : checkers;
 }

@@ -16,9 +16,24 @@
  *  - a RAM copy is freed only after the tier confirmed the expert resident and forgot
  *    the pointer (ownership-based free);
  *  - fill_wait is called only with no group open.
+ *
+ * Beside the decode thread, the engine may run other callers (engine_threads.ts): a
+ * stats thread during decode and teardown, an init racing the final shutdown, a second
+ * concurrent shutdown. With the tier never started (or off), the trunk is placed through
+ * trunk_place and runs at DEAD.
  */
-import { perform, type Contribution, type ExpertKey, type Gen, type RamRef, type RouteInfo } from '../ops.js';
+import {
+  perform,
+  type Contribution,
+  type ExpertKey,
+  type Gen,
+  type InitResult,
+  type RamRef,
+  type RouteInfo,
+  type Thread,
+} from '../ops.js';
 import type { Tier } from '../tier/tier.js';
+import { chooseRoute, initRacer, secondShutdown, statsThread } from './engine_threads.js';
 import { lmHeadIndex, trunkIndex, type TrunkPart } from './trunk_offers.js';
 
 export interface DriverPlan {
@@ -40,6 +55,34 @@ export interface DriverPlan {
   /** the int8 trunk: every trunk matrix through the tier (its device, or the CPU), with
    *  attention computed inside the layer's group window (native/MATH.md) */
   readonly trunkThroughTier: boolean;
+  /** evicted_take after every token, at most this many (0: never) */
+  readonly evictedPoll: number;
+  readonly replan: ReplanPlan | null;
+  readonly prefer: PreferPlan | null;
+  /** rounds of the stats thread (0: none); it and the racers run in the last run only */
+  readonly statsThread: number;
+  readonly initRacer: boolean;
+  readonly secondShutdown: boolean;
+  /** the expert tier is never started: the trunk alone, through trunk_place */
+  readonly tierOff: boolean;
+}
+
+/**
+ * Re-plan after the prompt: its first `prefill` tokens are counted per layer and expert;
+ * the layer form calls replan after each layer's routing of the last prompt token, the
+ * table form once after the prompt with the whole table; at most maxSwaps pairs a call.
+ * stats_mark follows (the prefill/decode boundary).
+ */
+export interface ReplanPlan {
+  readonly form: 'layer' | 'table';
+  readonly maxSwaps: number;
+  readonly prefill: number;
+}
+
+/** Prefer-resident routing over the router's top-`window` candidates, the top `keep` kept. */
+export interface PreferPlan {
+  readonly window: number;
+  readonly keep: number;
 }
 
 /**
@@ -68,9 +111,12 @@ type Here =
   | { readonly phase: 'plan' | 'warmstart' | 'fill' }
   | { readonly phase: 'decode'; readonly token: number; readonly layer: number; readonly groupOpen: boolean };
 
-/** The engine's run: which thread, if any, shut the tier down on its own. */
+/** The engine's run: which thread, if any, shut the tier down on its own; the other
+ *  callers it started; the prompt's routing counts (re-plan). */
 interface EngineRun {
   shutdownThread: number;
+  readonly joins: number[];
+  readonly counts: number[][];
 }
 
 function* maybeShutdown(tier: Tier, plan: DriverPlan, run: EngineRun, here: Here, only?: 'caller' | 'own'): Gen<void> {
@@ -97,35 +143,73 @@ export function* engineMain(tier: Tier, plan: DriverPlan): Gen<void> {
   for (let r = 0; r < plan.runs; r++) {
     // only the first run shuts down early; a second run starts from the first one's heat
     const runPlan = r === 0 ? plan : { ...plan, shutdownAt: null };
-    yield* oneRun(tier, runPlan, r * plan.tokens);
+    yield* oneRun(tier, runPlan, r * plan.tokens, r === plan.runs - 1);
   }
 }
 
-function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number): Gen<void> {
-  const run: EngineRun = { shutdownThread: -1 };
-  let started = yield* tier.init();
-  if (plan.initTwice) {
+const NEVER_STARTED: InitResult = { state: 'off', reason: 'the engine runs without the expert tier' };
+
+function* spawned(name: string, body: Thread): Gen<number> {
+  return yield* perform({ k: 'spawn', name, body });
+}
+
+function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean): Gen<void> {
+  const { layers, experts } = tier.st.cfg;
+  const counts = Array.from({ length: layers }, () => new Array<number>(experts).fill(0));
+  const run: EngineRun = { shutdownThread: -1, joins: [], counts };
+  let started = plan.tierOff ? NEVER_STARTED : yield* tier.init();
+  if (plan.initTwice && !plan.tierOff) {
     // a second init while active must change nothing; after a failed one it is a retry
     const again = yield* tier.init();
     if (started.state !== 'active') started = again;
   }
   if (started.state === 'off') yield { k: 'mark', what: 'tier-off', detail: started.reason };
+  // the trunk works with the expert tier off: the engine places it itself
+  if (started.state !== 'active' && tier.st.cfg.trunk.length > 0) yield* tier.trunkPlace();
   if (started.state === 'active') {
     if (plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan, run);
     if (plan.warmstart === 'block') yield* warmstartBlocking(tier, plan, run);
     if (plan.warmstart === 'none') yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
   }
+  if (last && plan.statsThread > 0)
+    run.joins.push(yield* spawned('stats', () => statsThread(tier, plan.statsThread, plan.streaming)));
   for (let token = firstToken; token < firstToken + plan.tokens; token++) {
     for (let layer = 0; layer < plan.layers; layer++)
       yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
     if (plan.trunkThroughTier) yield* denseStep(tier, lmHeadIndex(plan.layers));
     yield { k: 'finishToken', token };
     if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
+    if (plan.replan !== null && token - firstToken === plan.replan.prefill - 1)
+      yield* afterPrompt(tier, plan.replan, run);
+    if (plan.evictedPoll > 0) yield* tier.evictedTake(plan.evictedPoll);
   }
-  // the exit path shuts down too, while a shutdown thread of its own may still be at it:
-  // two concurrent calls, of which one does the work and the other says 'already'
+  yield* exitPath(tier, plan, run, last);
+}
+
+/** The prompt is routed: the whole-table re-plan, then the prefill/decode boundary. */
+function* afterPrompt(tier: Tier, replan: ReplanPlan, run: EngineRun): Gen<void> {
+  if (replan.form === 'table')
+    yield* tier.replan(
+      -1,
+      run.counts.map((row) => [...row]),
+      replan.maxSwaps,
+    );
+  yield* tier.statsMark();
+}
+
+/**
+ * The exit path shuts down too, while a shutdown thread of its own may still be at it
+ * (two concurrent calls: one does the work, the other waits for it and says 'already'),
+ * an init may race it from a thread of its own (whose generation, if it won, the engine
+ * shuts down once more), and a second shutdown may run beside it.
+ */
+function* exitPath(tier: Tier, plan: DriverPlan, run: EngineRun, last: boolean): Gen<void> {
+  if (last && plan.initRacer) run.joins.push(yield* spawned('init-racer', () => initRacer(tier)));
+  if (last && plan.secondShutdown) run.joins.push(yield* spawned('shutdown2', () => secondShutdown(tier)));
   yield* tier.shutdown();
   if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
+  for (const tid of run.joins) yield { k: 'join', tid };
+  if (last && plan.initRacer) yield* tier.shutdown();
 }
 
 function* warmstartPlanned(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<void> {
@@ -212,7 +296,13 @@ function* decodeLayer(
     yield { k: 'trunkBegin', token, layer };
     yield* denseStep(tier, trunkIndex(layer, 'router'));
   }
-  const route = yield* perform({ k: 'route', token, layer });
+  const route = yield* routeOf(tier, plan, token, layer);
+  if (plan.replan !== null && at < plan.replan.prefill) {
+    const row = run.counts[layer];
+    if (row !== undefined) for (const eid of route.eids) row[eid] = (row[eid] ?? 0) + 1;
+    if (at === plan.replan.prefill - 1 && plan.replan.form === 'layer')
+      yield* tier.replan(layer, [[...(row ?? [])]], plan.replan.maxSwaps);
+  }
   for (const eid of route.eids) {
     if (plan.streaming) {
       const ram = yield* perform({ k: 'loadRam', layer, eid, why: 'stream' });
@@ -244,6 +334,16 @@ function* decodeLayer(
   const ordered: Contribution[] = [];
   for (const part of parts) if (part !== null) ordered.push(part);
   yield { k: 'combine', token, layer, parts: ordered };
+}
+
+/** The router's route, or with prefer-resident routing the engine's choice among its candidates. */
+function* routeOf(tier: Tier, plan: DriverPlan, token: number, layer: number): Gen<RouteInfo> {
+  const route = yield* perform({ k: 'route', token, layer });
+  const cands = route.candidates;
+  if (plan.prefer === null || cands === undefined) return route;
+  const resident = yield* tier.prefer(layer, cands);
+  const eids = chooseRoute(cands, resident, route.eids.length, plan.prefer.keep);
+  return yield* perform({ k: 'routeChoose', token, layer, eids });
 }
 
 function* computeOnCpu(

@@ -9,7 +9,7 @@ import type { SpecIo, Step } from './io.js';
 import type { SpecFamily, SpecState } from './state.js';
 
 export interface SpecCall {
-  /** the family a divergence in this call belongs to, unless a finer one applies */
+  /** the family a divergence in this call's current step belongs to, unless a finer one applies */
   readonly family: SpecFamily;
   /** set while a step runs: the step's LFRU tick decayed heats or ran a swap round */
   readonly tickOutcome?: { decayed: boolean; round: boolean } | null;
@@ -19,3 +19,5 @@ export interface SpecCall {
 export const UNLOCK: Step = { release: 'unlock' };
 export const WAIT_CV: Step = { release: 'wait-cv' };
 export const WAIT_TAKE: Step = { release: 'wait-take' };
+export const GUNLOCK: Step = { release: 'gunlock' };
+export const WAIT_GCV: Step = { release: 'wait-gcv' };

@@ -31,6 +31,12 @@ export interface SpecConfig {
   readonly startTick: number;
   /** the dense trunk matrices offered, placed before the experts */
   readonly trunk: readonly SpecTrunkOffer[];
+  /** synchronous uploads: issue waits until nothing is in flight */
+  readonly syncUploads: boolean;
+  /** the eviction ring's entries */
+  readonly evictCapacity: number;
+  /** pending re-plan pairs started per decode tick */
+  readonly replanPerTick: number;
 }
 
 /** A trunk matrix as the protocol offers it: a name, a layer, its weight and scale bytes. */

@@ -4,34 +4,115 @@
  * stage before it, so a failed init leaves nothing allocated: the host arrays (slot
  * table, then ring), the sync objects, the budgets (a figure, or free memory minus the
  * reserve), the heat file (halved on load), the dense trunk placed before the experts
- * by value per byte (config.ts, trunkPlacement), the uploader thread. A second init while active changes nothing and says so.
+ * by value per byte (config.ts, trunkPlacement), the uploader thread. init holds the gate's
+ * exclusive section from DEAD (gate.ts): while LIVE it changes nothing and says so
+ * ('already'); during a teardown or another init it is refused ('busy'). A trunk placed
+ * while DEAD is freed first: this generation places its own.
  */
 import { refusal, roomiest, trunkBytes, trunkRanking } from './config.js';
 import type { SpecIo, Step } from './io.js';
 import { readHeatFile } from './heat_file.js';
+import { ExclusiveEntry, leaveExclusive } from './gate.js';
 import { zeroCounters, type SpecState } from './state.js';
-import type { SpecCall } from './call.js';
+import { GUNLOCK, UNLOCK, WAIT_GCV, type SpecCall } from './call.js';
 
+type InitState = 'active' | 'off' | 'already' | 'busy';
+
+/**
+ * init's program: the exclusive entry from DEAD (refused: 'already' when LIVE, else
+ * 'busy'); the stages up to the sync objects outside any lock (a failure rolls back and
+ * leaves the section DEAD); the tables under mx; the way out of the section, LIVE or,
+ * when the uploader could not start, after the rollback, DEAD.
+ */
 export class InitCall implements SpecCall {
   readonly family = 'SPEC-INIT' as const;
+  private pc: 'door' | 'stages' | 'leave' | 'rollback' | 'ret' = 'door';
+  private value: InitState = 'busy';
+  private readonly entry = new ExclusiveEntry();
+  /** a failed thread start: the trunk taken out of the tables, to free (offer, device) */
+  private readonly dense: number[] = [];
+  private readonly denseDev: number[] = [];
+
   step(s: SpecState, io: SpecIo): Step {
-    return { returned: { fn: 'init', state: init(s, io) } };
+    switch (this.pc) {
+      case 'door':
+        return this.door(s);
+      case 'stages':
+        return this.stages(s, io);
+      case 'leave':
+        return this.leave(s, io, 'LIVE');
+      case 'rollback':
+        for (const index of this.dense) {
+          io.op({ k: 'free', dev: this.denseDev[index] ?? -1, key: null, part: 'dense', index }, 'SPEC-INIT');
+        }
+        freeArrays(io);
+        io.op({ k: 'syncDestroy' }, 'SPEC-INIT');
+        return this.leave(s, io, 'DEAD');
+      default:
+        return { returned: { fn: 'init', state: this.value } };
+    }
+  }
+
+  private door(s: SpecState): Step {
+    const r = this.entry.step(s.gate, 'DEAD');
+    if (r === 'wait') return WAIT_GCV;
+    if (r === 'refused') {
+      this.value = this.entry.found === 'LIVE' ? 'already' : 'busy';
+      this.pc = 'ret';
+      return GUNLOCK;
+    }
+    this.pc = 'stages';
+    return GUNLOCK;
+  }
+
+  private leave(s: SpecState, io: SpecIo, to: 'LIVE' | 'DEAD'): Step {
+    this.pc = 'ret';
+    return leaveExclusive(s, io, to);
+  }
+
+  /** The stages; under mx from the sync objects on. Ends at init's unlock, or (failed
+   *  before the tables) at the way out of the section. */
+  private stages(s: SpecState, io: SpecIo): Step {
+    for (const t of this.entry.taken) {
+      io.op({ k: 'free', dev: t.dev, key: null, part: 'dense', index: t.index }, 'SPEC-INIT');
+    }
+    this.value = 'off';
+    const c = s.cfg;
+    if (refusal(c) !== null) return this.leave(s, io, 'DEAD');
+    if (!io.op({ k: 'hostAlloc', what: 'slots' }, 'SPEC-INIT')) return this.leave(s, io, 'DEAD');
+    if (!io.op({ k: 'hostAlloc', what: 'ring' }, 'SPEC-INIT')) {
+      io.op({ k: 'hostFree', what: 'slots' }, 'SPEC-INIT');
+      return this.leave(s, io, 'DEAD');
+    }
+    if (!io.op({ k: 'syncInit' }, 'SPEC-INIT')) {
+      freeArrays(io);
+      return this.leave(s, io, 'DEAD');
+    }
+    tablesLocked(s, io);
+    s.active = true;
+    if (!io.op({ k: 'spawn', name: 'uploader' }, 'SPEC-INIT')) {
+      s.active = false;
+      s.dense.forEach((dev, index) => {
+        const offer = c.trunk[index];
+        if (dev === null || offer === undefined) return;
+        this.dense.push(index);
+        this.denseDev[index] = dev;
+        s.dense[index] = null;
+        s.used[dev] = (s.used[dev] ?? 0) - trunkBytes(offer);
+      });
+      s.slots = [];
+      this.pc = 'rollback';
+      return UNLOCK;
+    }
+    this.value = 'active';
+    this.pc = 'leave';
+    return UNLOCK;
   }
 }
 
-function init(s: SpecState, io: SpecIo): 'active' | 'off' | 'already' {
+/** Under mx: fresh tables, the budgets, the heat file, the trunk. */
+function tablesLocked(s: SpecState, io: SpecIo): void {
   const c = s.cfg;
-  if (s.active) return 'already';
-  if (refusal(c) !== null) return 'off';
-  if (!io.op({ k: 'hostAlloc', what: 'slots' }, 'SPEC-INIT')) return 'off';
-  if (!io.op({ k: 'hostAlloc', what: 'ring' }, 'SPEC-INIT')) {
-    io.op({ k: 'hostFree', what: 'slots' }, 'SPEC-INIT');
-    return 'off';
-  }
-  if (!io.op({ k: 'syncInit' }, 'SPEC-INIT')) {
-    freeArrays(io);
-    return 'off';
-  }
   freshTables(s);
   for (let dev = 0; dev < c.devices; dev++) {
     const want = c.budget[dev] ?? 0;
@@ -48,20 +129,6 @@ function init(s: SpecState, io: SpecIo): 'active' | 'off' | 'already' {
       s.slots.forEach((row, l) => row.forEach((x, e) => (x.heat = Math.floor((heat[l]?.[e] ?? 0) / 2))));
   }
   placeTrunk(s, io);
-  if (!io.op({ k: 'spawn', name: 'uploader' }, 'SPEC-INIT')) {
-    s.dense.forEach((dev, index) => {
-      const offer = c.trunk[index];
-      if (dev === null || offer === undefined) return;
-      io.op({ k: 'free', dev, key: null, part: 'dense', index }, 'SPEC-INIT');
-      s.dense[index] = null;
-      s.used[dev] = (s.used[dev] ?? 0) - trunkBytes(offer);
-    });
-    freeArrays(io);
-    s.slots = [];
-    return 'off';
-  }
-  s.active = true;
-  return 'active';
 }
 
 /** The trunk before the experts, one matrix at a time onto the roomiest device that holds
@@ -103,10 +170,10 @@ function freshTables(s: SpecState): void {
   s.inflight = 0;
   s.stop = false;
   s.issueOpen = false;
-  s.groupsBusy = false;
-  s.groupsDrained = false;
-  s.waiters = 0;
-  s.denseInflight = 0;
   s.tick = c.startTick;
+  s.pending = [];
+  s.evicted = [];
+  s.evictedDropped = 0;
+  s.mark = { hits: 0, misses: 0 };
   s.counters = zeroCounters();
 }

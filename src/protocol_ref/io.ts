@@ -6,14 +6,14 @@
  * reference sees the world's answers (an upload that failed, a device that is full) and
  * says which op it expected where the tier did something else.
  */
-import type { SpecFamily, SpecKey } from './state.js';
+import type { SpecFamily, SpecKey, SpecPair } from './state.js';
 
 export type Part = 'gate' | 'up' | 'down';
 export const PARTS: readonly Part[] = ['gate', 'up', 'down'];
 
 export type SpecOp =
   | { readonly k: 'hostAlloc' | 'hostFree'; readonly what: 'slots' | 'ring' }
-  | { readonly k: 'syncInit' | 'readHeat' | 'join' | 'backendShutdown' }
+  | { readonly k: 'syncInit' | 'syncDestroy' | 'readHeat' | 'join' | 'backendShutdown' }
   | { readonly k: 'memInfo'; readonly dev: number }
   /** trunk offer `index` uploaded to, or computed on, dev */
   | { readonly k: 'uploadDense' | 'denseGemv'; readonly dev: number; readonly index: number }
@@ -26,7 +26,7 @@ export type SpecOp =
   | { readonly k: 'writeInput'; readonly dev: number; readonly rowOffset: number; readonly rows: number }
   | { readonly k: 'issueGroup' | 'takeGroup'; readonly dev: number; readonly eids: readonly number[] }
   | { readonly k: 'writeHeat'; readonly bytes: Uint8Array }
-  | { readonly k: 'signal' | 'broadcast'; readonly cv: 'cv' | 'cv_take' };
+  | { readonly k: 'signal' | 'broadcast'; readonly cv: 'cv' | 'cv_take' | 'gcv' };
 
 export interface SpecIo {
   /** The tier's next op must be `op`; true when it succeeded (ops that cannot fail: true). */
@@ -37,19 +37,32 @@ export interface SpecIo {
   readHeat(family: SpecFamily): Uint8Array | null;
 }
 
-/** How a critical section ends. */
-export type Release = 'unlock' | 'wait-cv' | 'wait-take';
+/** How a critical section ends: of mx (unlock, a wait on cv or cv_take), or of the gate's gmx. */
+export type Release = 'unlock' | 'wait-cv' | 'wait-take' | 'gunlock' | 'wait-gcv';
 
 /** The end of one step of a call: a release of mx, or the call's return. */
 export type Step = { readonly release: Release } | { readonly returned: SpecValue };
 
 /** What a call returns, in the reference's terms. */
 export type SpecValue =
-  | { readonly fn: 'init'; readonly state: 'active' | 'off' | 'already' }
+  | { readonly fn: 'init'; readonly state: 'active' | 'off' | 'already' | 'busy' }
   | { readonly fn: 'bool'; readonly value: boolean }
   | { readonly fn: 'plan_fill'; readonly keys: readonly SpecKey[] }
   | { readonly fn: 'fill_wait'; readonly value: 'done' | 'stopped' | 'off' }
   | { readonly fn: 'issue'; readonly mask: readonly boolean[] }
   | { readonly fn: 'take'; readonly ok: boolean; readonly collected: readonly number[] }
   | { readonly fn: 'shutdown'; readonly value: 'done' | 'already' }
-  | { readonly fn: 'count'; readonly value: number };
+  | { readonly fn: 'count'; readonly value: number }
+  | { readonly fn: 'keys'; readonly keys: readonly SpecKey[] }
+  | { readonly fn: 'pairs'; readonly pairs: readonly SpecPair[] }
+  | { readonly fn: 'mask'; readonly mask: readonly boolean[] }
+  | { readonly fn: 'stats'; readonly stats: SpecStats | null };
+
+/** stats: hits and misses since the last mark, the totals. */
+export interface SpecStats {
+  readonly hits: number;
+  readonly misses: number;
+  readonly uploads: number;
+  readonly swaps: number;
+  readonly evictedDropped: number;
+}

@@ -4,11 +4,13 @@
  * resident (not queued) against the hottest expert that could be uploaded (not resident,
  * not queued, not planned, with RAM weights and no tensors held): if the admission rule
  * agrees, the victim stops being resident at once and a swap is enqueued; if the
- * enqueue is refused, the victim is resident again. Fill-once backends never swap.
+ * enqueue is refused, the victim is resident again. Fill-once backends never swap. Each
+ * tick first starts a few pending re-plan pairs (replan.ts).
  *
  * Returns what the tick did, so a divergence can be named by its family.
  */
 import { admits, coldest, enqueue } from './enqueue.js';
+import { startPending } from './replan.js';
 import type { SpecIo } from './io.js';
 import { home, slot, type SpecKey, type SpecState } from './state.js';
 
@@ -21,6 +23,7 @@ export function lfruTick(s: SpecState, io: SpecIo): TickOutcome {
   s.tick++;
   const decayed = s.tick % s.cfg.decayPeriod === 0;
   if (decayed) for (const row of s.slots) for (const x of row) x.heat = Math.floor(x.heat / 2);
+  startPending(s, io, s.cfg.replanPerTick);
   const round = s.cfg.swaps && s.tick % s.cfg.swapPeriod === 0;
   if (!round) return { decayed, round };
   for (let dev = 0; dev < s.cfg.devices; dev++) {

@@ -7,8 +7,8 @@
  *  - note_planned: only for a planned expert; null weights give the reservation back at
  *    once; with weights it waits for ring space, enqueues against the reservation, and a
  *    refused enqueue gives the reservation back.
- * The waiting calls count themselves in and out, and on the way out, once stop is set,
- * broadcast cv_take: shutdown waits until no woken caller is left inside.
+ * Each runs inside the gate (gate.ts): refused at the door, it does nothing; the gate
+ * counts the waiting ones, so a teardown waits until no woken caller is left inside.
  */
 import { enqueue, heatUp, promoteStreaming } from './enqueue.js';
 import type { SpecIo, Step } from './io.js';
@@ -17,21 +17,13 @@ import { UNLOCK, WAIT_TAKE, type SpecCall } from './call.js';
 
 const ringFull = (s: SpecState): boolean => s.ring.length === s.cfg.ringCapacity && !s.stop;
 
-/** Leaving a waiting call (mx held). */
-function leave(s: SpecState, io: SpecIo): void {
-  s.waiters--;
-  if (s.stop) io.op({ k: 'broadcast', cv: 'cv_take' }, 'SPEC-WAKEUP');
-}
-
 /**
- * The waiting part of note_block and note_planned (mx held, counted in): wait while the
- * ring is full and not stopping, else enqueue and leave. 'wait' when the call must wait.
+ * The waiting part of note_block and note_planned (mx held): wait while the ring is full
+ * and not stopping, else enqueue. 'wait' when the call must wait.
  */
 function enqueueWhenRoom(s: SpecState, io: SpecIo, key: SpecKey, hasRam: boolean, reserved: boolean): boolean | 'wait' {
   if (ringFull(s)) return 'wait';
-  const value = enqueue(s, key, hasRam, null, reserved, io, 'SPEC-ENQUEUE');
-  leave(s, io);
-  return value;
+  return enqueue(s, key, hasRam, null, reserved, io, 'SPEC-ENQUEUE');
 }
 
 export class NoteCall implements SpecCall {
@@ -44,16 +36,13 @@ export class NoteCall implements SpecCall {
 
   step(s: SpecState, io: SpecIo): Step {
     if (this.value !== null) return { returned: { fn: 'bool', value: this.value } };
-    this.value = false;
-    if (s.active) {
-      const sl = slot(s, this.key);
-      heatUp(sl);
-      if (s.cfg.streaming) {
-        this.value = promoteStreaming(s, this.key, this.hasRam, io);
-      } else {
-        sl.ram = this.hasRam;
-        this.value = enqueue(s, this.key, this.hasRam, null, false, io, 'SPEC-ENQUEUE');
-      }
+    const sl = slot(s, this.key);
+    heatUp(sl);
+    if (s.cfg.streaming) {
+      this.value = promoteStreaming(s, this.key, this.hasRam, io);
+    } else {
+      sl.ram = this.hasRam;
+      this.value = enqueue(s, this.key, this.hasRam, null, false, io, 'SPEC-ENQUEUE');
     }
     return UNLOCK;
   }
@@ -71,14 +60,9 @@ export class NoteBlockCall implements SpecCall {
   step(s: SpecState, io: SpecIo): Step {
     if (this.pc === 'ret') return { returned: { fn: 'bool', value: this.value } };
     if (this.pc === 'enter') {
-      if (!s.active) {
-        this.pc = 'ret';
-        return UNLOCK;
-      }
       const sl = slot(s, this.key);
       heatUp(sl);
       sl.ram = this.hasRam;
-      s.waiters++;
     }
     const done = enqueueWhenRoom(s, io, this.key, this.hasRam, false);
     if (done === 'wait') {
@@ -104,13 +88,12 @@ export class NotePlannedCall implements SpecCall {
     if (this.pc === 'ret') return { returned: { fn: 'bool', value: this.value } };
     if (this.pc === 'enter') {
       this.pc = 'ret';
-      if (!s.active || !slot(s, this.key).planned) return UNLOCK;
+      if (!slot(s, this.key).planned) return UNLOCK;
       if (!this.hasRam) {
         this.giveBack(s);
         return UNLOCK;
       }
       slot(s, this.key).ram = true;
-      s.waiters++;
     }
     const done = enqueueWhenRoom(s, io, this.key, true, true);
     if (done === 'wait') {

@@ -25,6 +25,27 @@ export interface SpecEntry extends SpecKey {
   readonly victim: SpecKey | null;
 }
 
+/** A re-plan pair: the victim (layer, victim) leaves, the newcomer comes in. */
+export interface SpecPair {
+  readonly layer: number;
+  readonly victim: number;
+  readonly newcomerLayer: number;
+  readonly newcomer: number;
+}
+
+export type SpecLife = 'DEAD' | 'LIVE' | 'TEARING_DOWN';
+
+/** The lifecycle gate (PROTOCOL.md, "Lifecycle gate"): outside the tables, under gmx. */
+export interface SpecGate {
+  state: SpecLife;
+  live: number;
+  wantX: number;
+  x: number;
+  /** per trunk offer: the device of a matrix placed while DEAD, or null */
+  deadTrunk: (number | null)[];
+  trunkBusy: boolean;
+}
+
 export interface SpecCounters {
   uploads: number;
   uploadFailures: number;
@@ -38,6 +59,7 @@ export interface SpecCounters {
 export interface SpecState {
   readonly cfg: SpecConfig;
   readonly exp: number;
+  readonly gate: SpecGate;
   active: boolean;
   slots: SpecSlot[][];
   budget: number[];
@@ -49,16 +71,16 @@ export interface SpecState {
   issueOpen: boolean;
   /** per device, the experts of the group in flight not yet collected */
   groups: number[][];
-  /** the decode thread issues or collects groups outside the lock */
-  groupsBusy: boolean;
-  /** shutdown collected the open groups: the issuer's take reports them lost */
-  groupsDrained: boolean;
-  /** callers inside fill_wait, note_block, note_planned */
-  waiters: number;
-  denseInflight: number;
   tick: number;
   /** per trunk offer: the device it is resident on, or null (computed on the CPU) */
   dense: (number | null)[];
+  /** re-plan pairs not started yet, oldest first */
+  pending: SpecPair[];
+  /** the eviction ring, oldest first */
+  evicted: SpecKey[];
+  evictedDropped: number;
+  /** hits and misses at the last stats_mark */
+  mark: { hits: number; misses: number };
   counters: SpecCounters;
 }
 
@@ -66,6 +88,14 @@ export function newSpecState(cfg: SpecConfig): SpecState {
   return {
     cfg,
     exp: expBytes(cfg),
+    gate: {
+      state: 'DEAD',
+      live: 0,
+      wantX: 0,
+      x: 0,
+      deadTrunk: new Array<number | null>(cfg.trunk.length).fill(null),
+      trunkBusy: false,
+    },
     active: false,
     slots: [],
     budget: [],
@@ -75,12 +105,12 @@ export function newSpecState(cfg: SpecConfig): SpecState {
     stop: false,
     issueOpen: false,
     groups: [],
-    groupsBusy: false,
-    groupsDrained: false,
-    waiters: 0,
-    denseInflight: 0,
     tick: cfg.startTick,
     dense: [],
+    pending: [],
+    evicted: [],
+    evictedDropped: 0,
+    mark: { hits: 0, misses: 0 },
     counters: zeroCounters(),
   };
 }
@@ -115,7 +145,13 @@ export type SpecFamily =
   | 'SPEC-UPLOADER'
   | 'SPEC-SHUTDOWN'
   | 'SPEC-WAKEUP'
-  | 'SPEC-STATE';
+  | 'SPEC-STATE'
+  | 'SPEC-GATE'
+  | 'SPEC-REPLAN'
+  | 'SPEC-EVICTED'
+  | 'SPEC-SYNC-MODE'
+  | 'SPEC-PREFER'
+  | 'SPEC-STATS';
 
 /** The tier did something the protocol does not allow at this point. */
 export class SpecError extends Error {

@@ -10,11 +10,13 @@
  *  - outside the lock: the victim's three tensors freed, the three parts uploaded to the
  *    home device in order until one fails (the parts already uploaded then freed), the
  *    staging copy freed;
- *  - finish, under the lock: resident with its tensors (a swap counted), or on failure
+ *  - finish, under the lock: a swap's victim into the eviction ring (its tensors are gone
+ *    either way); resident with its tensors (a swap counted), or on failure
  *    ("device genuinely full") the charge given back and the home budget lowered to what
  *    is used; either way not queued, one less in flight, broadcast; then the head again.
  */
 import { PARTS, type SpecIo, type Step } from './io.js';
+import { recordEviction } from './replan.js';
 import { home, slot, type SpecEntry, type SpecState } from './state.js';
 import { UNLOCK, WAIT_CV, WAIT_TAKE, type SpecCall } from './call.js';
 
@@ -101,6 +103,7 @@ export class UploaderThread implements SpecCall {
     const ok = uploaded === PARTS.length;
     if (!ok) for (const part of PARTS.slice(0, uploaded)) io.op({ k: 'free', dev, key: e, part }, 'SPEC-UPLOADER');
     io.op({ k: 'unstage', key: e }, 'SPEC-UPLOADER');
+    if (e.victim !== null) recordEviction(s, e.victim);
     const x = slot(s, e);
     if (ok) {
       x.tensors = true;

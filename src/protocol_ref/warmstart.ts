@@ -8,7 +8,7 @@
  *  - release_ram: the engine may free an expert's RAM copy only when it is resident, and
  *    the tier forgets the pointer first; resident_count reads residency.
  */
-import type { SpecIo, Step } from './io.js';
+import type { Step } from './io.js';
 import { home, type SpecKey, type SpecState } from './state.js';
 import { UNLOCK, WAIT_TAKE, type SpecCall } from './call.js';
 
@@ -18,7 +18,7 @@ export class PlanFillCall implements SpecCall {
 
   step(s: SpecState): Step {
     if (this.keys !== null) return { returned: { fn: 'plan_fill', keys: this.keys } };
-    this.keys = s.active ? plan(s) : [];
+    this.keys = plan(s);
     return UNLOCK;
   }
 }
@@ -50,26 +50,12 @@ function plan(s: SpecState): SpecKey[] {
 
 export class FillWaitCall implements SpecCall {
   readonly family = 'SPEC-FILL' as const;
-  private pc: 'enter' | 'wait' | 'ret' = 'enter';
-  private value: 'done' | 'stopped' | 'off' = 'off';
+  private value: 'done' | 'stopped' | null = null;
 
-  step(s: SpecState, io: SpecIo): Step {
-    if (this.pc === 'ret') return { returned: { fn: 'fill_wait', value: this.value } };
-    if (this.pc === 'enter') {
-      if (!s.active) {
-        this.pc = 'ret';
-        return UNLOCK;
-      }
-      s.waiters++;
-    }
-    if (s.inflight > 0 && !s.stop) {
-      this.pc = 'wait';
-      return WAIT_TAKE;
-    }
+  step(s: SpecState): Step {
+    if (this.value !== null) return { returned: { fn: 'fill_wait', value: this.value } };
+    if (s.inflight > 0 && !s.stop) return WAIT_TAKE;
     this.value = s.stop ? 'stopped' : 'done';
-    s.waiters--;
-    if (s.stop) io.op({ k: 'broadcast', cv: 'cv_take' }, 'SPEC-WAKEUP');
-    this.pc = 'ret';
     return UNLOCK;
   }
 }
@@ -81,7 +67,7 @@ export class ReleaseRamCall implements SpecCall {
 
   step(s: SpecState): Step {
     if (this.value !== null) return { returned: { fn: 'bool', value: this.value } };
-    const x = s.active ? s.slots[this.key.layer]?.[this.key.eid] : undefined;
+    const x = s.slots[this.key.layer]?.[this.key.eid];
     this.value = x?.resident === true;
     if (x !== undefined && this.value) x.ram = false;
     return UNLOCK;

@@ -39,6 +39,12 @@ export interface TierConfig {
   readonly startTick: number;
   /** dense trunk matrices offered to the placer, placed before the experts (none: []) */
   readonly trunk: readonly TrunkOffer[];
+  /** synchronous uploads (tests, diagnostics): issue first waits until nothing is in flight */
+  readonly syncUploads: boolean;
+  /** entries of the eviction ring (evicted_take); what overflows is dropped and counted */
+  readonly evictCapacity: number;
+  /** pending re-plan pairs started per decode tick, at most */
+  readonly replanPerTick: number;
 }
 
 /** A dense trunk matrix offered to the tier's placer: by name, layer and bytes. */
@@ -68,6 +74,10 @@ export const ENGINE_DEFAULTS = {
   decayPeriod: 1024,
   /** 'auto' budgets keep this much device memory free */
   reserveBytes: 1 << 30,
+  /** eviction ring entries */
+  evictCapacity: 256,
+  /** pending re-plan pairs started per decode tick */
+  replanPerTick: 2,
 } as const;
 
 /** Bytes of one host slot and one ring entry, for the host allocations init makes. */

@@ -1,27 +1,31 @@
 /**
- * issue, take and the dense GEMV: the decode thread's device groups (PROTOCOL.md,
- * "issue", "take").
+ * issue and take: the decode thread's device groups (PROTOCOL.md, "issue", "take").
  *
  * issue builds, under the lock, one group per device from the routed experts that are
  * resident (at most MAX_GROUP_ROWS rows each), sets `issue_open`, counts hits and misses,
- * and runs the LFRU tick on layer 0. The tick runs after the group is built, so a victim
- * may be in the group being issued: that is exactly why the uploader waits for
- * `issue_open` to clear before it frees a victim. Outside the lock, each device's input
- * goes into that device's own block of the input buffer (stride MAX_GROUP_ROWS rows),
- * and the group is issued asynchronously; a device whose issue fails hands its experts
- * back to the CPU (their mask bits are cleared). The mask is exactly the routed experts
- * resident on a device whose issue succeeded.
+ * and runs the LFRU tick on layer 0. In synchronous mode (cfg.syncUploads) it first waits
+ * until nothing is in flight (`inflight`, never the ring count: a dequeued entry is still
+ * copying), so a swap chosen at one tick has landed by the next group. The tick runs
+ * after the group is built, so a victim may be in the group being issued: that is exactly
+ * why the uploader waits for `issue_open` to clear before it frees a victim. Outside the
+ * lock, each device's input goes into that device's own block of the input buffer
+ * (stride MAX_GROUP_ROWS rows), and the group is issued asynchronously; a device whose
+ * issue fails hands its experts back to the CPU (their mask bits are cleared). The mask
+ * is exactly the routed experts resident on a device whose issue succeeded. Then, under
+ * the lock, the issued groups are published for take.
  *
- * take drains in two phases: under the lock it claims the open groups, outside it
- * collects each device's outputs, then under the lock it clears `issue_open` and
- * broadcasts. A failed collection leaves that device's outputs out (they are lost for
- * this token: the engine computes them on the CPU) and take reports it; so does a take
- * whose groups a shutdown already drained. Every device is still drained.
+ * take claims the published groups under the lock, collects each device's outputs
+ * outside it, then under the lock clears `issue_open` and broadcasts. A failed collection
+ * leaves that device's outputs out (they are lost for this token: the engine computes
+ * them on the CPU) and take reports it. Every device is still drained.
+ *
+ * Both hold a gate slot (tier.ts) from start to end: a teardown's second half waits until
+ * the decode thread is out, and collects itself the groups of a take refused at the door.
  */
 import { perform, type ExpertOutput, type Gen, type GroupRow, type RouteInfo, type TakeResult } from '../ops.js';
 import { MAX_GROUP_ROWS } from './config.js';
 import { lfruTickLocked } from './lfru.js';
-import { BROADCAST_TAKE, LOCK, UNLOCK } from './sync.js';
+import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import { slotOf, type TierState } from './state.js';
 
 /** Row offset of a device's block in the tier's input buffer. */
@@ -35,7 +39,8 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
   const rows: GroupRow[][] = [];
   const positions: number[][] = [];
   yield LOCK;
-  if (st.active && !st.stop) {
+  if (st.cfg.syncUploads) while (st.inflight > 0 && !st.stop) yield WAIT_TAKE;
+  if (!st.stop) {
     for (let dev = 0; dev < st.cfg.devices; dev++) {
       rows.push([]);
       positions.push([]);
@@ -61,11 +66,8 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
         st.counters.misses++;
       }
     }
-    // issuing outside the lock: a shutdown must wait until the groups are published
-    if (rows.some((r) => r.length > 0)) st.groupsBusy = true;
     if (route.layer === 0) yield* lfruTickLocked(st);
   }
-  const busy = st.groupsBusy;
   yield UNLOCK;
 
   const issued: GroupRow[][] = rows.map(() => []);
@@ -83,12 +85,10 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
     }
     issued[dev] = devRows;
   }
-  if (busy) {
+  if (issued.some((r) => r.length > 0)) {
     yield LOCK;
-    // the groups in flight, for take (or for a shutdown that must collect them)
+    // the groups in flight, for take (or for a teardown that must collect them)
     for (let dev = 0; dev < issued.length; dev++) st.groups[dev] = issued[dev] ?? [];
-    st.groupsBusy = false;
-    if (st.stop) yield BROADCAST_TAKE;
     yield UNLOCK;
   }
   return mask;
@@ -97,10 +97,8 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
 export function* take(st: TierState, layer: number): Gen<TakeResult> {
   yield LOCK;
   const claimed = st.groups.map((rows, dev) => ({ dev, rows })).filter((g) => g.rows.length > 0);
-  let ok = !st.groupsDrained;
-  st.groupsDrained = false;
+  let ok = true;
   for (const g of claimed) st.groups[g.dev] = [];
-  if (claimed.length > 0) st.groupsBusy = true;
   yield UNLOCK;
   const outputs = new Map<number, ExpertOutput>();
   for (const g of claimed) {
@@ -116,36 +114,8 @@ export function* take(st: TierState, layer: number): Gen<TakeResult> {
     });
   }
   yield LOCK;
-  st.groupsBusy = false;
   st.issueOpen = false;
   yield BROADCAST_TAKE;
   yield UNLOCK;
   return { ok, outputs };
-}
-
-/**
- * One GEMV of trunk matrix `index`: on its device when it is resident (true), else the
- * engine computes it on the CPU (false). It may run while a group is in flight on the
- * same device (the engine computes attention inside the group's window): it uses the
- * dense path's own device buffers, never the group's input/output (the b86e55e defect).
- * It is counted while it reads its tensor outside the lock, and shutdown releases the
- * trunk only once no GEMV reads it; once stopping, every GEMV goes to the CPU. (Reading
- * the handle without the count let a concurrent shutdown free it under the GEMV: found
- * by the properties, kept in properties/replays/dense-gemv-after-shutdown.json.)
- */
-export function* denseMatmul(st: TierState, index: number): Gen<boolean> {
-  yield LOCK;
-  const resident = st.active && !st.stop ? (st.dense[index] ?? null) : null;
-  if (resident !== null) st.denseInflight++;
-  yield UNLOCK;
-  if (resident !== null) {
-    const dev = resident.dev;
-    // Stryker disable next-line StringLiteral: buffer labels; any name apart from the group's is the same program (the ledger's claim catches a shared one)
-    yield { k: 'denseGemv', dev, index, tensor: resident.tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
-    yield LOCK;
-    st.denseInflight--;
-    if (st.stop) yield BROADCAST_TAKE;
-    yield UNLOCK;
-  }
-  return resident !== null;
 }

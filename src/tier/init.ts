@@ -4,15 +4,24 @@
  * trunk (by value per byte, on the roomiest device: trunk_place.ts) and start the
  * uploader.
  *
+ * init holds the gate's exclusive section, admitted only from DEAD (gate.ts): a second
+ * init while LIVE changes nothing and says so ('already'); one during a teardown or while
+ * another init runs is refused ('busy'), never queued. Holding it, nobody else is inside
+ * the tier, yet the tables are written under mx once it exists: the checkers and a
+ * thread that was refused at the door may look at any time.
+ *
  * Results, never exceptions: an impossible configuration, or a stage that fails, leaves
  * the tier off with a reason (the engine runs on the CPU) and nothing allocated: each
- * failure undoes every stage before it. A second init while active changes nothing and
- * says so; init after shutdown starts afresh (new tables, the heat the last run saved).
+ * failure undoes every stage before it. init after shutdown starts afresh (new tables,
+ * the heat the last run saved). A trunk the engine placed while the tier was DEAD is
+ * freed first: this generation places its own (a tensor belongs to one generation).
  */
 import { perform, type Gen, type HostArray, type InitResult } from '../ops.js';
 import { MAX_GROUP_ROWS, RING_ENTRY_BYTES, SLOT_BYTES } from './config.js';
+import { enterExclusive, leaveExclusive } from './gate.js';
 import { decodeHeat } from './heat_file.js';
-import { resetTables, type TierState } from './state.js';
+import { resetTables, type DenseResident, type TierState } from './state.js';
+import { LOCK, UNLOCK } from './sync.js';
 import { roomiestDevice, trunkCharge, trunkOrder } from './trunk_place.js';
 import { uploaderThread } from './uploader.js';
 
@@ -29,51 +38,69 @@ export function configProblem(st: TierState): string | null {
 }
 
 export function* init(st: TierState): Gen<InitResult> {
-  if (st.active) return { state: 'already' };
+  const entry = yield* enterExclusive(st.gate, 'DEAD');
+  if (!entry.admitted) return entry.found === 'LIVE' ? { state: 'already' } : { state: 'busy' };
+  for (const d of entry.deadTrunk) yield { k: 'free', dev: d.dev, tensor: d.tensor };
+  const result = yield* initExclusive(st);
+  yield* leaveExclusive(st.gate, result.state === 'active' ? 'LIVE' : 'DEAD');
+  return result;
+}
+
+function* initExclusive(st: TierState): Gen<InitResult> {
   const problem = configProblem(st);
   if (problem !== null) return { state: 'off', reason: problem };
   const cfg = st.cfg;
   const slots = yield* perform({ k: 'hostAlloc', what: 'slots', bytes: cfg.layers * cfg.experts * SLOT_BYTES });
   if (slots === null) return { state: 'off', reason: 'cannot allocate the slot table' };
   const ring = yield* perform({ k: 'hostAlloc', what: 'ring', bytes: cfg.ringCapacity * RING_ENTRY_BYTES });
-  if (ring === null) return yield* rollback(st, [slots], 'cannot allocate the upload ring');
+  if (ring === null) return yield* rollback([slots], false, 'cannot allocate the upload ring');
   if (!(yield* perform({ k: 'syncInit' })))
-    return yield* rollback(st, [slots, ring], 'cannot initialize the mutex and condition variables');
+    return yield* rollback([slots, ring], false, 'cannot initialize the mutex and condition variables');
+  yield LOCK;
   resetTables(st);
   st.hostArrays = [slots, ring];
-  for (let dev = 0; dev < cfg.devices; dev++) {
-    const want = cfg.budgetBytes[dev] ?? 0;
-    if (want === 'auto') {
-      const info = yield* perform({ k: 'memInfo', dev });
-      st.budget[dev] = info === null ? 0 : Math.max(0, info.free - cfg.reserveBytes);
-    } else {
-      st.budget[dev] = Math.max(0, want);
-    }
-  }
-  if (cfg.heatFile) yield* loadHeat(st);
-  yield* placeDense(st);
+  yield* setBudgetsLocked(st);
+  if (cfg.heatFile) yield* loadHeatLocked(st);
+  yield* placeDenseLocked(st);
   // active before the uploader runs: from its first step on, the state is shared
   st.active = true;
   const tid = yield* perform({ k: 'spawn', name: 'uploader', body: () => uploaderThread(st) });
   if (tid < 0) {
     st.active = false;
-    yield* releaseDense(st);
+    const dense = takeDenseLocked(st);
     st.hostArrays = [];
-    return yield* rollback(st, [slots, ring], 'cannot start the uploader thread');
+    st.slots = [];
+    yield UNLOCK;
+    for (const d of dense) yield { k: 'free', dev: d.dev, tensor: d.tensor };
+    return yield* rollback([slots, ring], true, 'cannot start the uploader thread');
   }
   st.uploaderTid = tid;
+  yield UNLOCK;
   return { state: 'active' };
 }
 
-/** Undoes the host allocations of a failed init. */
-function* rollback(st: TierState, arrays: readonly HostArray[], reason: string): Gen<InitResult> {
+/** Undoes the host allocations (and the sync objects, once made) of a failed init. */
+function* rollback(arrays: readonly HostArray[], synced: boolean, reason: string): Gen<InitResult> {
   for (const array of arrays) yield { k: 'hostFree', array };
-  st.slots = [];
+  if (synced) yield { k: 'syncDestroy' };
   return { state: 'off', reason };
 }
 
+/** Per device: a number of bytes, or free memory minus the reserve. */
+function* setBudgetsLocked(st: TierState): Gen<void> {
+  for (let dev = 0; dev < st.cfg.devices; dev++) {
+    const want = st.cfg.budgetBytes[dev] ?? 0;
+    if (want === 'auto') {
+      const info = yield* perform({ k: 'memInfo', dev });
+      st.budget[dev] = info === null ? 0 : Math.max(0, info.free - st.cfg.reserveBytes);
+    } else {
+      st.budget[dev] = Math.max(0, want);
+    }
+  }
+}
+
 /** Halved on load, so last run's heat informs but does not dominate. */
-function* loadHeat(st: TierState): Gen<void> {
+function* loadHeatLocked(st: TierState): Gen<void> {
   const bytes = yield* perform({ k: 'readHeat' });
   const heat = decodeHeat(bytes, st.cfg.layers, st.cfg.experts);
   if (heat === null) {
@@ -86,7 +113,7 @@ function* loadHeat(st: TierState): Gen<void> {
 }
 
 /** The trunk is read every token: placed before the experts (trunk_place.ts). */
-function* placeDense(st: TierState): Gen<void> {
+function* placeDenseLocked(st: TierState): Gen<void> {
   for (const index of trunkOrder(st.cfg.trunk)) {
     const offer = st.cfg.trunk[index];
     if (offer === undefined) continue;
@@ -106,13 +133,15 @@ function* placeDense(st: TierState): Gen<void> {
   }
 }
 
-function* releaseDense(st: TierState): Gen<void> {
-  for (let index = 0; index < st.dense.length; index++) {
-    const d = st.dense[index];
+/** Takes the trunk out of the tables (mx held), its charges given back: the caller frees it. */
+export function takeDenseLocked(st: TierState): DenseResident[] {
+  const out: DenseResident[] = [];
+  st.dense.forEach((d, index) => {
     const offer = st.cfg.trunk[index];
-    if (d === null || d === undefined || offer === undefined) continue;
-    yield { k: 'free', dev: d.dev, tensor: d.tensor };
+    if (d === null || offer === undefined) return;
+    out.push(d);
     st.dense[index] = null;
     st.used[d.dev] = (st.used[d.dev] ?? 0) - trunkCharge(offer);
-  }
+  });
+  return out;
 }

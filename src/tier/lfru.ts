@@ -4,10 +4,12 @@
  * Runs inside `issue` on layer 0 of each token. A swap clears the victim's `resident` at
  * once (its experts go to the CPU from now on) and hands the victim to the uploader,
  * which frees it only once no group is open. Backends that cannot reclaim memory never
- * swap (cfg.swaps is false): they fill once.
+ * swap (cfg.swaps is false): they fill once. Every tick also starts a few re-plan pairs
+ * still pending (replan.ts), before the round.
  */
 import type { Gen } from '../ops.js';
 import { enqueueLocked } from './enqueue.js';
+import { startPendingLocked } from './replan.js';
 import type { Slot, TierState } from './state.js';
 
 /** The admission rule, in 64-bit arithmetic (heats are u32, so doubles are exact here). */
@@ -20,6 +22,7 @@ export function* lfruTickLocked(st: TierState): Gen<void> {
   if (st.tick % st.cfg.decayPeriod === 0) {
     for (const row of st.slots) for (const slot of row) slot.heat = slot.heat >>> 1;
   }
+  yield* startPendingLocked(st, st.cfg.replanPerTick);
   if (!st.cfg.swaps || st.tick % st.cfg.swapPeriod !== 0) return;
   for (let dev = 0; dev < st.cfg.devices; dev++) {
     let cold: Slot | null = null;

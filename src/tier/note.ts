@@ -6,7 +6,8 @@
  * In streaming mode the engine's RAM slot is recycled right after the call, so the tier
  * copies during the call and keeps no pointer: promotion happens here and now (room on
  * the home device, or a budget-neutral swap against the coldest resident).
- * Both return whether the expert was enqueued; a tier that is off enqueues nothing.
+ * Both return whether the expert was enqueued. Both hold a gate slot (tier.ts): a note
+ * refused at the door (the tier is not LIVE) enqueues nothing.
  */
 import type { Gen, RamRef } from '../ops.js';
 import { HEAT_MAX } from './config.js';
@@ -14,21 +15,18 @@ import { enqueueLocked } from './enqueue.js';
 import { admits } from './lfru.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import { slotOf, type Slot, type TierState } from './state.js';
-import { enterWaitLocked, leaveWaitLocked } from './waiters.js';
 
 export function* note(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
-  let ok = false;
-  if (st.active) {
-    const slot = slotOf(st, layer, eid);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
-    if (slot.heat < HEAT_MAX) slot.heat++;
-    if (st.cfg.streaming) {
-      ok = yield* promoteStreamingLocked(st, slot, ram);
-    } else {
-      slot.ram = ram;
-      ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
-    }
+  const slot = slotOf(st, layer, eid);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
+  if (slot.heat < HEAT_MAX) slot.heat++;
+  let ok: boolean;
+  if (st.cfg.streaming) {
+    ok = yield* promoteStreamingLocked(st, slot, ram);
+  } else {
+    slot.ram = ram;
+    ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
   }
   yield UNLOCK;
   return ok;
@@ -36,17 +34,12 @@ export function* note(st: TierState, layer: number, eid: number, ram: RamRef | n
 
 export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
-  let ok = false;
-  if (st.active) {
-    const slot = slotOf(st, layer, eid);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
-    if (slot.heat < HEAT_MAX) slot.heat++;
-    slot.ram = ram;
-    enterWaitLocked(st);
-    while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
-    ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
-    yield* leaveWaitLocked(st);
-  }
+  const slot = slotOf(st, layer, eid);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
+  if (slot.heat < HEAT_MAX) slot.heat++;
+  slot.ram = ram;
+  while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
+  const ok = yield* enqueueLocked(st, layer, eid, ram, null, false);
   yield UNLOCK;
   return ok;
 }

@@ -14,11 +14,10 @@ import type { ExpertKey, Gen, RamRef } from '../ops.js';
 import { enqueueLocked } from './enqueue.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from './sync.js';
 import { slotOf, type Slot, type TierState } from './state.js';
-import { enterWaitLocked, leaveWaitLocked } from './waiters.js';
 
 export function* planFill(st: TierState): Gen<ExpertKey[]> {
   yield LOCK;
-  const planned = st.active ? planLocked(st) : [];
+  const planned = planLocked(st);
   yield UNLOCK;
   return planned;
 }
@@ -50,14 +49,12 @@ function planLocked(st: TierState): ExpertKey[] {
 export function* notePlanned(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
   let ok = false;
-  const slot = st.active ? slotOf(st, layer, eid) : null;
-  if (slot !== null && slot.planned) {
+  const slot = slotOf(st, layer, eid);
+  if (slot.planned) {
     if (ram !== null) {
       slot.ram = ram;
-      enterWaitLocked(st);
       while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
       ok = yield* enqueueLocked(st, layer, eid, ram, null, true);
-      yield* leaveWaitLocked(st);
     }
     if (!ok) {
       slot.planned = false;

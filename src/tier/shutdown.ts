@@ -1,31 +1,39 @@
 /**
- * shutdown (PROTOCOL.md): save heat, stop, wake everyone, join the uploader, release every
- * resident tensor, staging copy and host array, shut the backend down. Safe to call
+ * shutdown (PROTOCOL.md, "shutdown", "Lifecycle gate"), in two halves. Safe to call
  * twice, and from any thread.
  *
- * Both condition variables are woken: the uploader on `cv`, and on `cv_take` every
- * thread parked in fill_wait, note_block or note_planned, and a swap parked on
- * `issue_open`, which then abandons: without that broadcast the join waits for a group
- * only the joiner could close (#1340). Shutdown does not return while a caller it woke
- * is still inside one of those calls. The open group still reads resident tensors, so
- * before anything is released it is collected: by shutdown itself when it is still
- * open (even the caller's own: the engine's exit path may run mid-token; its take then
- * reports the group lost and the engine computes those experts on the CPU), and after
- * waiting when the decode thread is issuing or collecting it outside the lock, or a
- * dense GEMV reads a dense tensor.
+ * The gate decides who tears down: the caller that moves LIVE -> TEARING_DOWN owns the
+ * teardown; a second concurrent shutdown loses and waits (on gcv) until the gate leaves
+ * TEARING_DOWN, so it never returns before the teardown is complete. A shutdown that finds
+ * DEAD returns at once, unless a trunk placed while DEAD is live or still uploading: then
+ * it takes an exclusive section from DEAD (waiting for the placement) and frees it.
+ *
+ * First half (no gate slot: the callers it wakes hold slots of their own, and must get
+ * out): save the heat, set stop, wake the uploader on `cv` and on `cv_take` every thread
+ * parked in fill_wait, note_block, note_planned, a synchronous issue, and a swap parked on
+ * `issue_open`, which then abandons (without that broadcast the join waits for a group
+ * only the joiner could close, #1340); join the uploader.
+ *
+ * Second half, exclusive from TEARING_DOWN, so nobody is inside: the groups still open
+ * (an issuer's take refused at the door, or the caller's own: the engine's exit path may
+ * run mid-token) are collected, every resident tensor, the trunk, every staging copy and
+ * the host arrays released, mx, cv and cv_take destroyed, the backend shut down; then
+ * DEAD.
  */
 import type { Gen, GroupRow, HostArray, StagingCopy, TensorHandle } from '../ops.js';
+import { enterExclusive, GLOCK, GUNLOCK, leaveExclusive, WAIT_GCV, type Gate } from './gate.js';
 import { encodeHeat } from './heat_file.js';
-import { trunkCharge } from './trunk_place.js';
-import { BROADCAST_TAKE, LOCK, SIGNAL_CV, UNLOCK, WAIT_TAKE } from './sync.js';
+import { takeDenseLocked } from './init.js';
+import { LOCK, SIGNAL_CV, BROADCAST_TAKE, UNLOCK } from './sync.js';
 import type { TierState } from './state.js';
 
+type Role = 'owner' | 'loser' | 'dead' | 'dead-trunk';
+
 export function* shutdown(st: TierState): Gen<'done' | 'already'> {
+  const role = yield* beginTeardown(st.gate);
+  if (role === 'dead-trunk') return yield* freeTrunkAtDead(st);
+  if (role !== 'owner') return 'already';
   yield LOCK;
-  if (!st.active || st.stop) {
-    yield UNLOCK;
-    return 'already';
-  }
   const heat = st.cfg.heatFile
     ? encodeHeat(
         st.slots.map((row) => row.map((slot) => slot.heat)),
@@ -35,35 +43,56 @@ export function* shutdown(st: TierState): Gen<'done' | 'already'> {
   st.stop = true;
   yield SIGNAL_CV;
   yield BROADCAST_TAKE;
-  while (st.waitersInside > 0) yield WAIT_TAKE;
   const uploader = st.uploaderTid;
   yield UNLOCK;
-
   if (heat !== null) yield { k: 'writeHeat', bytes: heat };
   yield { k: 'join', tid: uploader };
-
+  // only this teardown may leave TEARING_DOWN: refused, it cannot free anything
+  if (!(yield* enterExclusive(st.gate, 'TEARING_DOWN')).admitted) return 'done';
   yield LOCK;
-  while (st.groupsBusy) yield WAIT_TAKE;
   const open: { dev: number; rows: GroupRow[] }[] = [];
   st.groups.forEach((rows, dev) => {
     if (rows.length > 0) open.push({ dev, rows });
-    st.groups[dev] = [];
   });
-  if (open.length > 0) st.groupsDrained = true;
-  yield UNLOCK;
-  for (const g of open) yield { k: 'takeGroup', dev: g.dev, rows: g.rows };
-
-  yield LOCK;
-  while (st.denseInflight > 0) yield WAIT_TAKE;
   st.issueOpen = false;
-  yield BROADCAST_TAKE;
   const release = releaseAllLocked(st);
   yield UNLOCK;
-
+  // the open groups read resident tensors: collected before anything is freed
+  for (const g of open) yield { k: 'takeGroup', dev: g.dev, rows: g.rows };
   for (const r of release.tensors) yield { k: 'free', dev: r.dev, tensor: r.tensor };
   for (const s of release.staging) yield { k: 'unstage', staging: s };
   for (const array of release.arrays) yield { k: 'hostFree', array };
+  yield { k: 'syncDestroy' };
   yield { k: 'backendShutdown' };
+  yield* leaveExclusive(st.gate, 'DEAD');
+  return 'done';
+}
+
+/** Who this caller is to the teardown, decided under gmx (a loser waits for it to end). */
+function* beginTeardown(g: Gate): Gen<Role> {
+  yield GLOCK;
+  let role: Role = 'dead';
+  if (g.state === 'LIVE') {
+    g.state = 'TEARING_DOWN';
+    role = 'owner';
+  } else if (g.state === 'TEARING_DOWN') {
+    role = 'loser';
+    while (g.state === 'TEARING_DOWN') yield WAIT_GCV;
+  } else if (g.trunkBusy || g.deadTrunk.some((d) => d !== null)) {
+    role = 'dead-trunk';
+  }
+  yield GUNLOCK;
+  return role;
+}
+
+/** A trunk placed while DEAD, live or uploading: freed in an exclusive section from DEAD. */
+function* freeTrunkAtDead(st: TierState): Gen<'done' | 'already'> {
+  const entry = yield* enterExclusive(st.gate, 'DEAD');
+  // refused: an init or another shutdown holds the section, and it frees the trunk
+  if (!entry.admitted) return 'already';
+  for (const d of entry.deadTrunk) yield { k: 'free', dev: d.dev, tensor: d.tensor };
+  yield { k: 'backendShutdown' };
+  yield* leaveExclusive(st.gate, 'DEAD');
   return 'done';
 }
 
@@ -82,19 +111,14 @@ function releaseAllLocked(st: TierState): Release {
       if (slot.resident || slot.queued || slot.planned) st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
     }
   }
-  st.dense.forEach((d, index) => {
-    const offer = st.cfg.trunk[index];
-    if (d === null || offer === undefined) return;
-    tensors.push({ dev: d.dev, tensor: d.tensor });
-    st.dense[index] = null;
-    st.used[d.dev] = (st.used[d.dev] ?? 0) - trunkCharge(offer);
-  });
+  for (const d of takeDenseLocked(st)) tensors.push(d);
   // the uploader drains the ring before it leaves; anything left is released anyway
   const staging: StagingCopy[] = [];
   for (const entry of st.ring) if (entry !== null) staging.push(entry.staging);
   const arrays = st.hostArrays;
   st.slots = [];
   st.ring = [];
+  st.groups = [];
   st.hostArrays = [];
   st.qn = 0;
   st.uploaderTid = -1;

@@ -1,13 +1,15 @@
 /**
  * The tier's one global state, guarded by the one mutex `mx` (PROTOCOL.md, "State").
  *
- * Every field below is read and written only with `mx` held, except where a comment
- * says otherwise. The slot table and the ring are host arrays: init allocates them and
- * shutdown frees them, so between a shutdown and the next init they are empty and every
- * call finds the tier off. The checkers read this state (never write it).
+ * Every field below is read and written only with `mx` held, except `gate` (the
+ * lifecycle gate's, gmx-guarded, gate.ts) and where a comment says otherwise. The slot
+ * table and the ring are host arrays: init allocates them and shutdown frees them, so
+ * between a shutdown and the next init they are empty and the gate refuses every expert
+ * call. The checkers read this state (never write it).
  */
-import type { ExpertKey, GroupRow, HostArray, RamRef, StagingCopy, TensorHandle } from '../ops.js';
+import type { ExpertKey, GroupRow, HostArray, RamRef, ReplanPair, StagingCopy, TensorHandle } from '../ops.js';
 import type { TierConfig } from './config.js';
+import { newGate, type Gate } from './gate.js';
 import { expertBytes } from './sizes.js';
 
 export interface Slot {
@@ -53,7 +55,9 @@ export interface TierState {
   readonly cfg: TierConfig;
   /** exp_bytes: what one expert is charged on its home device */
   readonly expBytes: number;
-  /** init succeeded and shutdown has not finished: every call checks this first */
+  /** the lifecycle gate (gmx-guarded; it outlives every generation of the tables) */
+  readonly gate: Gate;
+  /** init succeeded and teardown has not released the tables */
   active: boolean;
   /** the host arrays init allocated (freed at shutdown) */
   hostArrays: HostArray[];
@@ -72,17 +76,17 @@ export interface TierState {
   issueOpen: boolean;
   /** per device: the rows of the group in flight, not yet collected (empty: none) */
   groups: GroupRow[][];
-  /** the decode thread issues or collects groups outside the lock: shutdown waits */
-  groupsBusy: boolean;
-  /** shutdown collected the open groups itself: the issuer's take reports them lost */
-  groupsDrained: boolean;
-  /** threads inside fill_wait, note_block or note_planned: shutdown waits until they leave */
-  waitersInside: number;
-  /** resident dense GEMVs reading a dense tensor outside the lock */
-  denseInflight: number;
   tick: number;
   /** per trunk offer: its device tensor once placed (null: on the CPU) */
   dense: (DenseResident | null)[];
+  /** re-plan pairs planned and not yet started (the ring was full), oldest first */
+  pending: ReplanPair[];
+  /** the eviction ring: experts evicted and not yet reported, oldest first (bounded) */
+  evicted: ExpertKey[];
+  /** evictions the eviction ring had no room for */
+  evictedDropped: number;
+  /** hits and misses at the last stats_mark */
+  mark: { hits: number; misses: number };
   readonly counters: Counters;
 }
 
@@ -91,6 +95,7 @@ export function createState(cfg: TierConfig): TierState {
   return {
     cfg,
     expBytes: expertBytes(cfg),
+    gate: newGate(cfg.trunk.length),
     active: false,
     // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     hostArrays: [],
@@ -109,12 +114,12 @@ export function createState(cfg: TierConfig): TierState {
     // Stryker disable next-line BooleanLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     issueOpen: false,
     groups: [],
-    groupsBusy: false,
-    groupsDrained: false,
-    waitersInside: 0,
-    denseInflight: 0,
     tick: cfg.startTick,
     dense: [],
+    pending: [],
+    evicted: [],
+    evictedDropped: 0,
+    mark: { hits: 0, misses: 0 },
     counters: { uploads: 0, uploadFailures: 0, hits: 0, misses: 0, swaps: 0, swapsAbandoned: 0, queueFullSkips: 0 },
   };
 }
@@ -156,11 +161,11 @@ export function resetTables(st: TierState): void {
   st.inflight = 0;
   st.stop = false;
   st.issueOpen = false;
-  st.groupsBusy = false;
-  st.groupsDrained = false;
-  st.waitersInside = 0;
-  st.denseInflight = 0;
   st.tick = cfg.startTick;
+  st.pending = [];
+  st.evicted = [];
+  st.evictedDropped = 0;
+  st.mark = { hits: 0, misses: 0 };
   const c = st.counters;
   c.uploads = c.uploadFailures = c.hits = c.misses = c.swaps = c.swapsAbandoned = c.queueFullSkips = 0;
 }

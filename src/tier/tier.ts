@@ -6,16 +6,37 @@
  * result), outside the call's own code, so that checkers follow each thread through the
  * tier even when that code is wrong: a call whose body does nothing still shows as a
  * call that returned without doing its work.
+ *
+ * Every expert entry point enters through the lifecycle gate's expert door and leaves
+ * through it (gate.ts): refused at the door, it does nothing and returns its "off" value;
+ * admitted, it is counted for its whole body, so teardown's second half waits for it.
+ * init and shutdown take the gate's exclusive sections themselves; the trunk's entry
+ * points (trunk.ts) use the trunk door.
  */
-import type { ExpertKey, Gen, InitResult, RamRef, RouteInfo, TakeResult, TierCall, TierReturn } from '../ops.js';
+import type {
+  ExpertKey,
+  Gen,
+  InitResult,
+  RamRef,
+  ReplanPair,
+  RouteInfo,
+  TakeResult,
+  TierCall,
+  TierReturn,
+  TierStats,
+} from '../ops.js';
 import type { TierConfig } from './config.js';
+import { evictedTake } from './evicted.js';
 import { fillWait } from './fill_wait.js';
-import { denseMatmul, issue, take } from './group.js';
+import { enter, leave, type Door } from './gate.js';
+import { issue, take } from './group.js';
 import { init } from './init.js';
 import { note, noteBlock } from './note.js';
 import { notePlanned, planFill } from './plan.js';
+import { replan } from './replan.js';
 import { shutdown } from './shutdown.js';
 import { createState, slotOf, type TierState } from './state.js';
+import { denseMatmul, trunkPlace } from './trunk.js';
 import { LOCK, UNLOCK } from './sync.js';
 
 /** Runs one tier call between its marks (each API's value type is its TierReturn's). */
@@ -25,6 +46,16 @@ function* framed<T>(call: TierCall, body: Gen<T>): Gen<T> {
   yield { k: 'ret', ret: { fn: call.fn, value } as TierReturn };
   return value;
 }
+
+/** Runs `body` inside the gate, or returns `refused` when the door refuses. */
+function* gated<T>(st: TierState, door: Door, refused: T, body: () => Gen<T>): Gen<T> {
+  if (!(yield* enter(st.gate, door))) return refused;
+  const value = yield* body();
+  yield* leave(st.gate);
+  return value;
+}
+
+const NO_OUTPUTS: TakeResult = { ok: false, outputs: new Map() };
 
 export class Tier {
   readonly st: TierState;
@@ -36,54 +67,124 @@ export class Tier {
   init(): Gen<InitResult> {
     return framed({ fn: 'init' }, init(this.st));
   }
+  shutdown(): Gen<'done' | 'already'> {
+    return framed({ fn: 'shutdown' }, shutdown(this.st));
+  }
   note(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
-    return framed({ fn: 'note', layer, eid, ram }, note(this.st, layer, eid, ram));
+    const st = this.st;
+    return framed(
+      { fn: 'note', layer, eid, ram },
+      gated(st, 'expert', false, () => note(st, layer, eid, ram)),
+    );
   }
   noteBlock(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
-    return framed({ fn: 'note_block', layer, eid, ram }, noteBlock(this.st, layer, eid, ram));
+    const st = this.st;
+    const body = () => noteBlock(st, layer, eid, ram);
+    return framed({ fn: 'note_block', layer, eid, ram }, gated(st, 'expert', false, body));
   }
   planFill(): Gen<readonly ExpertKey[]> {
-    return framed({ fn: 'plan_fill' }, planFill(this.st));
+    const st = this.st;
+    return framed(
+      { fn: 'plan_fill' },
+      gated<readonly ExpertKey[]>(st, 'expert', [], () => planFill(st)),
+    );
   }
   notePlanned(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
-    return framed({ fn: 'note_planned', layer, eid, ram }, notePlanned(this.st, layer, eid, ram));
+    const st = this.st;
+    const body = () => notePlanned(st, layer, eid, ram);
+    return framed({ fn: 'note_planned', layer, eid, ram }, gated(st, 'expert', false, body));
   }
   fillWait(): Gen<'done' | 'stopped' | 'off'> {
-    return framed({ fn: 'fill_wait' }, fillWait(this.st));
+    const st = this.st;
+    return framed(
+      { fn: 'fill_wait' },
+      gated<'done' | 'stopped' | 'off'>(st, 'expert', 'off', () => fillWait(st)),
+    );
   }
   issue(route: RouteInfo): Gen<readonly boolean[]> {
-    return framed({ fn: 'issue', route }, issue(this.st, route));
+    const st = this.st;
+    const none = route.eids.map(() => false);
+    return framed(
+      { fn: 'issue', route },
+      gated<readonly boolean[]>(st, 'expert', none, () => issue(st, route)),
+    );
   }
   take(layer: number): Gen<TakeResult> {
-    return framed({ fn: 'take', layer }, take(this.st, layer));
+    const st = this.st;
+    return framed(
+      { fn: 'take', layer },
+      gated(st, 'expert', NO_OUTPUTS, () => take(st, layer)),
+    );
   }
   denseMatmul(index: number): Gen<boolean> {
     return framed({ fn: 'dense_matmul', index }, denseMatmul(this.st, index));
   }
-  shutdown(): Gen<'done' | 'already'> {
-    return framed({ fn: 'shutdown' }, shutdown(this.st));
+  trunkPlace(): Gen<number> {
+    return framed({ fn: 'trunk_place' }, trunkPlace(this.st));
   }
   releaseRam(layer: number, eid: number): Gen<boolean> {
-    return framed({ fn: 'release_ram', layer, eid }, releaseRam(this.st, layer, eid));
+    const st = this.st;
+    return framed(
+      { fn: 'release_ram', layer, eid },
+      gated(st, 'expert', false, () => releaseRam(st, layer, eid)),
+    );
   }
   residentCount(): Gen<number> {
-    return framed({ fn: 'resident_count' }, residentCount(this.st));
+    const st = this.st;
+    return framed(
+      { fn: 'resident_count' },
+      gated(st, 'expert', 0, () => residentCount(st)),
+    );
+  }
+  isResident(layer: number, eid: number): Gen<boolean> {
+    const st = this.st;
+    return framed(
+      { fn: 'is_resident', layer, eid },
+      gated(st, 'expert', false, () => isResident(st, layer, eid)),
+    );
+  }
+  stats(): Gen<TierStats | null> {
+    const st = this.st;
+    return framed(
+      { fn: 'stats' },
+      gated<TierStats | null>(st, 'expert', null, () => stats(st)),
+    );
+  }
+  statsMark(): Gen<boolean> {
+    const st = this.st;
+    return framed(
+      { fn: 'stats_mark' },
+      gated(st, 'expert', false, () => statsMark(st)),
+    );
+  }
+  replan(layer: number, counts: readonly (readonly number[])[], maxSwaps: number): Gen<readonly ReplanPair[]> {
+    const st = this.st;
+    const body = () => replan(st, layer, counts, maxSwaps);
+    return framed({ fn: 'replan', layer, counts, maxSwaps }, gated<readonly ReplanPair[]>(st, 'expert', [], body));
+  }
+  evictedTake(max: number): Gen<readonly ExpertKey[]> {
+    const st = this.st;
+    const body = () => evictedTake(st, max);
+    return framed({ fn: 'evicted_take', max }, gated<readonly ExpertKey[]>(st, 'expert', [], body));
+  }
+  prefer(layer: number, cands: readonly number[]): Gen<readonly boolean[]> {
+    const st = this.st;
+    const none = cands.map(() => false);
+    const body = () => prefer(st, layer, cands);
+    return framed({ fn: 'prefer', layer, cands }, gated<readonly boolean[]>(st, 'expert', none, body));
   }
 }
 
 /**
  * The engine frees a RAM copy it lent: the tier must forget the pointer first (#1341).
- * True when the expert is resident (the engine may free it); a tier that is off holds
- * nothing on the GPU, so the engine keeps every copy.
+ * True when the expert is resident (the engine may free it); refused at the door, the
+ * tier holds nothing on the GPU, so the engine keeps every copy.
  */
 function* releaseRam(st: TierState, layer: number, eid: number): Gen<boolean> {
   yield LOCK;
-  let resident = false;
-  if (st.active) {
-    const slot = slotOf(st, layer, eid);
-    resident = slot.resident;
-    if (resident) slot.ram = null;
-  }
+  const slot = slotOf(st, layer, eid);
+  const resident = slot.resident;
+  if (resident) slot.ram = null;
   yield UNLOCK;
   return resident;
 }
@@ -94,4 +195,41 @@ function* residentCount(st: TierState): Gen<number> {
   for (const row of st.slots) for (const slot of row) if (slot.resident) n++;
   yield UNLOCK;
   return n;
+}
+
+function* isResident(st: TierState, layer: number, eid: number): Gen<boolean> {
+  yield LOCK;
+  const resident = slotOf(st, layer, eid).resident;
+  yield UNLOCK;
+  return resident;
+}
+
+/** Hits and misses since the last stats_mark (the prefill/decode boundary), and totals. */
+function* stats(st: TierState): Gen<TierStats> {
+  yield LOCK;
+  const c = st.counters;
+  const s: TierStats = {
+    hits: c.hits - st.mark.hits,
+    misses: c.misses - st.mark.misses,
+    uploads: c.uploads,
+    swaps: c.swaps,
+    evictedDropped: st.evictedDropped,
+  };
+  yield UNLOCK;
+  return s;
+}
+
+function* statsMark(st: TierState): Gen<boolean> {
+  yield LOCK;
+  st.mark = { hits: st.counters.hits, misses: st.counters.misses };
+  yield UNLOCK;
+  return true;
+}
+
+/** Prefer-resident routing: the candidates' residency, as it is under the lock. */
+function* prefer(st: TierState, layer: number, cands: readonly number[]): Gen<boolean[]> {
+  yield LOCK;
+  const mask = cands.map((eid) => slotOf(st, layer, eid).resident);
+  yield UNLOCK;
+  return mask;
 }

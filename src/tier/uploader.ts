@@ -8,6 +8,7 @@
  * `inflight`, not on `qn`.
  */
 import { EXPERT_PARTS, perform, type Gen, type TensorHandle } from '../ops.js';
+import { recordEvictionLocked } from './evicted.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_CV, WAIT_TAKE } from './sync.js';
 import { slotOf, type RingEntry, type TierState } from './state.js';
 
@@ -76,6 +77,8 @@ export function* uploaderThread(st: TierState): Gen<void> {
     yield { k: 'unstage', staging: entry.staging };
 
     yield LOCK;
+    // the victim's tensors are gone whether or not the upload then succeeded
+    if (entry.victim !== null) yield* recordEvictionLocked(st, entry.victim);
     if (ok) {
       slot.tensors = handles;
       slot.resident = true;

@@ -35,5 +35,8 @@ export function tierConfigFor(backend: BackendTraits, o: TierOptions): TierConfi
     decayPeriod: o.decayPeriod,
     startTick: o.startTick,
     trunk: o.trunk,
+    syncUploads: o.syncUploads,
+    evictCapacity: o.evictCapacity,
+    replanPerTick: o.replanPerTick,
   };
 }

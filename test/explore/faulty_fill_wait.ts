@@ -2,8 +2,8 @@
  * A fill_wait-like bug built by hand, for tests that must not touch src/: the planned
  * warmstart of src/engine/driver.ts, with a fill_wait that waits for the ring to be empty
  * (qn) instead of for nothing in flight (#1360), and otherwise follows src/tier/fill_wait.ts
- * (the waiter accounting included, so that the reference catches the early return, not a
- * missing count). The uploader empties the ring slot before it copies, so fill_wait can
+ * (through the lifecycle gate, so that the reference catches the early return, not a
+ * missing gate section). The uploader empties the ring slot before it copies, so fill_wait can
  * return while an upload is still running: SPEC-FILL at the unlock, POST-FILL-WAIT at the
  * return right after it (with the reference off).
  */
@@ -11,20 +11,19 @@ import type { Gen } from '../../src/ops.js';
 import { LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
 import type { TierState } from '../../src/tier/state.js';
 import type { Tier } from '../../src/tier/tier.js';
-import { enterWaitLocked, leaveWaitLocked } from '../../src/tier/waiters.js';
+import { enter, leave } from '../../src/tier/gate.js';
 
 /** src/tier/fill_wait.ts with its one line changed: the loop waits on qn, not inflight */
 function* fillWaitOnQueue(st: TierState): Gen<void> {
   yield { k: 'call', call: { fn: 'fill_wait' } };
-  yield LOCK;
   let value: 'done' | 'stopped' | 'off' = 'off';
-  if (st.active) {
-    enterWaitLocked(st);
+  if (yield* enter(st.gate, 'expert')) {
+    yield LOCK;
     while (st.qn > 0 && !st.stop) yield WAIT_TAKE;
     value = st.stop ? 'stopped' : 'done';
-    yield* leaveWaitLocked(st);
+    yield UNLOCK;
+    yield* leave(st.gate);
   }
-  yield UNLOCK;
   yield { k: 'ret', ret: { fn: 'fill_wait', value } };
 }
 

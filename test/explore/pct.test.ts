@@ -14,6 +14,7 @@ const ctx = (tids: number[], runnable = tids.length): ChoiceContext => ({
   runnable,
   current: tids[0] ?? -1,
   currentCanMove: true,
+  gmxOwner: -1,
   mxOwner: -1,
   step: 0,
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExpertPart, Gen, RamRef, StagingCopy, TensorHandle } from '../../src/ops.js';
 import type { Tier } from '../../src/tier/tier.js';
 import { slotOf } from '../../src/tier/state.js';
+import { enter } from '../../src/tier/gate.js';
 import { runScenario } from '../../model/run.js';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
@@ -18,6 +19,8 @@ type Main = (tier: Tier, world: SimulatedWorld) => Gen<void>;
 
 const LOCK = { k: 'lock' } as const;
 const UNLOCK = { k: 'unlock' } as const;
+const GLOCK = { k: 'lock', mutex: 'gmx' } as const;
+const GUNLOCK = { k: 'unlock', mutex: 'gmx' } as const;
 
 function* stage(layer: number, eid: number): Gen<StagingCopy> {
   const ram = (yield { k: 'ramOf', layer, eid }) as RamRef;
@@ -168,6 +171,48 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
       for (let t = 0; t < 6; t++) for (let l = 0; l < 2; l++) yield* combineRouted(t, l);
     },
   },
+  'MEM-SYNC': {
+    *main(tier) {
+      yield* tier.init();
+      yield* tier.shutdown();
+      // a caller that passed an unlocked check before the teardown: the mutex is gone
+      yield LOCK;
+    },
+  },
+  'MEM-GENERATION': {
+    *main(tier, world) {
+      // tensors of the generation before init, read by a group of init's generation
+      const tensors = yield* uploadExpert(0, 0);
+      yield* tier.init();
+      const route = world.exec({ k: 'route', token: 0, layer: 0 }) as { input: never };
+      yield { k: 'writeInput', dev: 0, rowOffset: 0, rows: 1, input: route.input };
+      yield { k: 'issueGroup', dev: 0, rowOffset: 0, rows: [{ layer: 0, eid: 0, tensors }] };
+    },
+  },
+  'GATE-STATE': {
+    *main(tier) {
+      yield* tier.init();
+      yield GLOCK;
+      tier.st.gate.x = 1; // an exclusive section held while the tier is LIVE, by nobody
+      tier.st.gate.live = 1;
+      yield GUNLOCK;
+    },
+  },
+  'POST-SHUTDOWN-RETURN': {
+    *main(tier) {
+      yield* tier.init();
+      // shutdown returns at once, the generation it found still standing
+      yield { k: 'call', call: { fn: 'shutdown' } };
+      yield { k: 'ret', ret: { fn: 'shutdown', value: 'already' } };
+    },
+  },
+  'EVICT-ONCE': {
+    *main(tier) {
+      yield* tier.init();
+      yield { k: 'call', call: { fn: 'evicted_take', max: 2 } };
+      yield { k: 'ret', ret: { fn: 'evicted_take', value: [{ layer: 0, eid: 3 }] } };
+    },
+  },
   'COMP-EXACT-ONCE': {
     *main() {
       yield { k: 'combine', token: 0, layer: 0, parts: [] };
@@ -188,17 +233,17 @@ const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps
   },
   'LIVE-SHUTDOWN': {
     *main(tier) {
-      // a thread that sleeps again after shutdown woke it: nobody is left to wake it
+      // a thread that sleeps on the gate after shutdown: nobody is left to wake it
       yield* tier.init();
+      yield* tier.shutdown();
       yield {
         k: 'spawn',
         name: 'sleeper',
         body: function* () {
-          yield LOCK;
-          for (;;) yield { k: 'wait', cv: 'cv_take' };
+          yield GLOCK;
+          for (;;) yield { k: 'wait', cv: 'gcv' };
         },
       };
-      yield* tier.shutdown();
     },
   },
   'LIVE-STEPS': {
@@ -276,6 +321,7 @@ describe('sync discipline has teeth beyond a bare unlock', () => {
         yield* tier.init();
         // inside a tier call, after its unlock: a data race in C
         yield { k: 'call', call: { fn: 'resident_count' } };
+        yield* enter(tier.st.gate, 'expert');
         yield LOCK;
         yield UNLOCK;
         tier.st.tick = 1000;

@@ -80,6 +80,9 @@ export function config(over: Partial<SpecConfig> = {}): SpecConfig {
     decayPeriod: 1024,
     startTick: 0,
     trunk: [],
+    syncUploads: false,
+    evictCapacity: 8,
+    replanPerTick: 2,
     ...over,
   };
 }

@@ -40,15 +40,10 @@ export function accountingChecker(ctx: CheckContext, watchSlots = false): Checke
       // only change holding mx (32-bit mixing: this runs twice for every step taken
       // without mx)
       let h = mix(
-        mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.waitersInside)),
-        st.denseInflight,
+        mix(mix(mix(st.inflight, st.qn), mix(st.qh, st.qt)), mix(st.tick, st.pending.length)),
+        mix(mix(st.evicted.length, st.evictedDropped), mix(st.mark.hits, st.mark.misses)),
       );
-      const flags =
-        (st.stop ? 1 : 0) |
-        (st.issueOpen ? 2 : 0) |
-        (st.groupsBusy ? 4 : 0) |
-        (st.groupsDrained ? 8 : 0) |
-        (st.active ? 16 : 0);
+      const flags = (st.stop ? 1 : 0) | (st.issueOpen ? 2 : 0) | (st.active ? 16 : 0);
       h = mix(h, flags);
       for (let d = 0; d < devices; d++) h = mix(mix(h, st.used[d] ?? 0), st.budget[d] ?? 0);
       for (const row of st.slots) {

@@ -3,7 +3,7 @@
  * so a report can say how often random scenarios really get there. A mark that random
  * scenarios never reach means a green result says nothing about that situation.
  */
-import type { MarkOp, Op, TierApi } from '../../ops.js';
+import type { CvName, MarkOp, Op, TierApi } from '../../ops.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { ThreadState } from '../checker.js';
 import type { CheckContext } from '../checked_world.js';
@@ -22,7 +22,6 @@ export const COVERAGE_MARKS = [
   'shutdown-with-loaders-running',
   'shutdown-while-fill-wait',
   'shutdown-while-note-block-or-planned',
-  'shutdown-waited-for-callers',
   'shutdown-during-dense-gemv',
   'group-drained-by-shutdown',
   'full-32-row-group',
@@ -37,6 +36,22 @@ export const COVERAGE_MARKS = [
   'heat-file-round-trip',
   'heat-file-ignored',
   'plan-filled-a-device',
+  'exclusive-waited-for-callers',
+  'shutdown-lost-and-waited',
+  'init-refused-busy',
+  'init-won-after-teardown',
+  'reader-refused-in-teardown',
+  'take-refused-with-group-open',
+  'trunk-at-dead',
+  'dead-shutdown-freed-trunk',
+  'replan-swap',
+  'replan-pending',
+  'replan-started-by-tick',
+  'evicted-reported',
+  'evicted-dropped',
+  'sync-issue-waited',
+  'prefer-chose-resident',
+  'stats-after-mark',
 ] as const;
 export type CoverageMark = (typeof COVERAGE_MARKS)[number];
 
@@ -47,23 +62,38 @@ export class CoverageChecker implements Checker {
   private uploader = -1;
   private shutdowns = 0;
   private lastTick = -1;
+  private marked = false;
 
   constructor(private readonly ctx: CheckContext) {}
 
-  onQuiescent(rt: RunView, th: ThreadView): void {
+  onQuiescent(rt: RunView, th: ThreadView, cv: CvName | null): void {
     const st = this.ctx.st;
     if (st.qn === st.cfg.ringCapacity && st.active) this.reached.add('ring-full');
     if (rt.spuriousLeft < rt.limits.spuriousWakeups) this.reached.add('spurious-wakeup');
     if (st.issueOpen && this.isParkedUploader(rt)) this.reached.add('swap-waits-on-open-group');
-    if (this.api.get(th.tid) === 'shutdown' && st.waitersInside > 0) this.reached.add('shutdown-waited-for-callers');
-    if (st.groupsDrained) this.reached.add('group-drained-by-shutdown');
+    if (cv !== null) this.onQuiescentWait(th, cv);
+    if (st.pending.length > 0) this.reached.add('replan-pending');
     if (this.lastTick >= 0 && st.tick !== this.lastTick && st.tick % st.cfg.decayPeriod === 0)
       this.reached.add('heat-decayed');
     this.lastTick = st.tick;
     if (st.groups.some((rows) => rows.length === 32)) this.reached.add('full-32-row-group');
   }
 
-  onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown): void {
+  onQuiescentWait(th: ThreadView, cv: CvName | null): void {
+    if (cv === 'cv_take' && this.api.get(th.tid) === 'issue') this.reached.add('sync-issue-waited');
+  }
+
+  onGateRelease(_rt: RunView, th: ThreadView, waited: boolean): void {
+    if (!waited) return;
+    const g = this.ctx.st.gate;
+    const api = this.api.get(th.tid);
+    if (api === 'shutdown' && g.state === 'TEARING_DOWN' && g.x === 0 && g.wantX === 0)
+      this.reached.add('shutdown-lost-and-waited');
+    if (g.wantX > 0 && g.live > 0) this.reached.add('exclusive-waited-for-callers');
+  }
+
+  onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
+    if (op.k === 'takeGroup' && this.api.get(th.tid) === 'shutdown') this.reached.add('group-drained-by-shutdown');
     if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) this.uploader = result;
   }
 
@@ -75,6 +105,11 @@ export class CoverageChecker implements Checker {
       if (op.what === 'take-failed') this.reached.add('take-failed');
       if (op.what === 'heat-file-ignored') this.reached.add('heat-file-ignored');
       if (op.what === 'swap-enqueued') this.reached.add(st.cfg.streaming ? 'streaming-swap' : 'lfru-swap');
+      if (op.what === 'replan-swap') {
+        this.reached.add('replan-swap');
+        if (this.api.get(th.tid) === 'issue') this.reached.add('replan-started-by-tick');
+      }
+      if (op.what === 'evicted-dropped') this.reached.add('evicted-dropped');
       return;
     }
     if (op.k === 'ret') {
@@ -83,12 +118,24 @@ export class CoverageChecker implements Checker {
       return;
     }
     this.api.set(th.tid, op.call.fn);
+    this.onCall(th, op.call.fn);
     if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
     if (op.call.fn === 'init') {
-      if (st.active) this.reached.add('second-init-while-active');
+      if (st.gate.state === 'LIVE') this.reached.add('second-init-while-active');
       else if (this.shutdowns > 0) this.reached.add('init-after-shutdown');
     }
-    if (op.call.fn === 'shutdown' && st.active && !st.stop) this.onShutdown(rt, th);
+    if (op.call.fn === 'shutdown' && st.gate.state === 'LIVE') this.onShutdown(rt, th);
+  }
+
+  /** What the gate will do with this call (read at the call, as the gate is then). */
+  private onCall(th: ThreadView, fn: TierApi): void {
+    const g = this.ctx.st.gate;
+    const expert = fn !== 'init' && fn !== 'shutdown' && fn !== 'dense_matmul' && fn !== 'trunk_place';
+    if (expert && g.state === 'TEARING_DOWN' && th.name !== 'main') this.reached.add('reader-refused-in-teardown');
+    if (fn === 'take' && g.state !== 'LIVE' && this.ctx.st.groups.some((rows) => rows.length > 0))
+      this.reached.add('take-refused-with-group-open');
+    if (fn === 'shutdown' && g.state === 'DEAD' && (g.trunkBusy || g.deadTrunk.some((d) => d !== null)))
+      this.reached.add('dead-shutdown-freed-trunk');
   }
 
   private onReturn(th: ThreadView, op: Extract<MarkOp, { k: 'ret' }>): void {
@@ -97,6 +144,14 @@ export class CoverageChecker implements Checker {
       this.reached.add('fill-wait-saw-inflight-uploads');
     if (r.fn === 'issue' && r.value.length === 32 && r.value.every((b) => b)) this.reached.add('all-set-mask');
     if (r.fn === 'shutdown' && r.value === 'done') this.shutdowns++;
+    if (r.fn === 'init' && r.value.state === 'busy') this.reached.add('init-refused-busy');
+    if (r.fn === 'init' && r.value.state === 'active' && th.name === 'init-racer')
+      this.reached.add('init-won-after-teardown');
+    if (r.fn === 'trunk_place' && r.value > 0) this.reached.add('trunk-at-dead');
+    if (r.fn === 'evicted_take' && r.value.length > 0) this.reached.add('evicted-reported');
+    if (r.fn === 'prefer' && r.value.some((b) => b)) this.reached.add('prefer-chose-resident');
+    if (r.fn === 'stats' && r.value !== null && this.marked) this.reached.add('stats-after-mark');
+    if (r.fn === 'stats_mark' && r.value) this.marked = true;
     if (r.fn === 'init' && r.value.state === 'off')
       this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
     if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile)
@@ -112,13 +167,13 @@ export class CoverageChecker implements Checker {
     if (st.issueOpen) this.reached.add('shutdown-with-group-open');
     if (th.name !== 'main') this.reached.add('shutdown-from-own-thread');
     if (this.isParkedUploader(rt)) this.reached.add('shutdown-with-uploader-parked');
-    if (st.denseInflight > 0) this.reached.add('shutdown-during-dense-gemv');
     for (const other of rt.threads) {
       if (other.tid === th.tid || other.state === ThreadState.Done) continue;
       if (other.name.startsWith('loader')) this.reached.add('shutdown-with-loaders-running');
       const api = this.api.get(other.tid);
       if (api === 'fill_wait') this.reached.add('shutdown-while-fill-wait');
       if (api === 'note_block' || api === 'note_planned') this.reached.add('shutdown-while-note-block-or-planned');
+      if (api === 'dense_matmul') this.reached.add('shutdown-during-dense-gemv');
     }
   }
 

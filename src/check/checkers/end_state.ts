@@ -2,8 +2,8 @@
  * End-of-run checks, judged by what the world saw, not by the tier's own flags:
  *  - POST-SHUTDOWN: when the backend shuts down, no device tensor, staging copy or host
  *    array is alive; every uploader the tier started was followed by a backend shutdown;
- *    at the end nothing is alive, and the tier holds nothing (ring empty, nothing queued,
- *    resident or planned, budgets released);
+ *    at the end nothing is alive (sync objects included), the gate is DEAD, and the tier
+ *    holds nothing (ring empty, nothing queued, resident or planned, budgets released);
  *  - COMP-EXACT-ONCE: every token and layer was combined.
  */
 import type { Op } from '../../ops.js';
@@ -41,6 +41,8 @@ export function endStateChecker(ctx: CheckContext): Checker {
       const left = alive(world.ledger);
       if (left !== null) problems.push(`${left} at the end of the run`);
       if (st.active) problems.push('the tier is still active');
+      if (st.gate.state !== 'DEAD') problems.push(`the gate is ${st.gate.state}, not DEAD`);
+      if (world.ledger.sync.life === 'alive') problems.push('mx, cv and cv_take were never destroyed');
       if (st.qn !== 0 || st.inflight !== 0) problems.push(`ring qn=${st.qn}, inflight=${st.inflight}`);
       for (const row of st.slots) {
         for (const slot of row) {

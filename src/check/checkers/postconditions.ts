@@ -29,7 +29,8 @@ export function postconditionChecker(ctx: CheckContext): Checker {
             `fill_wait returned with inflight=${st.inflight} and queued, not resident: ${queued.join(' ') || 'none'}`,
           );
         }
-      } else if (op.k === 'mark' && op.what === 'residency') {
+      } else if (op.k === 'mark' && op.what === 'residency' && st.gate.state === 'LIVE') {
+        // (a report refused at the gate, once a teardown began, reports nothing)
         let resident = 0;
         for (const row of st.slots) for (const s of row) if (s.resident) resident++;
         if (Number(op.detail) !== resident) {

@@ -2,7 +2,9 @@
  * The abstraction from the tier's state to the reference's: field by field, the first
  * fact on which the two disagree (null: they agree). Device handles, staging copies and
  * RAM pointers are compared by presence, the ring by its entries oldest first, the
- * groups by their experts.
+ * groups by their experts. Two halves, one per mutex: the tables (mx-guarded, compared
+ * when mx is released) and the lifecycle gate (gmx-guarded, compared when gmx is): at a
+ * release of one, another thread may be inside a section of the other.
  */
 import type { TierState } from '../../tier/state.js';
 import type { SpecState } from '../../protocol_ref/state.js';
@@ -44,10 +46,36 @@ function scalars(s: SpecState, t: TierState): Difference | null {
   if (s.inflight !== t.inflight) return diff('inflight', s.inflight, t.inflight);
   if (s.issueOpen !== t.issueOpen) return diff('issueOpen', s.issueOpen, t.issueOpen);
   if (s.tick !== t.tick) return diff('tick', s.tick, t.tick);
-  if (s.groupsBusy !== t.groupsBusy) return diff('groupsBusy', s.groupsBusy, t.groupsBusy);
-  if (s.groupsDrained !== t.groupsDrained) return diff('groupsDrained', s.groupsDrained, t.groupsDrained);
-  if (s.waiters !== t.waitersInside) return diff('waitersInside', s.waiters, t.waitersInside);
-  if (s.denseInflight !== t.denseInflight) return diff('denseInflight', s.denseInflight, t.denseInflight);
+  if (s.evictedDropped !== t.evictedDropped) return diff('evictedDropped', s.evictedDropped, t.evictedDropped);
+  if (s.mark.hits !== t.mark.hits || s.mark.misses !== t.mark.misses)
+    return diff('mark', `${s.mark.hits}/${s.mark.misses}`, `${t.mark.hits}/${t.mark.misses}`);
+  const sp = s.pending.map(pairText).join(' ');
+  const tp = t.pending.map(pairText).join(' ');
+  if (sp !== tp) return diff('pending', `[${sp}]`, `[${tp}]`);
+  const se = s.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
+  const te = t.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
+  if (se !== te) return diff('evicted', `[${se}]`, `[${te}]`);
+  return null;
+}
+
+function pairText(p: { layer: number; victim: number; newcomerLayer: number; newcomer: number }): string {
+  return `L${p.newcomerLayer}E${p.newcomer}<-L${p.layer}E${p.victim}`;
+}
+
+/** The gate's half: its state, counters and the trunk placed while DEAD. */
+export function gateDifference(s: SpecState, t: TierState): Difference | null {
+  const a = s.gate;
+  const b = t.gate;
+  if (a.state !== b.state) return diff('gate.state', a.state, b.state);
+  if (a.live !== b.live) return diff('gate.live', a.live, b.live);
+  if (a.wantX !== b.wantX) return diff('gate.wantX', a.wantX, b.wantX);
+  if (a.x !== b.x) return diff('gate.x', a.x, b.x);
+  if (a.trunkBusy !== b.trunkBusy) return diff('gate.trunkBusy', a.trunkBusy, b.trunkBusy);
+  for (let i = 0; i < a.deadTrunk.length; i++) {
+    const tier = b.deadTrunk[i]?.dev ?? null;
+    if ((a.deadTrunk[i] ?? null) !== tier)
+      return diff(`gate.deadTrunk[${i}]`, a.deadTrunk[i] ?? 'none', tier ?? 'none');
+  }
   return null;
 }
 

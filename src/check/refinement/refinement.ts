@@ -9,25 +9,30 @@
  * The step must end as the tier's did (an unlock, a wait on the same condition
  * variable, a return with the same value), every op must be the one the reference
  * expects, and afterwards the tier's state must equal the reference's, field by field.
- * A release of mx by a thread in no tier call may change nothing.
+ * A release of mx by a thread in no tier call may change nothing. The lifecycle gate's
+ * gmx is a second mutex: its releases are steps too, after which the gate's half of the
+ * state is compared (and after mx's releases the tables' half: at a release of one,
+ * another thread may be inside a section of the other). A return follows a release of
+ * gmx (every call ends leaving the gate): the gate's half is compared there.
  *
  * A divergence is a violation of the SPEC-* family of the action (the plan, admission,
  * decay, placement, the mask, take, the counters, the heat file, init, the uploader,
  * shutdown, a missing wakeup), naming the action and the first field that differs.
  */
-import type { CvName, MarkOp, Op, TierReturn } from '../../ops.js';
+import type { CvName, MarkOp, Op } from '../../ops.js';
 import type { TierState } from '../../tier/state.js';
 import type { SpecCall } from '../../protocol_ref/call.js';
-import type { Release, SpecValue, Step } from '../../protocol_ref/io.js';
+import type { Release, Step } from '../../protocol_ref/io.js';
 import { newSpecState, SpecError, type SpecFamily, type SpecState } from '../../protocol_ref/state.js';
 import { UploaderThread } from '../../protocol_ref/uploader.js';
 import type { CheckedWorld } from '../checked_world.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { Violation } from '../violation.js';
 import { SPEC_SLOT_FIELDS, TIER_SLOT_FIELDS, watchOf, type TableReader, type TableWatch } from '../table_watch.js';
-import { firstDifference, type Difference } from './abstraction.js';
+import { firstDifference, gateDifference, type Difference } from './abstraction.js';
 import { ObservedIo, type Observed } from './observed_io.js';
 import { specCallOf, specConfigOf } from './spec_calls.js';
+import { sameValue, specText, tierText } from './spec_values.js';
 
 interface Tracked {
   readonly name: string;
@@ -83,8 +88,18 @@ export class RefinementChecker implements Checker {
         );
       }
       this.threads.delete(th.tid);
-      this.compare(th, t);
+      this.compareGate(th, t);
     }
+  }
+
+  onGateRelease(_rt: RunView, th: ThreadView, waited: boolean): void {
+    const t = this.threads.get(th.tid);
+    if (t === undefined) {
+      this.compareGate(th, OUTSIDE);
+      return;
+    }
+    this.expectRelease(th, t, waited ? 'wait-gcv' : 'gunlock');
+    this.compareGate(th, t);
   }
 
   onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
@@ -103,16 +118,23 @@ export class RefinementChecker implements Checker {
       this.compare(th, OUTSIDE);
       return;
     }
+    this.expectRelease(th, t, cv === null ? 'unlock' : cv === 'cv' ? 'wait-cv' : 'wait-take');
+    this.compare(th, t);
+  }
+
+  /** One step of the reference, which must end as the tier's section did. */
+  private expectRelease(th: ThreadView, t: Tracked, did: Release): void {
     const step = this.run(th, t);
-    const did: Release = cv === null ? 'unlock' : cv === 'cv' ? 'wait-cv' : 'wait-take';
     if ('returned' in step)
       this.fail(t.call.family, th, t, `the tier ${describeRelease(did)} where the protocol returns from ${t.name}`);
     else if (step.release !== did) {
-      // waiting on the other condition variable is a wakeup defect; waiting or not, the call's own
-      const family = step.release !== 'unlock' && did !== 'unlock' ? 'SPEC-WAKEUP' : t.call.family;
+      // a release of the other mutex is the gate's divergence; waiting on the other
+      // condition variable of one mutex a wakeup defect; waiting or not, the call's own
+      const gate = isGate(step.release) !== isGate(did);
+      const wake = step.release !== 'unlock' && did !== 'unlock' && step.release !== 'gunlock' && did !== 'gunlock';
+      const family = gate ? 'SPEC-GATE' : wake ? 'SPEC-WAKEUP' : t.call.family;
       this.fail(family, th, t, `the tier ${describeRelease(did)} where the protocol ${describeRelease(step.release)}`);
     }
-    this.compare(th, t);
   }
 
   /** One step of the reference with the ops the thread did since its last step. */
@@ -129,6 +151,11 @@ export class RefinementChecker implements Checker {
     if (left !== null) this.fail(t.call.family, th, t, `the tier did ${left}, which the protocol does not do here`);
     t.ops.length = 0;
     return step;
+  }
+
+  private compareGate(th: ThreadView, t: Tracked): void {
+    const d = gateDifference(this.spec, this.st);
+    if (d !== null) this.fail('SPEC-GATE', th, t, `${d.field} is ${d.tier}, the protocol says ${d.spec}`);
   }
 
   private compare(th: ThreadView, t: Tracked): void {
@@ -175,61 +202,20 @@ function refine(family: SpecFamily, d: Difference, t: Tracked): SpecFamily {
 }
 
 function describeRelease(r: Release): string {
-  return r === 'unlock' ? 'unlocks' : r === 'wait-cv' ? 'waits on cv' : 'waits on cv_take';
-}
-
-/** The tier returned what the protocol returns (compared without building text). */
-function sameValue(v: SpecValue, r: TierReturn): boolean {
-  switch (v.fn) {
-    case 'init':
-      // an init that stays off says why: the engine prints the reason to its user
-      return r.fn === 'init' && r.value.state === v.state && (r.value.state !== 'off' || r.value.reason.trim() !== '');
-    case 'plan_fill':
-      return (
-        r.fn === 'plan_fill' &&
-        r.value.length === v.keys.length &&
-        v.keys.every((k, i) => k.layer === r.value[i]?.layer && k.eid === r.value[i]?.eid)
-      );
-    case 'issue':
-      return r.fn === 'issue' && r.value.length === v.mask.length && v.mask.every((b, i) => b === r.value[i]);
-    case 'take':
-      return (
-        r.fn === 'take' &&
-        r.value.ok === v.ok &&
-        r.value.outputs.size === v.collected.length &&
-        v.collected.every((e) => r.value.outputs.has(e))
-      );
+  switch (r) {
+    case 'unlock':
+      return 'unlocks';
+    case 'wait-cv':
+      return 'waits on cv';
+    case 'wait-take':
+      return 'waits on cv_take';
+    case 'gunlock':
+      return 'unlocks gmx';
     default:
-      return specText(v) === tierText(r);
+      return 'waits on gcv';
   }
 }
 
-function specText(v: SpecValue): string {
-  switch (v.fn) {
-    case 'init':
-      return v.state;
-    case 'plan_fill':
-      return `[${v.keys.map((k) => `L${k.layer}E${k.eid}`).join(' ')}]`;
-    case 'issue':
-      return v.mask.map((b) => (b ? '1' : '0')).join('');
-    case 'take':
-      return `${v.ok ? 'ok' : 'lost'} [${[...v.collected].sort((a, b) => a - b).join(' ')}]`;
-    default:
-      return String(v.value);
-  }
-}
-
-function tierText(r: TierReturn): string {
-  switch (r.fn) {
-    case 'init':
-      return r.value.state === 'off' ? `off (${JSON.stringify(r.value.reason)})` : r.value.state;
-    case 'plan_fill':
-      return `[${r.value.map((k) => `L${k.layer}E${k.eid}`).join(' ')}]`;
-    case 'issue':
-      return r.value.map((b) => (b ? '1' : '0')).join('');
-    case 'take':
-      return `${r.value.ok ? 'ok' : 'lost'} [${[...r.value.outputs.keys()].sort((a, b) => a - b).join(' ')}]`;
-    default:
-      return String(r.value);
-  }
+function isGate(r: Release): boolean {
+  return r === 'gunlock' || r === 'wait-gcv';
 }

@@ -6,10 +6,15 @@ import type { RamRef, TierCall } from '../../ops.js';
 import type { TierConfig } from '../../tier/config.js';
 import type { SpecCall } from '../../protocol_ref/call.js';
 import type { SpecConfig } from '../../protocol_ref/config.js';
-import { DenseCall, IssueCall, TakeCall } from '../../protocol_ref/group.js';
+import { GatedCall } from '../../protocol_ref/gate.js';
+import { IssueCall, TakeCall } from '../../protocol_ref/group.js';
 import { InitCall } from '../../protocol_ref/init.js';
+import type { SpecValue } from '../../protocol_ref/io.js';
 import { NoteBlockCall, NoteCall, NotePlannedCall } from '../../protocol_ref/note.js';
+import { EvictedTakeCall, ReplanCall } from '../../protocol_ref/replan.js';
 import { ShutdownCall } from '../../protocol_ref/shutdown.js';
+import { isResidentCall, preferCall, statsCall, statsMarkCall } from '../../protocol_ref/stats.js';
+import { DenseCall, TrunkPlaceCall } from '../../protocol_ref/trunk.js';
 import { FillWaitCall, PlanFillCall, ReleaseRamCall, ResidentCountCall } from '../../protocol_ref/warmstart.js';
 
 export function specConfigOf(c: TierConfig): SpecConfig {
@@ -33,36 +38,57 @@ export function specConfigOf(c: TierConfig): SpecConfig {
     decayPeriod: c.decayPeriod,
     startTick: c.startTick,
     trunk: c.trunk,
+    syncUploads: c.syncUploads,
+    evictCapacity: c.evictCapacity,
+    replanPerTick: c.replanPerTick,
   };
 }
 
 const has = (ram: RamRef | null): boolean => ram !== null;
 
+const FALSE: SpecValue = { fn: 'bool', value: false };
+
+/** A tier call's program: the call itself inside the gate's expert door, or its own gate sections. */
 export function specCallOf(c: TierCall): SpecCall {
+  const gated = (inner: SpecCall, refused: SpecValue): SpecCall => new GatedCall(inner, 'expert', refused);
   switch (c.fn) {
     case 'init':
       return new InitCall();
-    case 'note':
-      return new NoteCall({ layer: c.layer, eid: c.eid }, has(c.ram));
-    case 'note_block':
-      return new NoteBlockCall({ layer: c.layer, eid: c.eid }, has(c.ram));
-    case 'note_planned':
-      return new NotePlannedCall({ layer: c.layer, eid: c.eid }, has(c.ram));
-    case 'plan_fill':
-      return new PlanFillCall();
-    case 'fill_wait':
-      return new FillWaitCall();
-    case 'issue':
-      return new IssueCall(c.route.layer, c.route.eids);
-    case 'take':
-      return new TakeCall();
-    case 'dense_matmul':
-      return new DenseCall(c.index);
     case 'shutdown':
       return new ShutdownCall();
+    case 'dense_matmul':
+      return new DenseCall(c.index);
+    case 'trunk_place':
+      return new TrunkPlaceCall();
+    case 'note':
+      return gated(new NoteCall({ layer: c.layer, eid: c.eid }, has(c.ram)), FALSE);
+    case 'note_block':
+      return gated(new NoteBlockCall({ layer: c.layer, eid: c.eid }, has(c.ram)), FALSE);
+    case 'note_planned':
+      return gated(new NotePlannedCall({ layer: c.layer, eid: c.eid }, has(c.ram)), FALSE);
+    case 'plan_fill':
+      return gated(new PlanFillCall(), { fn: 'plan_fill', keys: [] });
+    case 'fill_wait':
+      return gated(new FillWaitCall(), { fn: 'fill_wait', value: 'off' });
+    case 'issue':
+      return gated(new IssueCall(c.route.layer, c.route.eids), { fn: 'issue', mask: c.route.eids.map(() => false) });
+    case 'take':
+      return gated(new TakeCall(), { fn: 'take', ok: false, collected: [] });
     case 'release_ram':
-      return new ReleaseRamCall({ layer: c.layer, eid: c.eid });
+      return gated(new ReleaseRamCall({ layer: c.layer, eid: c.eid }), FALSE);
     case 'resident_count':
-      return new ResidentCountCall();
+      return gated(new ResidentCountCall(), { fn: 'count', value: 0 });
+    case 'is_resident':
+      return gated(isResidentCall({ layer: c.layer, eid: c.eid }), FALSE);
+    case 'stats':
+      return gated(statsCall(), { fn: 'stats', stats: null });
+    case 'stats_mark':
+      return gated(statsMarkCall(), FALSE);
+    case 'replan':
+      return gated(new ReplanCall(c.layer, c.counts, c.maxSwaps), { fn: 'pairs', pairs: [] });
+    case 'evicted_take':
+      return gated(new EvictedTakeCall(c.max), { fn: 'keys', keys: [] });
+    case 'prefer':
+      return gated(preferCall(c.layer, c.cands), { fn: 'mask', mask: c.cands.map(() => false) });
   }
 }

@@ -7,7 +7,7 @@
  * A violation, or an unexpected error in any thread, ends the run: the first one is
  * kept and reported; nothing is swallowed.
  */
-import type { CvName, MarkOp, Op, Thread } from '../../ops.js';
+import { mutexOfCv, mutexOfOp, type CvName, type MarkOp, type MutexName, type Op, type Thread } from '../../ops.js';
 import { describeCall, describeReturn } from '../../ops_text.js';
 import { ThreadState, type Checker, type RunView } from '../../check/checker.js';
 import { DEFAULT_LIMITS } from '../../check/limits.js';
@@ -18,6 +18,8 @@ import { RealCondVar, RealMutex, RealThread } from './real_sync.js';
 export interface RealWorldApi {
   exec(op: Op, tid: number): unknown;
   describe(op: Op, result: unknown): string;
+  /** MEM-SYNC: `who` does `what` on the tier's sync objects (absent: not judged) */
+  syncUse?(who: string, what: string): void;
 }
 
 export interface RealEvent {
@@ -58,9 +60,12 @@ class RealRun implements RunView {
   readonly spuriousLeft = 0;
   readonly limits = DEFAULT_LIMITS;
   private readonly mx = new RealMutex();
+  /** the lifecycle gate's own mutex */
+  private readonly gmx = new RealMutex('gmx');
   private readonly cvs: Record<CvName, RealCondVar> = {
     cv: new RealCondVar('cv'),
     cv_take: new RealCondVar('cv_take'),
+    gcv: new RealCondVar('gcv'),
   };
   private readonly events: RealEvent[] = [];
   private readonly tasks: Promise<void>[] = [];
@@ -128,6 +133,7 @@ class RealRun implements RunView {
         th.state = ThreadState.Done;
         th.doing = 'finished';
         mustNotEndHolding(this.mx.owner, th);
+        mustNotEndHolding(this.gmx.owner, th, 'gmx');
         this.note(th, 'ends');
         return;
       }
@@ -142,24 +148,32 @@ class RealRun implements RunView {
       case 'mark':
         this.mark(th, op);
         return undefined;
-      case 'lock':
-        th.doing = 'waits for mx';
-        await this.mx.lock(th);
-        this.note(th, 'lock');
+      case 'lock': {
+        const m = mutexOfOp(op);
+        th.doing = `waits for ${m}`;
+        if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
+        await this.mutex(m).lock(th);
+        this.note(th, m === 'mx' ? 'lock' : `lock ${m}`);
         return undefined;
-      case 'unlock':
-        this.mx.unlock(th);
-        this.note(th, 'unlock');
-        for (const c of this.checkers) c.onQuiescent?.(this, th, null);
+      }
+      case 'unlock': {
+        const m = mutexOfOp(op);
+        if (m === 'mx') this.world.syncUse?.(th.name, 'unlocks mx');
+        this.mutex(m).unlock(th);
+        this.note(th, m === 'mx' ? 'unlock' : `unlock ${m}`);
+        this.released(th, m, null);
         return undefined;
+      }
       case 'wait': {
+        const m = mutexOfCv(op.cv);
+        if (m === 'mx') this.world.syncUse?.(th.name, `waits on ${op.cv}`);
         this.note(th, `wait ${op.cv}`);
         th.doing = `waits on ${op.cv}`;
-        const woken = this.cvs[op.cv].sleep(this.mx, th);
-        for (const c of this.checkers) c.onQuiescent?.(this, th, op.cv);
+        const woken = this.cvs[op.cv].sleep(this.mutex(m), th);
+        this.released(th, m, op.cv);
         await woken;
-        await this.mx.lock(th);
-        this.note(th, `woken on ${op.cv}, re-took mx`);
+        await this.mutex(m).lock(th);
+        this.note(th, `woken on ${op.cv}, re-took ${m}`);
         return undefined;
       }
       default: {
@@ -167,6 +181,16 @@ class RealRun implements RunView {
         return this.observed(th, op, r instanceof Promise ? ((await r) as unknown) : r);
       }
     }
+  }
+
+  private mutex(m: MutexName): RealMutex {
+    return m === 'mx' ? this.mx : this.gmx;
+  }
+
+  /** th released mx (checkers see the tier's state) or gmx (the gate's) */
+  private released(th: RealThread, m: MutexName, cv: CvName | null): void {
+    if (m === 'mx') for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
+    else for (const c of this.checkers) c.onGateRelease?.(this, th, cv !== null);
   }
 
   private observed(th: RealThread, op: Op, result: unknown): unknown {
@@ -178,12 +202,12 @@ class RealRun implements RunView {
   private execOther(th: RealThread, op: Op): unknown {
     switch (op.k) {
       case 'signal':
-        mustHoldMx(this.mx.owner, th, `signals ${op.cv}`);
+        mustHoldMx(this.mutex(mutexOfCv(op.cv)).owner, th, `signals ${op.cv}`, mutexOfCv(op.cv));
         this.note(th, `signal ${op.cv}`);
         this.cvs[op.cv].signal();
         return undefined;
       case 'broadcast':
-        mustHoldMx(this.mx.owner, th, `broadcasts ${op.cv}`);
+        mustHoldMx(this.mutex(mutexOfCv(op.cv)).owner, th, `broadcasts ${op.cv}`, mutexOfCv(op.cv));
         this.note(th, `broadcast ${op.cv}`);
         this.cvs[op.cv].broadcast();
         return undefined;

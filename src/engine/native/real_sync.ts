@@ -8,7 +8,7 @@
  * A waiter's thread view says CvWait from the moment it sleeps until it is woken, so the
  * checkers see a real run's sleepers as they see a simulated run's.
  */
-import type { CvName } from '../../ops.js';
+import { mutexOfCv, type CvName } from '../../ops.js';
 import { ThreadState } from '../../check/checker.js';
 import { mustHoldMx, mustNotRelock, mustOwnToUnlock } from '../../check/sync_discipline.js';
 
@@ -29,14 +29,16 @@ export class RealMutex {
   owner = -1;
   private readonly queue: (() => void)[] = [];
 
+  constructor(private readonly name: 'mx' | 'gmx' = 'mx') {}
+
   async lock(th: RealThread): Promise<void> {
-    mustNotRelock(this.owner, th);
+    mustNotRelock(this.owner, th, this.name);
     while (this.owner >= 0) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.owner = th.tid;
   }
 
   unlock(th: RealThread): void {
-    mustOwnToUnlock(this.owner, th);
+    mustOwnToUnlock(this.owner, th, this.name);
     this.owner = -1;
     this.queue.shift()?.();
   }
@@ -49,7 +51,7 @@ export class RealCondVar {
 
   /** Parks th on this condition variable and releases mx; resolves once th is woken. */
   sleep(mx: RealMutex, th: RealThread): Promise<void> {
-    mustHoldMx(mx.owner, th, `waits on ${this.name}`);
+    mustHoldMx(mx.owner, th, `waits on ${this.name}`, mutexOfCv(this.name));
     const woken = new Promise<void>((resolve) => this.waiters.push({ th, resolve }));
     th.state = ThreadState.CvWait;
     th.waitingOn = this.name;

@@ -234,7 +234,11 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
       hostAlloc: (op) => seal(L.hostAlloc(op.what, op.bytes)),
       hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
       // the real mutex and condition variables are the runtime's: nothing can fail here
-      syncInit: () => true,
+      syncInit: () => {
+        L.sync.created();
+        return true;
+      },
+      syncDestroy: () => L.sync.destroyed(null),
       memInfo: (op) => {
         const r = this.lib.memInfo(this.engine, op.dev);
         if (r.status.code !== 0) {
@@ -277,6 +281,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
         if (this.decodeStarted === 0) this.decodeStarted = performance.now();
         return this.timed('trunk', () => this.route(op.token, op.layer));
       },
+      routeChoose: (op) => this.timed('trunk', () => this.routeChoose(op.token, op.layer, op.eids)),
       ramOf: (op) => sealOrNull(this.ram.current(op.layer, op.eid)),
       loadRam: (op) => {
         if (op.why === 'warmstart' && (this.opts.hostFaults?.loadFails ?? []).includes(this.warmstartLoads++))
@@ -384,6 +389,17 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
     this.routes.set(layer, r);
     const input: Activation = { token, layer, x: r.input };
     return { token, layer, eids: Array.from(r.ids), input: seal(input) };
+  }
+
+  /** Prefer-resident routing: the engine's choice among the router's candidates. */
+  private routeChoose(token: number, layer: number, eids: readonly number[]): RouteInfo {
+    throw new Error(
+      `prefer-resident routing (t${token} L${layer} [${eids.join(',')}]) is not wired to the real engine`,
+    );
+  }
+
+  syncUse(who: string, what: string): void {
+    this.ledger.sync.use(who, what);
   }
 
   private cpuExpert(layer: number, eid: number, lent: RamRef | null, input: Activation): RealOutput {
