@@ -13,12 +13,15 @@
  *  - shutdown: swaps in flight when shutdown lands, from the caller or its own thread;
  *  - lifecycle: init faults at every stage, a second init, a second run that reads the
  *    first one's heat file (sometimes damaged), long decodes from a tick just before a
- *    decay period.
+ *    decay period;
+ *  - gate and replan: the protocol's later features (later_arbs.ts): callers racing the
+ *    lifecycle gate; re-plan, the eviction ring, synchronous uploads, prefer-resident
+ *    routing.
  */
 import fc from 'fast-check';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
-import { LATER_FEATURES_OFF } from '../src/engine/run_spec.js';
+import { laterArb } from './later_arbs.js';
 import type { HeatFileDefect, Scenario } from '../model/scenario/scenario.js';
 import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
@@ -33,6 +36,8 @@ export const SUITES = [
   'fill-once',
   'shutdown',
   'lifecycle',
+  'gate',
+  'replan',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -89,14 +94,15 @@ function shapeArb(suite: Suite): fc.Arbitrary<Shape> {
       })
       .map(clamp);
   }
-  const tokens = suite === 'lifecycle' ? 24 : suite === 'shutdown' ? 10 : 6;
+  const tokens = suite === 'lifecycle' ? 24 : suite === 'shutdown' || suite === 'replan' ? 10 : 6;
+  const small = suite === 'gate' || suite === 'replan';
   return fc
     .record({
-      devices: suite === 'fill-once' ? fc.constant(1) : fc.integer({ min: 1, max: 3 }),
-      layers: fc.integer({ min: 1, max: 3 }),
-      experts: fc.integer({ min: 2, max: 10 }),
-      topk: fc.integer({ min: 1, max: 4 }),
-      tokens: fc.integer({ min: 1, max: tokens }),
+      devices: suite === 'fill-once' ? fc.constant(1) : fc.integer({ min: 1, max: small ? 2 : 3 }),
+      layers: fc.integer({ min: 1, max: small ? 2 : 3 }),
+      experts: fc.integer({ min: suite === 'replan' ? 4 : small ? 3 : 2, max: small ? 8 : 10 }),
+      topk: fc.integer({ min: 1, max: small ? 2 : 4 }),
+      tokens: fc.integer({ min: suite === 'replan' ? 6 : 1, max: tokens }),
     })
     .map(clamp);
 }
@@ -134,9 +140,10 @@ function routesArb(shape: Shape, suite: Suite): fc.Arbitrary<number[][][]> {
   const hot = suite === 'streaming' ? Math.max(shape.topk, 2) : half;
   const upper = all.slice(Math.max(0, shape.experts - hot));
   const split = suite === 'streaming' ? Math.ceil(shape.tokens / 5) : Math.ceil(shape.tokens / 3);
-  const phased = tokens((t) => pick(t < split ? lower : upper));
+  // replan: the prompt routes the upper experts, which the natural-order residents are not
+  const phased = tokens((t) => pick((t < split) !== (suite === 'replan') ? lower : upper));
   const uniform = tokens(() => pick(all));
-  const bias = suite === 'streaming' ? 9 : suite === 'lifecycle' || suite === 'shutdown' ? 3 : 1;
+  const bias = suite === 'streaming' ? 9 : suite === 'replan' ? 6 : suite === 'lifecycle' || suite === 'shutdown' ? 3 : 1;
   return fc.oneof({ weight: 3, arbitrary: uniform }, { weight: bias, arbitrary: phased });
 }
 
@@ -151,7 +158,7 @@ function faultsArb(suite: Suite): fc.Arbitrary<FaultPlan> {
       : fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 2 });
   // init's stages fail now and then (in the lifecycle suite more often): the first call,
   // or for the host arrays the second one (the ring after the slot table)
-  const per = suite === 'lifecycle' ? 3 : suite === 'streaming' || suite === 'shutdown' ? 0 : 1;
+  const per = suite === 'lifecycle' ? 3 : suite === 'streaming' || suite === 'shutdown' || suite === 'replan' ? 0 : 1;
   const initSite = (calls: number): fc.Arbitrary<number[]> =>
     fc.oneof(
       { weight: 40, arbitrary: fc.constant<number[]>([]) },
@@ -242,6 +249,21 @@ type ShutdownAim = 'loaders' | 'parked' | 'blocked' | 'racing' | 'anywhere';
 /** Where a suite's scenarios shut down early (null: only at the end of the run). */
 function shutdownAtArb(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitrary<Scenario['shutdownAt']> {
   if (suite === 'full-groups') return fc.constant(null);
+  if (suite === 'gate') {
+    // with the group open: the decode thread's take meets the teardown
+    const open = fc.record({
+      phase: fc.constant<'decode'>('decode'),
+      token: fc.integer({ min: 0, max: shape.tokens - 1 }),
+      layer: fc.integer({ min: 0, max: shape.layers - 1 }),
+      groupOpen: fc.constant(true),
+      thread: fc.constantFrom<'caller' | 'own'>('caller', 'own'),
+    });
+    return fc.oneof(
+      { weight: 2, arbitrary: fc.constant(null) },
+      { weight: 2, arbitrary: open },
+      { weight: 1, arbitrary: shutdownPointArb(shape, 5, false) },
+    );
+  }
   if (suite !== 'shutdown') {
     return maybe(shutdownPointArb(shape, suite === 'lifecycle' ? 5 : 2, false), suite === 'streaming' ? 0.15 : 0.5);
   }
@@ -296,7 +318,9 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
             : fc.constantFrom<Scenario['warmstart']>('block', 'block', 'none', 'plan')
       : full
         ? fc.constant<Scenario['warmstart']>('plan')
-        : fc.constantFrom<Scenario['warmstart']>('plan', 'plan', 'block', 'none'),
+        : suite === 'replan'
+          ? fc.constantFrom<Scenario['warmstart']>('plan', 'block')
+          : fc.constantFrom<Scenario['warmstart']>('plan', 'plan', 'block', 'none'),
     heat: swapHeavy
       ? aim === 'parked'
         ? rampHeatArb(shape)
@@ -310,12 +334,14 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
       ? fc.constantFrom<HeatFileDefect>('none', 'none', 'bad-magic', 'wrong-shape', 'truncated')
       : fc.constant<HeatFileDefect>('none'),
     streaming: suite === 'streaming' ? fc.constant(true) : suite === 'general' ? fc.boolean() : fc.constant(false),
-    wantSwaps: swapHeavy || suite === 'streaming' ? fc.constant(true) : fc.boolean(),
+    wantSwaps: swapHeavy || suite === 'streaming' || suite === 'replan' ? fc.constant(true) : fc.boolean(),
     reclaims:
       suite === 'fill-once'
         ? fc.constant(false)
-        : swapHeavy || suite === 'streaming'
-          ? fc.constantFrom(true, true, true, true, true, true, true, true, true, false)
+        : suite === 'replan'
+          ? fc.constant(true)
+          : swapHeavy || suite === 'streaming'
+            ? fc.constantFrom(true, true, true, true, true, true, true, true, true, false)
           : fc.constantFrom(true, true, false),
     swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
     decayPeriod: lifecycle ? fc.constantFrom(4, 16, 1024) : fc.integer({ min: 2, max: 64 }),
@@ -354,7 +380,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
     ? fc.constant(perDevice)
     : suite === 'streaming'
       ? fc.constantFrom(1, 1, Math.max(1, Math.ceil(perDevice / 2)))
-      : suite === 'shutdown'
+      : suite === 'shutdown' || suite === 'replan'
         ? fc.integer({ min: 1, max: Math.max(1, perDevice - 1) })
         : fc.oneof(
             { weight: 5, arbitrary: fc.integer({ min: 0, max: perDevice }) },
@@ -370,7 +396,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
           ? fc.constantFrom('plenty', 'plenty', 'plenty', 'equal-to-budget', 'smaller')
           : fc.constantFrom('plenty', 'plenty', 'equal-to-budget', 'smaller'),
       expert: fc.constantFrom(...EXPERT_SHAPES),
-      ringCapacity: aim === 'blocked' ? fc.constant(1) : fc.integer({ min: 1, max: full ? 48 : 4 }),
+      ringCapacity:
+        aim === 'blocked' || suite === 'replan' ? fc.constant(1) : fc.integer({ min: 1, max: full ? 48 : 4 }),
       loaders: fc.integer({ min: 1, max: 4 }),
       routes: routesArb(shape, suite),
       noRam: fc.uniqueArray(
@@ -398,6 +425,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       misconfig: fc.integer({ min: 0, max: 24 }),
       // racing: a spurious wakeup is the only thing that can end shutdown's waits early
       spuriousWakeups: aim === 'racing' ? fc.constant(3) : fc.integer({ min: 0, max: 3 }),
+      later: laterArb(suite, shape),
     })
     .map((r): Scenario => {
       const capacityExperts = r.budgetExperts.map((b) => {
@@ -405,12 +433,13 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         return r.capacityKind === 'equal-to-budget' ? b : Math.max(0, b - 1);
       });
       // now and then a RAM too small for full residency, which init must refuse unless streaming
-      const short = r.ramShort === 0 && suite !== 'shutdown' && suite !== 'full-groups';
+      const steady = suite === 'shutdown' || suite === 'full-groups' || suite === 'replan';
+      const short = r.ramShort === 0 && !steady;
       const ramCapacity = r.streaming || short ? Math.max(1, shape.experts - 1) : shape.experts;
-      const misconfigured = suite !== 'shutdown' && suite !== 'full-groups' ? r.misconfig : 0;
+      const misconfigured = steady ? 0 : r.misconfig;
       const groupedInt8 = misconfigured === 1 && r.expert.format === 1;
       return {
-        ...LATER_FEATURES_OFF,
+        ...r.later,
         devices: shape.devices,
         layers: shape.layers,
         experts: shape.experts,

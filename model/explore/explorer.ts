@@ -34,7 +34,8 @@
 import { ThreadState, type SimThread } from '../rt/thread.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ChoiceNode, sleepIndexOf, type SleepEntry } from './choice_node.js';
-import { dependent, MX_ONLY, stepFootprint, type Footprint } from './footprint.js';
+import { dependent, MX_ONLY, SPURIOUS_GCV, stepFootprint, type Footprint } from './footprint.js';
+import { trackOwners } from './owners.js';
 import type { StateAccess } from './subject.js';
 import type { ThreadCounters } from './state/state_digest.js';
 import { Hasher } from './state/digest_hash.js';
@@ -78,6 +79,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
   readonly waitSince: number[] = [];
   private spawns = 0;
   mxOwner = -1;
+  gmxOwner = -1;
   spuriousUsed = 0;
   private depth = 0;
   private budgetLeft: number;
@@ -235,20 +237,19 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     if (node.kind !== 'thread') return;
     node.chosenFp = null;
     const spurious = ((node.keys[option] ?? 0) & 1) === 1;
-    if (spurious) node.chosenFp = MX_ONLY;
+    if (spurious) node.chosenFp = this.threads[(node.keys[option] ?? 0) >> 1]?.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY;
     else this.fpOwner = node;
   }
 
-  onStep(th: SimThread, holdsMx: boolean, step: number): void {
+  onStep(th: SimThread, holdsMx: boolean, step: number, holdsGmx = false): void {
     const tid = th.tid;
     // the state before this step: probed before the thread is counted as started
     if (this.live !== null && this.cfg.states !== null && this.probe !== null)
       this.cfg.states.add(this.probe.digest(this));
     this.threads[tid] = th;
-    const fp = stepFootprint(th.pending, th.reacquire, holdsMx, this.cfg.checks);
+    const fp = stepFootprint(th.pending, th.reacquire, holdsMx, this.cfg.checks, holdsGmx, th.relock);
     const k = th.pending?.k;
-    if (th.reacquire || k === 'lock') this.mxOwner = tid;
-    else if (k === 'unlock' || k === 'wait') this.mxOwner = -1;
+    trackOwners(this, th, th.reacquire ? null : th.pending);
     if (this.fpOwner !== null) {
       this.fpOwner.chosenFp = fp;
       this.fpOwner = null;
@@ -264,7 +265,7 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     this.threads[th.tid] = th;
     this.spuriousUsed++;
     this.positions.spurious(th.tid);
-    if (this.live !== null && this.cfg.reduce) this.sleepStep(th.tid * 2 + 1, MX_ONLY);
+    if (this.live !== null && this.cfg.reduce) this.sleepStep(th.tid * 2 + 1, th.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY);
   }
 
   /** A step by `key` with footprint fp runs: stop if it sleeps, else wake what it touches. */

@@ -33,14 +33,17 @@
  *  - HEAT: the heat file (readHeat reads, writeHeat writes).
  *  - spawn and join are global: spawn numbers threads in order and creates new choices;
  *    join becomes possible when another thread ends.
- *  - A spurious wakeup moves a waiter off a cv queue and spends the shared budget: MX.
+ *  - A spurious wakeup moves a waiter off a cv queue and spends the shared budget: MX
+ *    (on the gate's gcv: its queue too, GATE).
+ *  - GATE: the lifecycle gate's gmx, gcv and the gate's state, touched by their ops and
+ *    by every step of a thread that holds gmx, as MX is by mx's.
  *
  * Not preserved: the LIVE-SHUTDOWN step bound counts steps after the `call shutdown`
  * mark, so reordering independent steps changes that count; it only matters for runs
  * 100 000 steps long (livelock), which exhaustive search does not reach. Deadlock is a
  * state property and is preserved.
  */
-import type { Op } from '../../src/ops.js';
+import { mutexOfCv, mutexOfOp, type MutexName, type Op } from '../../src/ops.js';
 
 export const MX = 1;
 export const DEV = 2;
@@ -48,6 +51,7 @@ export const STAGING = 4;
 export const RAM = 8;
 export const OUT = 16;
 export const HEAT = 32;
+export const GATE = 128;
 
 export interface Footprint {
   readonly reads: number;
@@ -60,6 +64,9 @@ const fp = (reads: number, writes: number, global = false): Footprint => Object.
 export const NOTHING = fp(0, 0);
 export const GLOBAL = fp(0, 0, true);
 export const MX_ONLY = fp(0, MX);
+export const GATE_ONLY = fp(0, GATE);
+/** a spurious wakeup on gcv: the gate's queue and the budget every spurious wakeup spends */
+export const SPURIOUS_GCV = fp(0, MX | GATE);
 /** unlock and wait with checkers on: the quiescent checks read device bytes */
 const MX_CHECKED = fp(DEV, MX);
 
@@ -101,12 +108,47 @@ const INSIDE: Partial<Record<Op['k'], Footprint>> = Object.fromEntries(
   Object.entries(OUTSIDE).map(([k, f]) => [k, fp(f.reads, f.writes | MX)]),
 );
 
+/** `f` with GATE added to what it writes (a step of a thread that holds gmx). */
+const gated = new Map<Footprint, Footprint>();
+function withGate(f: Footprint): Footprint {
+  let g = gated.get(f);
+  if (g === undefined) {
+    g = fp(f.reads, f.writes | GATE, f.global);
+    gated.set(f, g);
+  }
+  return g;
+}
+
 /**
  * Footprint of the step a thread is about to take: its pending op (null: the thread's
  * first step, or `reacquire` after a wakeup), whether it holds mx now, and whether the
- * checkers run (they make unlock and wait read device bytes).
+ * checkers run (they make unlock and wait read device bytes); and whether it holds the
+ * gate's gmx, and which mutex a woken thread re-takes.
  */
-export function stepFootprint(op: Op | null, reacquire: boolean, holdsMx: boolean, checks: boolean): Footprint {
+export function stepFootprint(
+  op: Op | null,
+  reacquire: boolean,
+  holdsMx: boolean,
+  checks: boolean,
+  holdsGmx = false,
+  relock: MutexName = 'mx',
+): Footprint {
+  const f = mxFootprint(op, reacquire && relock === 'mx', holdsMx, checks);
+  const gate = holdsGmx || (reacquire && relock === 'gmx') || (op !== null && onGate(op));
+  if (!gate) return f;
+  // a gate op alone touches only the gate (and mx when the thread also holds it)
+  if (op !== null && onGate(op) && !holdsMx) return GATE_ONLY;
+  if (reacquire && !holdsMx) return GATE_ONLY;
+  return withGate(f);
+}
+
+function onGate(op: Op): boolean {
+  if (op.k === 'lock' || op.k === 'unlock') return mutexOfOp(op) === 'gmx';
+  if (op.k === 'wait' || op.k === 'signal' || op.k === 'broadcast') return mutexOfCv(op.cv) === 'gmx';
+  return false;
+}
+
+function mxFootprint(op: Op | null, reacquire: boolean, holdsMx: boolean, checks: boolean): Footprint {
   if (reacquire) return MX_ONLY;
   if (op === null) return holdsMx ? MX_ONLY : NOTHING;
   switch (op.k) {

@@ -14,6 +14,7 @@
  * What it reports: the violation, the choices that replay it, its steps, and the work
  * (nodes expanded, runs, steps executed). Complete unless a limit stopped it.
  */
+import { trackOwners } from './owners.js';
 import type { PropertyId } from '../../src/check/catalogue.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';
 import { ThreadState, type SimThread } from '../rt/thread.js';
@@ -66,6 +67,7 @@ class ProbeStrategy implements Strategy, ThreadCounters {
   readonly threads: (SimThread | undefined)[] = [];
   readonly positions = new ThreadPositions(DEFAULT_LIMITS.maxThreads);
   mxOwner = -1;
+  gmxOwner = -1;
   spuriousUsed = 0;
   steps = 0;
   digest = 0;
@@ -104,8 +106,7 @@ class ProbeStrategy implements Strategy, ThreadCounters {
     if (op?.k === 'wait') this.waitSince[th.tid] = step;
     this.positions.step(th.tid, op, th.reacquire);
     if (op?.k === 'spawn') this.positions.spawned(th.tid, ++this.spawns);
-    if (th.reacquire || op?.k === 'lock') this.mxOwner = th.tid;
-    else if (op?.k === 'unlock' || op?.k === 'wait') this.mxOwner = -1;
+    trackOwners(this, th, op);
     this.steps = step + 1;
   }
 

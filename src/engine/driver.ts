@@ -157,7 +157,8 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
   const { layers, experts } = tier.st.cfg;
   const counts = Array.from({ length: layers }, () => new Array<number>(experts).fill(0));
   const run: EngineRun = { shutdownThread: -1, joins: [], counts };
-  let started = plan.tierOff ? NEVER_STARTED : yield* tier.init();
+  let started = NEVER_STARTED;
+  if (!plan.tierOff) started = yield* tier.init();
   if (plan.initTwice && !plan.tierOff) {
     // a second init while active must change nothing; after a failed one it is a retry
     const again = yield* tier.init();
@@ -171,8 +172,10 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
     if (plan.warmstart === 'block') yield* warmstartBlocking(tier, plan, run);
     if (plan.warmstart === 'none') yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
   }
-  if (last && plan.statsThread > 0)
-    run.joins.push(yield* spawned('stats', () => statsThread(tier, plan.statsThread, plan.streaming)));
+  if (last && plan.statsThread > 0) {
+    const tid = yield* spawned('stats', () => statsThread(tier, plan.statsThread, plan.streaming));
+    run.joins.push(tid);
+  }
   for (let token = firstToken; token < firstToken + plan.tokens; token++) {
     for (let layer = 0; layer < plan.layers; layer++)
       yield* decodeLayer(tier, plan, run, token - firstToken, layer, token);
@@ -183,6 +186,8 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
       yield* afterPrompt(tier, plan.replan, run);
     if (plan.evictedPoll > 0) yield* tier.evictedTake(plan.evictedPoll);
   }
+  // the decode's hit rate, from the prefill/decode boundary on
+  if (plan.replan !== null) yield* tier.stats();
   yield* exitPath(tier, plan, run, last);
 }
 
@@ -204,8 +209,14 @@ function* afterPrompt(tier: Tier, replan: ReplanPlan, run: EngineRun): Gen<void>
  * shuts down once more), and a second shutdown may run beside it.
  */
 function* exitPath(tier: Tier, plan: DriverPlan, run: EngineRun, last: boolean): Gen<void> {
-  if (last && plan.initRacer) run.joins.push(yield* spawned('init-racer', () => initRacer(tier)));
-  if (last && plan.secondShutdown) run.joins.push(yield* spawned('shutdown2', () => secondShutdown(tier)));
+  if (last && plan.initRacer) {
+    const racer = yield* spawned('init-racer', () => initRacer(tier));
+    run.joins.push(racer);
+  }
+  if (last && plan.secondShutdown) {
+    const second = yield* spawned('shutdown2', () => secondShutdown(tier));
+    run.joins.push(second);
+  }
   yield* tier.shutdown();
   if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
   for (const tid of run.joins) yield { k: 'join', tid };

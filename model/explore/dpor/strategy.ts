@@ -22,6 +22,7 @@
 import type { ChoiceContext, DecisionKind, Strategy } from '../../rt/strategy.js';
 import type { SimThread } from '../../rt/thread.js';
 import { dependent, eventFp, SPURIOUS_FP, spuriousFp, type EventFp } from './dependence.js';
+import { trackOwners } from '../owners.js';
 import { DporNode, type DoneBranch, type EnabledEvent } from './node.js';
 import { HappensBefore } from './happens_before.js';
 import { NondeterminismError } from '../explorer.js';
@@ -68,6 +69,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
   readonly threads: (SimThread | undefined)[] = [];
   readonly positions: ThreadPositions;
   mxOwner = -1;
+  gmxOwner = -1;
   spuriousUsed = 0;
   /** runs below a known state's position stopped there (summary races offered) */
   expansions = 0;
@@ -180,8 +182,8 @@ export class DporStrategy implements Strategy, ThreadCounters {
       const spurious = i >= ctx.runnable;
       const fp =
         th === undefined || spurious
-          ? spuriousFp(ctx.mxOwner >= 0)
-          : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks);
+          ? spuriousOf(th, ctx.mxOwner, ctx.gmxOwner)
+          : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks, ctx.gmxOwner === th.tid, th.relock);
       enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
     }
     const node = this.freshNode(enabled);
@@ -313,16 +315,15 @@ export class DporStrategy implements Strategy, ThreadCounters {
     cache.add(digest, node.entry);
   }
 
-  onStep(th: SimThread, holdsMx: boolean): void {
+  onStep(th: SimThread, holdsMx: boolean, _step?: number, holdsGmx = false): void {
     this.threads[th.tid] = th;
-    const fp = eventFp(th.pending, th.reacquire, holdsMx, this.cfg.checks);
+    const fp = eventFp(th.pending, th.reacquire, holdsMx, this.cfg.checks, holdsGmx, th.relock);
     const op = th.reacquire ? null : th.pending;
     const spawned = op?.k === 'spawn' ? this.nextTid++ : -1;
     this.event(th.tid * 2, fp, spawned, op?.k === 'join' ? op.tid : -1);
     this.positions.step(th.tid, op, th.reacquire);
     if (spawned >= 0) this.positions.spawned(th.tid, spawned);
-    if (th.reacquire || op?.k === 'lock') this.mxOwner = th.tid;
-    else if (op?.k === 'unlock' || op?.k === 'wait') this.mxOwner = -1;
+    trackOwners(this, th, op);
     const at = this.position - 1;
     if (op?.k === 'wait') this.queue(op.cv).push(th.tid);
     else if (op?.k === 'broadcast') {
@@ -338,7 +339,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
 
   onSpurious(th: SimThread): void {
     this.threads[th.tid] = th;
-    this.event(th.tid * 2 + 1, spuriousFp(this.mxOwner >= 0), -1, -1);
+    this.event(th.tid * 2 + 1, spuriousOf(th, this.mxOwner, this.gmxOwner), -1, -1);
     this.positions.spurious(th.tid);
     this.spuriousUsed++;
     const q = this.queue(th.waitingOn ?? '');
@@ -427,4 +428,10 @@ function nextSleep(node: DporNode, key: number, fp: EventFp): DoneBranch[] {
     for (const s of list) if (s.key >> 1 !== tid && !dependent(s.fp, fp)) out.push(s);
   }
   return out;
+}
+
+/** A spurious wakeup of `th`: of its condition variable's mutex, held by someone or not. */
+function spuriousOf(th: SimThread | undefined, mxOwner: number, gmxOwner: number): EventFp {
+  const m = th?.waitingOn === 'gcv' ? 'gmx' : 'mx';
+  return spuriousFp((m === 'mx' ? mxOwner : gmxOwner) >= 0, m);
 }

@@ -36,8 +36,9 @@ export interface ThreadCounters {
   readonly positions: ThreadPositions;
   /** a waiting thread's place in its cv queue (0: woken first) */
   queueRank(tid: number): number;
-  /** tid holding mx (-1: free) and spurious wakeups injected so far */
+  /** tids holding mx and gmx (-1: free) and spurious wakeups injected so far */
   readonly mxOwner: number;
+  readonly gmxOwner: number;
   readonly spuriousUsed: number;
 }
 
@@ -51,9 +52,11 @@ export function addThreads(h: Hasher, th: ThreadCounters, places: ReadonlyMap<ob
     const t = th.threads[tid];
     if (t === undefined || !th.positions.exists(tid)) continue;
     h.add(tid).add(t.state).bool(t.reacquire);
+    if (t.reacquire) h.add(t.relock === 'mx' ? 1 : 2);
     if (view !== null) addFrames(h, th.positions.frames[tid] ?? [], view);
     else th.positions.addTo(h, tid);
-    if (t.state === ThreadState.CvWait) h.add(t.waitingOn === 'cv' ? 1 : 2).add(th.queueRank(tid));
+    if (t.state === ThreadState.CvWait)
+      h.add(t.waitingOn === 'cv' ? 1 : t.waitingOn === 'gcv' ? 3 : 2).add(th.queueRank(tid));
   }
-  h.add(th.mxOwner).add(th.spuriousUsed);
+  h.add(th.mxOwner).add(th.gmxOwner).add(th.spuriousUsed);
 }

@@ -63,6 +63,8 @@ export class CoverageChecker implements Checker {
   private shutdowns = 0;
   private lastTick = -1;
   private marked = false;
+  /** threads whose last issue put experts on a device (their take is due) */
+  private readonly issuedGroup = new Set<number>();
 
   constructor(private readonly ctx: CheckContext) {}
 
@@ -132,8 +134,8 @@ export class CoverageChecker implements Checker {
     const g = this.ctx.st.gate;
     const expert = fn !== 'init' && fn !== 'shutdown' && fn !== 'dense_matmul' && fn !== 'trunk_place';
     if (expert && g.state === 'TEARING_DOWN' && th.name !== 'main') this.reached.add('reader-refused-in-teardown');
-    if (fn === 'take' && g.state !== 'LIVE' && this.ctx.st.groups.some((rows) => rows.length > 0))
-      this.reached.add('take-refused-with-group-open');
+    if (fn === 'take' && g.state !== 'LIVE' && this.issuedGroup.has(th.tid)) this.reached.add('take-refused-with-group-open');
+    if (fn === 'take') this.issuedGroup.delete(th.tid);
     if (fn === 'shutdown' && g.state === 'DEAD' && (g.trunkBusy || g.deadTrunk.some((d) => d !== null)))
       this.reached.add('dead-shutdown-freed-trunk');
   }
@@ -143,6 +145,7 @@ export class CoverageChecker implements Checker {
     if (r.fn === 'fill_wait' && r.value === 'done' && this.fillWaitInflight.get(th.tid) === true)
       this.reached.add('fill-wait-saw-inflight-uploads');
     if (r.fn === 'issue' && r.value.length === 32 && r.value.every((b) => b)) this.reached.add('all-set-mask');
+    if (r.fn === 'issue' && r.value.some((b) => b)) this.issuedGroup.add(th.tid);
     if (r.fn === 'shutdown' && r.value === 'done') this.shutdowns++;
     if (r.fn === 'init' && r.value.state === 'busy') this.reached.add('init-refused-busy');
     if (r.fn === 'init' && r.value.state === 'active' && th.name === 'init-racer')

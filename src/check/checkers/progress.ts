@@ -1,8 +1,9 @@
 /**
  * PROG-FILL: the warmstart does its job. With no fault injected into uploads, staging
  * copies or loads, and a device that really holds its budget, every expert plan_fill
- * returned is resident when fill_wait returns (not stopping): planned, loaded, handed
- * over, uploaded. A tier that plans but never promotes, drops a planned expert, or
+ * returned is resident when the warmstart's fill_wait returns (not stopping; a refill
+ * during decode may find a planned expert evicted since, by a swap or a re-plan):
+ * planned, loaded, handed over, uploaded. A tier that plans but never promotes, drops a planned expert, or
  * returns from fill_wait early fails here even when each step looks safe.
  */
 import type { ExpertKey, MarkOp, Op } from '../../ops.js';
@@ -17,7 +18,7 @@ export interface FillConditions {
 }
 
 export function progressChecker(ctx: CheckContext, cond: FillConditions): Checker {
-  const memory = { planned: [] as readonly ExpertKey[], fullDevice: false };
+  const memory = { planned: [] as readonly ExpertKey[], fullDevice: false, decoding: false };
   return {
     memory,
     onOp(_rt: RunView, _th: ThreadView, op: Op, result: unknown) {
@@ -25,7 +26,12 @@ export function progressChecker(ctx: CheckContext, cond: FillConditions): Checke
       if (op.k === 'upload' && result === null) memory.fullDevice = true;
     },
     onMark(_rt: RunView, _th: ThreadView, op: MarkOp) {
-      if (op.k === 'ret' && op.ret.fn === 'plan_fill') memory.planned = op.ret.value;
+      if (op.k === 'ret' && op.ret.fn === 'plan_fill') {
+        memory.planned = op.ret.value;
+        memory.decoding = false;
+      }
+      if (op.k === 'call' && op.call.fn === 'issue') memory.decoding = true;
+      if (memory.decoding) return;
       if (op.k !== 'ret' || op.ret.fn !== 'fill_wait' || op.ret.value !== 'done') return;
       if (!cond.faultFree || memory.fullDevice) return;
       const st = ctx.st;
