@@ -9,24 +9,37 @@ import type { CheckContext } from '../checked_world.js';
 
 export function postconditionChecker(ctx: CheckContext): Checker {
   const { st, world } = ctx;
-  const memory = { decoding: false };
+  // per thread in fill_wait: what was queued and in flight when it last released mx (the
+  // release that ends it: another caller may enqueue between it and the return)
+  const fills = new Map<number, { inflight: number; queued: string[] } | null>();
+  const memory = { decoding: false, fills };
+  const inFlight = (): { inflight: number; queued: string[] } => {
+    const queued: string[] = [];
+    for (const row of st.slots) for (const s of row) if (s.queued) queued.push(`L${s.layer}E${s.eid}`);
+    return { inflight: st.inflight, queued };
+  };
   return {
     memory,
-    onMark(_rt, _th, op: MarkOp) {
+    onQuiescent(_rt, th, cv) {
+      if (cv === null && fills.has(th.tid)) fills.set(th.tid, inFlight());
+    },
+    onMark(_rt, th, op: MarkOp) {
       if (op.k === 'call' && op.call.fn === 'issue') memory.decoding = true;
+      if (op.k === 'call' && op.call.fn === 'fill_wait') fills.set(th.tid, null);
       if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !memory.decoding && st.counters.queueFullSkips > 0) {
         throw new Violation(
           'POST-WARMSTART',
           `the warmstart lost ${st.counters.queueFullSkips} enqueue(s) to a full ring`,
         );
       }
+      const fill = op.k === 'ret' && op.ret.fn === 'fill_wait' ? (fills.get(th.tid) ?? null) : null;
+      if (op.k === 'ret' && op.ret.fn === 'fill_wait') fills.delete(th.tid);
       if (op.k === 'ret' && op.ret.fn === 'fill_wait' && op.ret.value === 'done') {
-        const queued: string[] = [];
-        for (const row of st.slots) for (const s of row) if (s.queued) queued.push(`L${s.layer}E${s.eid}`);
-        if (queued.length > 0 || st.inflight !== 0) {
+        const at = fill ?? inFlight();
+        if (at.queued.length > 0 || at.inflight !== 0) {
           throw new Violation(
             'POST-FILL-WAIT',
-            `fill_wait returned with inflight=${st.inflight} and queued, not resident: ${queued.join(' ') || 'none'}`,
+            `fill_wait returned with inflight=${at.inflight} and queued, not resident: ${at.queued.join(' ') || 'none'}`,
           );
         }
       } else if (op.k === 'mark' && op.what === 'residency' && st.gate.state === 'LIVE') {
