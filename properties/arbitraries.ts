@@ -141,9 +141,10 @@ function routesArb(shape: Shape, suite: Suite): fc.Arbitrary<number[][][]> {
   const upper = all.slice(Math.max(0, shape.experts - hot));
   const split = suite === 'streaming' ? Math.ceil(shape.tokens / 5) : Math.ceil(shape.tokens / 3);
   // replan: the prompt routes the upper experts, which the natural-order residents are not
-  const phased = tokens((t) => pick((t < split) !== (suite === 'replan') ? lower : upper));
+  const phased = tokens((t) => pick(t < split !== (suite === 'replan') ? lower : upper));
   const uniform = tokens(() => pick(all));
-  const bias = suite === 'streaming' ? 9 : suite === 'replan' ? 6 : suite === 'lifecycle' || suite === 'shutdown' ? 3 : 1;
+  const bias =
+    suite === 'streaming' ? 9 : suite === 'replan' ? 6 : suite === 'lifecycle' || suite === 'shutdown' ? 3 : 1;
   return fc.oneof({ weight: 3, arbitrary: uniform }, { weight: bias, arbitrary: phased });
 }
 
@@ -342,7 +343,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
           ? fc.constant(true)
           : swapHeavy || suite === 'streaming'
             ? fc.constantFrom(true, true, true, true, true, true, true, true, true, false)
-          : fc.constantFrom(true, true, false),
+            : fc.constantFrom(true, true, false),
     swapPeriod: swapHeavy ? fc.constant(1) : fc.integer({ min: 1, max: 4 }),
     decayPeriod: lifecycle ? fc.constantFrom(4, 16, 1024) : fc.integer({ min: 2, max: 64 }),
     startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),

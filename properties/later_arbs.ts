@@ -35,7 +35,10 @@ function replanArb(shape: LaterShape): fc.Arbitrary<Scenario['replan']> {
   return fc.record({
     form: fc.constantFrom<'layer' | 'table'>('layer', 'table', 'table'),
     maxSwaps: fc.integer({ min: 2, max: 4 }),
-    prefill: fc.integer({ min: Math.min(2, Math.floor(shape.tokens / 2)), max: Math.max(1, Math.floor(shape.tokens / 2)) }),
+    prefill: fc.integer({
+      min: Math.min(2, Math.floor(shape.tokens / 2)),
+      max: Math.max(1, Math.floor(shape.tokens / 2)),
+    }),
   });
 }
 

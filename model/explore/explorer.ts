@@ -237,7 +237,8 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     if (node.kind !== 'thread') return;
     node.chosenFp = null;
     const spurious = ((node.keys[option] ?? 0) & 1) === 1;
-    if (spurious) node.chosenFp = this.threads[(node.keys[option] ?? 0) >> 1]?.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY;
+    if (spurious)
+      node.chosenFp = this.threads[(node.keys[option] ?? 0) >> 1]?.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY;
     else this.fpOwner = node;
   }
 
@@ -265,7 +266,8 @@ export class ExplorerStrategy implements Strategy, ThreadCounters {
     this.threads[th.tid] = th;
     this.spuriousUsed++;
     this.positions.spurious(th.tid);
-    if (this.live !== null && this.cfg.reduce) this.sleepStep(th.tid * 2 + 1, th.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY);
+    if (this.live !== null && this.cfg.reduce)
+      this.sleepStep(th.tid * 2 + 1, th.waitingOn === 'gcv' ? SPURIOUS_GCV : MX_ONLY);
   }
 
   /** A step by `key` with footprint fp runs: stop if it sleeps, else wake what it touches. */

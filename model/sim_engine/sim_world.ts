@@ -191,19 +191,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         }
         return seal(L.alloc(op.dev, op.layer, op.eid, op.part, bytes));
       },
-      uploadDense: (op) => {
-        // two allocations, as a device holds an int8 matrix: its rows and its scales
-        const bytes = deviceFootprint(op.weightBytes) + (op.scaleBytes > 0 ? deviceFootprint(op.scaleBytes) : 0);
-        // the backend's cache of tensors by shape: one it still holds comes back as it is, no copy
-        const key = `${op.dev}/${op.index}/${bytes}`;
-        const cached = this.shapeCache.get(key);
-        if (cached !== undefined && cached.alive) return seal(cached);
-        if (L.backendShutdown) L.newSession();
-        if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) return null;
-        const t = L.alloc(op.dev, -1, op.index, 'dense', bytes);
-        this.shapeCache.set(key, t);
-        return seal(t);
-      },
+      uploadDense: (op) => this.uploadDense(op),
       free: (op) => L.free(open<SimTensor>(op.tensor), op.dev),
       writeInput: (op) => L.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
       issueGroup: (op) => this.issueGroup(op.dev, op.rowOffset, op.rows),
@@ -228,6 +216,24 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         L.backendShutdown = true;
       },
     };
+  }
+
+  /**
+   * A trunk matrix onto a device: two allocations (its int8 rows and its scales). The
+   * backend keeps its tensors in a cache by shape (device, matrix, size): one it still
+   * holds comes back as it is, with no copy (and of whatever generation made it).
+   */
+  private uploadDense(op: OpOf<'uploadDense'>): TensorHandle | null {
+    const L = this.ledger;
+    const bytes = deviceFootprint(op.weightBytes) + (op.scaleBytes > 0 ? deviceFootprint(op.scaleBytes) : 0);
+    const key = `${op.dev}/${op.index}/${bytes}`;
+    const cached = this.shapeCache.get(key);
+    if (cached !== undefined && cached.alive) return seal(cached);
+    if (L.backendShutdown) L.newSession();
+    if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) return null;
+    const t = L.alloc(op.dev, -1, op.index, 'dense', bytes);
+    this.shapeCache.set(key, t);
+    return seal(t);
   }
 
   /** The engine's ops: routing, the RAM copies, CPU experts, combining. */

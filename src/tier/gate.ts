@@ -17,8 +17,13 @@
  * Invariants (GATE-STATE): live >= 0; wantX + x <= 1; x == 1 implies live == 0. Every
  * field here is read and written only with gmx held.
  */
-import { type Gen, type Op } from '../ops.js';
-import type { DenseResident } from './state.js';
+import type { Gen, Op, TensorHandle } from '../ops.js';
+
+/** A trunk matrix resident on a device. */
+export interface DenseResident {
+  readonly dev: number;
+  readonly tensor: TensorHandle;
+}
 
 export type LifeState = 'DEAD' | 'LIVE' | 'TEARING_DOWN';
 

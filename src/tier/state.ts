@@ -9,7 +9,7 @@
  */
 import type { ExpertKey, GroupRow, HostArray, RamRef, ReplanPair, StagingCopy, TensorHandle } from '../ops.js';
 import type { TierConfig } from './config.js';
-import { newGate, type Gate } from './gate.js';
+import { newGate, type DenseResident, type Gate } from './gate.js';
 import { expertBytes } from './sizes.js';
 
 export interface Slot {
@@ -35,11 +35,7 @@ export interface RingEntry {
   readonly victim: ExpertKey | null;
 }
 
-/** A trunk matrix resident on a device. */
-export interface DenseResident {
-  readonly dev: number;
-  readonly tensor: TensorHandle;
-}
+export type { DenseResident };
 
 export interface Counters {
   uploads: number;

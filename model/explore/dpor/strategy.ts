@@ -183,7 +183,14 @@ export class DporStrategy implements Strategy, ThreadCounters {
       const fp =
         th === undefined || spurious
           ? spuriousOf(th, ctx.mxOwner, ctx.gmxOwner)
-          : eventFp(th.pending, th.reacquire, ctx.mxOwner === th.tid, this.cfg.checks, ctx.gmxOwner === th.tid, th.relock);
+          : eventFp(
+              th.pending,
+              th.reacquire,
+              ctx.mxOwner === th.tid,
+              this.cfg.checks,
+              ctx.gmxOwner === th.tid,
+              th.relock,
+            );
       enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
     }
     const node = this.freshNode(enabled);

@@ -134,7 +134,8 @@ export class CoverageChecker implements Checker {
     const g = this.ctx.st.gate;
     const expert = fn !== 'init' && fn !== 'shutdown' && fn !== 'dense_matmul' && fn !== 'trunk_place';
     if (expert && g.state === 'TEARING_DOWN' && th.name !== 'main') this.reached.add('reader-refused-in-teardown');
-    if (fn === 'take' && g.state !== 'LIVE' && this.issuedGroup.has(th.tid)) this.reached.add('take-refused-with-group-open');
+    if (fn === 'take' && g.state !== 'LIVE' && this.issuedGroup.has(th.tid))
+      this.reached.add('take-refused-with-group-open');
     if (fn === 'take') this.issuedGroup.delete(th.tid);
     if (fn === 'shutdown' && g.state === 'DEAD' && (g.trunkBusy || g.deadTrunk.some((d) => d !== null)))
       this.reached.add('dead-shutdown-freed-trunk');
