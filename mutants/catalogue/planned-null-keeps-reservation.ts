@@ -14,13 +14,13 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/tier/plan.ts',
-      find: '  if (slot !== null && slot.planned) {\n    if (ram !== null) {\n',
+      find: '  if (slot.planned) {\n    if (ram !== null) {\n',
       replace:
-        '  if (slot !== null && slot.planned && ram === null) {\n' +
+        '  if (slot.planned && ram === null) {\n' +
         '    yield UNLOCK;\n' +
         '    return false;\n' +
         '  }\n' +
-        '  if (slot !== null && slot.planned) {\n' +
+        '  if (slot.planned) {\n' +
         '    if (ram !== null) {\n',
     },
   ],

@@ -13,7 +13,7 @@ export const mutant: Mutant = {
   expectedProperties: ['MEM-BUFFER-OWNER', 'COMP-EXACT-ONCE'],
   patches: [
     {
-      file: 'src/tier/group.ts',
+      file: 'src/tier/trunk.ts',
       find: 'inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}`',
       replace: 'inBuf: `group_in${dev}`, outBuf: `group_out${dev}`',
     },
