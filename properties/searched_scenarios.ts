@@ -10,13 +10,20 @@
  *    only reached when shutdown lands inside that window, and an `if` in place of their
  *    `while` differs only when a spurious wakeup comes there: both are found in a
  *    fraction of a second by the search, never in 10,000 sampled runs.
+ *  - lifecycle-racing: init racing shutdown racing a reader. One device, two experts, no
+ *    token: the engine starts the tier, a stats thread (one round of stats and
+ *    is_resident) and a thread that calls init, then shuts down and, once the others are
+ *    joined, shuts down again (the racer's init may have won). Every order of the gate's
+ *    sections: the reader admitted or refused at the door, the init refused during the
+ *    teardown or starting a new generation after it, the teardown's exclusive section
+ *    waiting for the reader.
  *
  * A mutation run is a default run, so every mutant meets these searches too.
  */
 import { committedScenario } from './committed_scenarios.js';
 import type { PlainScenarioRequest } from './search_parts.js';
 
-export const SEARCHED_SCENARIOS = ['shutdown-racing'] as const;
+export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing'] as const;
 
 /** The complete search of one committed scenario, with the run's seed, budget and property. */
 export function searchedRequest(
