@@ -25,8 +25,13 @@ type InitState = 'active' | 'off' | 'already' | 'busy';
  * when the uploader could not start, after the rollback, DEAD.
  */
 export class InitCall implements SpecCall {
-  readonly family = 'SPEC-INIT' as const;
   private pc: 'door' | 'stages' | 'leave' | 'rollback' | 'ret' = 'door';
+  /** the door's family while the exclusive entry is under way, init's after */
+  private stepFamily: 'SPEC-GATE' | 'SPEC-INIT' = 'SPEC-GATE';
+
+  get family(): 'SPEC-GATE' | 'SPEC-INIT' {
+    return this.stepFamily;
+  }
   private value: InitState = 'busy';
   private readonly entry = new ExclusiveEntry();
   /** a failed thread start: the trunk taken out of the tables, to free (offer, device) */
@@ -54,6 +59,7 @@ export class InitCall implements SpecCall {
   }
 
   private door(s: SpecState): Step {
+    this.stepFamily = 'SPEC-GATE';
     const r = this.entry.step(s.gate, 'DEAD');
     if (r === 'wait') return WAIT_GCV;
     if (r === 'refused') {
@@ -62,6 +68,7 @@ export class InitCall implements SpecCall {
       return GUNLOCK;
     }
     this.pc = 'stages';
+    this.stepFamily = 'SPEC-INIT';
     return GUNLOCK;
   }
 

@@ -194,6 +194,9 @@ const OUTSIDE: Tracked = { name: 'no tier call', call: { family: 'SPEC-STATE', s
  */
 function refine(family: SpecFamily, d: Difference, t: Tracked): SpecFamily {
   if (d.field.startsWith('counters.')) return 'SPEC-COUNTERS';
+  if (d.field === 'evicted' || d.field === 'evictedDropped') return 'SPEC-EVICTED';
+  if (d.field === 'pending') return 'SPEC-REPLAN';
+  if (d.field === 'mark') return 'SPEC-STATS';
   if (d.field.endsWith('.home')) return 'SPEC-HOME';
   if (d.field === 'exp_bytes') return 'SPEC-INIT';
   if (d.field.endsWith('.heat') && t.name === 'init') return 'SPEC-HEAT-FILE';
