@@ -25,8 +25,9 @@ import { HEAT_FILE_DEFECTS, type Scenario } from './scenario.js';
  * Size caps: beyond them a run is a memory or time sink, not a test. `slots` (layers x
  * experts) and `routedPerRun` (tokens x layers x topk) keep every run well inside the
  * step limit (src/check/limits.ts), so that LIVE-STEPS means a livelock, never a long
- * scenario: at both caps together a quiet run takes about 75,000 steps and a few seconds
- * (measured: 64 tokens x 64 layers x 16 experts, top-1, 8 devices, swaps every tick;
+ * scenario: at both caps together a quiet run takes about 127,000 steps (75,000 before
+ * every call passed the lifecycle gate) and a few seconds (measured: 64 tokens x 64
+ * layers x 16 experts, top-1, 8 devices, swaps every tick;
  * test/properties/scenario_json.test.ts runs that corner). At 8192 slots a warmstart
  * alone took 200,000 steps and 70 s.
  */

@@ -12,7 +12,7 @@ export const mutant: Mutant = {
   title: 'a shutdown at DEAD returns at once, a trunk placed while DEAD still live',
   history: 'found in review of the seed engine tier: a later init computed on the previous generation trunk',
   family: 'nothing left after shutdown',
-  expectedProperties: ['POST-SHUTDOWN', 'MEM-GENERATION', 'SPEC-GATE'],
+  expectedProperties: ['POST-SHUTDOWN', 'MEM-GENERATION', 'SPEC-GATE', 'SPEC-SHUTDOWN'],
   patches: [
     {
       file: 'src/tier/shutdown.ts',

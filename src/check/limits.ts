@@ -11,9 +11,14 @@ export interface RunLimits {
   stepsAfterShutdown: number;
 }
 
+/**
+ * Every tier call passes the lifecycle gate twice (in and out, four steps of gmx), which
+ * about doubled a run's steps: the limits were doubled with it, so that LIVE-STEPS still
+ * means a livelock, never a long scenario.
+ */
 export const DEFAULT_LIMITS: RunLimits = {
-  maxSteps: 200_000,
+  maxSteps: 400_000,
   maxThreads: 16,
   spuriousWakeups: 2,
-  stepsAfterShutdown: 100_000,
+  stepsAfterShutdown: 200_000,
 };
