@@ -19,6 +19,7 @@ import type { LoadedModel } from '../../src/fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { preferCheck, sameBits } from '../oracle/oracle_prefer.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { EXIT } from '../../src/check/exit_codes.js';
 import { Progress } from './progress.js';
@@ -137,12 +138,19 @@ try {
     progress.update(`[${i + 1}/${specs.length}] ${spec.name}`);
     const r = await runOracle(ctx, spec);
     if (i === 0) baseline = r.hidden;
-    const matched = r.generated.filter((t, j) => t === reference[j]).length;
+    // prefer-resident routing: the reference given the run's routing, bits against the same routing rerun
+    const prefer = spec.prefer !== undefined ? await preferCheck(ctx, model, spec, r, tokens) : null;
+    const expected = prefer?.reference ?? reference;
+    const matched = r.generated.filter((t, j) => t === expected[j]).length;
     // a run that stopped early diverges where its tokens end
-    const differs = r.generated.findIndex((t, j) => t !== reference[j]);
+    const differs = r.generated.findIndex((t, j) => t !== expected[j]);
     const first = differs >= 0 ? differs : r.generated.length < tokens ? r.generated.length : -1;
     // every step's hidden state, present and equal: two empty lists are not identical
-    const identical = baseline !== null && baseline.length === steps && sameBits(baseline, r.hidden);
+    const identical =
+      prefer !== null
+        ? prefer.identical && r.hidden.length === steps
+        : baseline !== null && baseline.length === steps && sameBits(baseline, r.hidden);
+    if (prefer !== null && prefer.problem !== null) r.notes.push(prefer.problem);
     const row: OracleRow = {
       result: r,
       matched,
@@ -198,17 +206,6 @@ function validationOf(b: string): Validation | null {
   return fail(
     `TIERLAB_VK_VALIDATION=${v}: want 1 (the validation layer), sync (with synchronization validation), or 0 or unset (off)`,
   );
-}
-
-function sameBits(a: readonly Float32Array[], b: readonly Float32Array[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((x, i) => {
-    const y = b[i];
-    return (
-      y !== undefined &&
-      Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength))
-    );
-  });
 }
 
 function pct(a: number, b: number): string {

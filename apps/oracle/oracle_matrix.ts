@@ -46,7 +46,41 @@ export function oracleMatrix(devices: number, perDevice: number, model?: MatrixM
     ...slowRows(base, b),
     ...faultRows(base, b),
     ...arrangedRows(base, b),
+    ...laterRows(base, b, model),
     ...trunkRows(base, b, model),
+  ];
+}
+
+/**
+ * The protocol's later features (PROTOCOL.md's last section): re-plan after the prompt
+ * (each layer, and the whole table) with the eviction ring polled, synchronous uploads,
+ * prefer-resident routing (the CLI gives the float64 reference the run's routing, and
+ * runs the same routing again for the bit comparison: residency may not change a bit),
+ * init and a second shutdown from threads of their own racing the engine's shutdown,
+ * and a stats thread hammering is_resident during decode and the teardown.
+ */
+function laterRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): OracleRunSpec[] {
+  const { half } = b;
+  const swaps: OracleRunSpec = { ...base, budgetExperts: half, wantSwaps: true, swapPeriod: 2 };
+  const warm: OracleRunSpec = { ...base, budgetExperts: half, warmstart: 'plan' };
+  const window = Math.min(model?.experts ?? 8, 4);
+  return [
+    { ...warm, name: 're-plan after each prompt layer', wantSwaps: true, replan: { form: 'layer', maxSwaps: 4, prefill: 4 } },
+    {
+      ...warm,
+      name: 're-plan with the whole table, eviction ring polled',
+      wantSwaps: true,
+      replan: { form: 'table', maxSwaps: 8, prefill: 4 },
+      evictedPoll: 2,
+      evictCapacity: 4,
+      ringCapacity: 2,
+    },
+    { ...swaps, name: 'synchronous uploads, swaps', syncUploads: true, evictedPoll: 8 },
+    { ...warm, name: 'prefer-resident routing, half resident', prefer: { window, keep: 1 } },
+    { ...swaps, name: 'prefer-resident routing, sync uploads, swaps', syncUploads: true, prefer: { window, keep: 1 } },
+    { ...warm, name: 'init and a second shutdown racing the shutdown', initRacer: true, secondShutdown: true },
+    // rounds without end: it stops at its first call the gate refuses (the teardown)
+    { ...swaps, name: 'a stats thread during decode and teardown', statsThread: 1_000_000_000 },
   ];
 }
 

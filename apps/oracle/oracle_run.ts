@@ -40,7 +40,20 @@ import {
 export type OracleRunSpec = Pick<
   RunSpec,
   'budgetExperts' | 'warmstart' | 'loaders' | 'wantSwaps' | 'swapPeriod' | 'streaming' | 'shutdownAt'
-> & {
+> &
+  Partial<
+    Pick<
+      RunSpec,
+      | 'syncUploads'
+      | 'evictCapacity'
+      | 'evictedPoll'
+      | 'replan'
+      | 'prefer'
+      | 'statsThread'
+      | 'initRacer'
+      | 'secondShutdown'
+    >
+  > & {
   readonly name: string;
   readonly faults: FaultPlan;
   readonly useHeatFile: boolean;
@@ -74,6 +87,9 @@ export type OracleRunSpec = Pick<
   readonly refillAtFirstSwap?: boolean;
   /** a situation the run is arranged to reach (a coverage mark): the run fails without it */
   readonly arranged?: CoverageMark;
+  /** the routing decisions of an earlier run, per step and layer, given to this one (its
+   *  hidden states must then be bit-identical to that run's, whatever is resident) */
+  readonly forcedRoutes?: readonly (readonly (readonly number[])[])[];
 };
 
 export type TrunkResidency = 'cpu' | 'all' | 'half';
@@ -114,6 +130,8 @@ export interface OracleRunResult {
   /** groups the engine issued, and of them those that read a tensor still uploading
    *  (tl_group_stats; null: not read) */
   readonly groups: { readonly issued: number; readonly metUploads: number } | null;
+  /** the route of every step and layer, as the run decided it */
+  readonly routing: readonly (readonly number[])[][];
 }
 
 export interface OracleContext {
@@ -275,6 +293,8 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       prompt,
       steps,
       hostFaults: spec.faults,
+      preferWindow: spec.prefer?.window ?? 0,
+      ...(spec.forcedRoutes !== undefined ? { forcedRoutes: spec.forcedRoutes } : {}),
     });
     const checkCtx = { st: tier.st, world };
     const probe = residencyProbe(tier);
@@ -324,6 +344,7 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
       trunkOffered: cfg.trunk.length,
       situations,
       groups,
+      routing: world.routing,
     };
   } finally {
     const d = lib.destroy(engine);
@@ -458,5 +479,6 @@ function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
     trunkOffered: 0,
     situations: [],
     groups: null,
+    routing: [],
   };
 }

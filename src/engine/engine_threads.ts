@@ -4,7 +4,8 @@
  * server's do.
  *  - the stats thread (a stats or serving thread): rounds of stats, is_resident and note,
  *    while the decode thread decodes and while the tier is torn down; once the tier is not
- *    LIVE every call is refused at the gate's door and does nothing;
+ *    LIVE every call is refused at the gate's door and does nothing, and the first stats
+ *    refused ends the thread;
  *  - the init racer: an init from a thread of its own while the engine shuts down (it
  *    loses during the teardown, or starts a new generation once the tier is DEAD);
  *  - a second shutdown, concurrent with the engine's (one tears down; the other must not
@@ -18,7 +19,8 @@ import type { Tier } from '../tier/tier.js';
 export function* statsThread(tier: Tier, rounds: number, streaming: boolean): Gen<void> {
   const { layers, experts } = tier.st.cfg;
   for (let i = 0; i < rounds; i++) {
-    yield* tier.stats();
+    // refused at the gate: the tier is being torn down (or never started); it stops here
+    if ((yield* tier.stats()) === null) return;
     const layer = i % layers;
     const eid = (i * 7 + 3) % experts;
     yield* tier.isResident(layer, eid);

@@ -47,7 +47,15 @@ export class ReferenceModel {
   private readonly int8 = new Map<Float32Array, Int8Rows>();
   private pos = 0;
 
-  constructor(model: LoadedModel) {
+  /**
+   * `forced`: the routing decisions of a run, per position and layer (prefer-resident
+   * routing chooses by residency, so the reference must be given the same choice); each
+   * is weighted as any route is: softmax over its experts' logits, in its order.
+   */
+  constructor(
+    model: LoadedModel,
+    private readonly forced: readonly (readonly (readonly number[])[])[] | null = null,
+  ) {
     this.model = model;
     this.shape = model.shape;
     this.experts = model.layers.map((layer) => layer.experts.map(unpackExpert));
@@ -86,7 +94,8 @@ export class ReferenceModel {
     const layer = this.model.layers[l];
     if (layer === undefined) throw new Error(`ReferenceModel: no layer ${l}`);
     const logits = this.mv(layer.router, m, E);
-    const ids = topK(logits, K);
+    const given = this.forced?.[this.pos]?.[l];
+    const ids = given !== undefined ? Int32Array.from(given) : topK(logits, K);
     const w = softmax(Float64Array.from(ids, (id) => logits[id] ?? 0));
     const moe = new Float64Array(H);
     const experts = this.experts[l] ?? [];
@@ -177,12 +186,17 @@ export interface ReferenceRun {
 }
 
 /** Feeds the prompt one token per step, then n greedy steps (MATH.md's decoding). */
-export function referenceGenerate(model: LoadedModel, prompt: readonly number[], n: number): ReferenceRun {
+export function referenceGenerate(
+  model: LoadedModel,
+  prompt: readonly number[],
+  n: number,
+  forced: readonly (readonly (readonly number[])[])[] | null = null,
+): ReferenceRun {
   if (prompt.length < 1) throw new RangeError('referenceGenerate: the prompt is empty');
   if (!Number.isInteger(n) || n < 1 || prompt.length + n > MAX_REFERENCE_POSITIONS) {
     throw new RangeError(`referenceGenerate: n = ${n} is not in [1, ${MAX_REFERENCE_POSITIONS - prompt.length}]`);
   }
-  const ref = new ReferenceModel(model);
+  const ref = new ReferenceModel(model, forced);
   const run: ReferenceRun = { tokens: [], margins: [], relativeMargins: [], routes: [] };
   let last: StepResult | undefined;
   for (const t of prompt) {

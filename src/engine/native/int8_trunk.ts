@@ -35,7 +35,7 @@ export class Int8Trunk implements DecodeTrunk {
   private pos = -1;
   private readonly v: Record<'a' | 'q' | 'k' | 'v' | 'o' | 'wo' | 'f', Float32Array>;
   private m: Float32Array;
-  private readonly routerLogits: Float32Array;
+  readonly routerLogits: Float32Array;
   private readonly logits: Float32Array;
 
   constructor(

@@ -46,6 +46,13 @@ export interface RealRunOptions {
 
 class Aborted extends Error {}
 
+/**
+ * A thread whose ops all answer at once (a stats thread hammering the tier) would run on
+ * microtasks alone and starve the native completions, which arrive as macrotasks: every
+ * this many ops a thread lets the event loop turn, as an OS scheduler would preempt it.
+ */
+const FAIR_OPS = 64;
+
 export function runReal(
   main: Thread,
   world: RealWorldApi,
@@ -126,6 +133,7 @@ class RealRun implements RunView {
   private async drive(th: RealThread, body: Thread): Promise<void> {
     const gen = body();
     let value: unknown = undefined;
+    let ops = 0;
     for (;;) {
       if (this.failure !== null) throw new Aborted('another thread failed');
       const r = gen.next(value);
@@ -138,6 +146,7 @@ class RealRun implements RunView {
         return;
       }
       value = await this.exec(th, r.value);
+      if (++ops % FAIR_OPS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

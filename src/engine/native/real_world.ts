@@ -43,6 +43,7 @@ import { readHeatBytes, writeHeatBytes } from './heat_file.js';
 import { Trunk, type DecodeTrunk, type LayerRoute } from './trunk.js';
 import { Int8Trunk } from './int8_trunk.js';
 import { RealStats, type TimeBucket } from './real_stats.js';
+import { routeAmong, routeCandidates } from './routing.js';
 import { TRUNK_INT8 } from '../../fixture/model_types.js';
 
 /** Each op a world answers, with its result type or a promise of it (a native wait). */
@@ -87,6 +88,12 @@ export interface RealWorldOptions {
    *  indices of the warmstart RAM loads that fail (a loader that cannot read an expert
    *  hands the tier null weights) and of the staging copies that cannot be made */
   readonly hostFaults?: Pick<FaultPlan, 'loadFails' | 'stageFails'>;
+  /** prefer-resident routing: the router's top-`preferWindow` candidates go with each
+   *  route (0: none) */
+  readonly preferWindow?: number;
+  /** every route given, per step and layer (the routing decisions of an earlier run): the
+   *  router's own choice is replaced by these, weighted by the library's tl_route */
+  readonly forcedRoutes?: readonly (readonly (readonly number[])[])[];
 }
 
 export class RealWorld implements RealWorldApi, CheckedWorld {
@@ -113,6 +120,8 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   private readonly completions: CompletionQueue;
   private readonly block: Float32Array;
   private readonly routes = new Map<number, LayerRoute>();
+  /** the route of every step and layer, in route order: the run's routing decisions */
+  readonly routing: number[][][] = [];
   private readonly groups: (OpenGroup | null)[];
   private groupTags = 0;
   private engineAlive = true;
@@ -231,7 +240,14 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   private makeHandlers(): Handlers {
     const L = this.ledger;
     return {
-      hostAlloc: (op) => seal(L.hostAlloc(op.what, op.bytes)),
+      hostAlloc: (op) => {
+        // an init after a teardown (an init racing the shutdown, and winning): a new session
+        if (!this.engineAlive) {
+          this.engineAlive = true;
+          L.newSession();
+        }
+        return seal(L.hostAlloc(op.what, op.bytes));
+      },
       hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
       // the real mutex and condition variables are the runtime's: nothing can fail here
       syncInit: () => {
@@ -385,17 +401,34 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   private route(token: number, layer: number): RouteInfo {
-    const r = this.trunk.route(layer, () => this.inputToken(token));
-    this.routes.set(layer, r);
+    let r = this.trunk.route(layer, () => this.inputToken(token));
+    const forced = this.opts.forcedRoutes?.[token]?.[layer];
+    if (forced !== undefined) r = routeAmong(this.lib, this.trunk.routerLogits, forced, r.input);
+    this.decided(token, layer, r);
     const input: Activation = { token, layer, x: r.input };
-    return { token, layer, eids: Array.from(r.ids), input: seal(input) };
+    const window = this.opts.preferWindow ?? 0;
+    const eids = Array.from(r.ids);
+    if (window <= 0 || forced !== undefined) return { token, layer, eids, input: seal(input) };
+    const candidates = routeCandidates(this.lib, this.trunk.routerLogits, window);
+    return { token, layer, eids, input: seal(input), candidates };
   }
 
   /** Prefer-resident routing: the engine's choice among the router's candidates. */
   private routeChoose(token: number, layer: number, eids: readonly number[]): RouteInfo {
-    throw new Error(
-      `prefer-resident routing (t${token} L${layer} [${eids.join(',')}]) is not wired to the real engine`,
-    );
+    const was = this.routes.get(layer);
+    if (was === undefined) throw new Error(`internal error: a route choice of layer ${layer} before its route`);
+    const r = routeAmong(this.lib, this.trunk.routerLogits, eids, was.input);
+    this.decided(token, layer, r);
+    const input: Activation = { token, layer, x: r.input };
+    return { token, layer, eids: Array.from(r.ids), input: seal(input) };
+  }
+
+  /** The layer's route as the run decided it (the reference is given the same). */
+  private decided(token: number, layer: number, r: LayerRoute): void {
+    this.routes.set(layer, r);
+    const step = this.routing[token] ?? [];
+    step[layer] = Array.from(r.ids);
+    this.routing[token] = step;
   }
 
   syncUse(who: string, what: string): void {

@@ -20,6 +20,8 @@ export interface LayerRoute {
 export interface DecodeTrunk {
   /** the residual stream: every step's final one is compared bit for bit */
   readonly x: Float32Array;
+  /** the router's logits of the layer routed last (prefer-resident routing reads them) */
+  readonly routerLogits: Float32Array;
   /** the experts a layer routes to; `token` is this position's input (read when a
    *  position starts on layer 0) */
   route(layer: number, token: () => number): LayerRoute;
@@ -35,7 +37,7 @@ export class Trunk implements DecodeTrunk {
   private readonly vcache: Float32Array[];
   private pos = -1;
   private readonly scratch: Record<'a' | 'q' | 'k' | 'v' | 'o' | 'wo', Float32Array>;
-  private readonly routerLogits: Float32Array;
+  readonly routerLogits: Float32Array;
   private readonly logits: Float32Array;
 
   constructor(
