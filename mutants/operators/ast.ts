@@ -4,8 +4,11 @@
  * one without breaking the syntax around it.
  *
  * The tier yields sync ops as constants from src/tier/sync.ts (`yield LOCK;`,
- * `yield BROADCAST_TAKE;`); an inline op object (`yield { k: 'broadcast', cv: 'cv_take' }`)
- * is recognised too, so a refactor between the two styles keeps every site visible.
+ * `yield BROADCAST_TAKE;`) and, for the lifecycle gate's own mutex, src/tier/gate.ts
+ * (`yield GLOCK;`, `yield BROADCAST_GCV;`); an inline op object (`yield { k: 'broadcast',
+ * cv: 'cv_take' }`) is recognised too, so a refactor between the two styles keeps every
+ * site visible. A section of gmx is a critical section like one of mx: the operators and
+ * their equivalence rules treat both alike.
  */
 import ts from 'typescript';
 import type { SpanPatch } from '../lib/types.js';
@@ -19,6 +22,10 @@ const CONSTANTS: Record<string, SyncKind> = {
   WAIT_TAKE: 'wait',
   SIGNAL_CV: 'signal',
   BROADCAST_TAKE: 'broadcast',
+  GLOCK: 'lock',
+  GUNLOCK: 'unlock',
+  WAIT_GCV: 'wait',
+  BROADCAST_GCV: 'broadcast',
 };
 
 export function parse(file: string, text: string): ts.SourceFile {

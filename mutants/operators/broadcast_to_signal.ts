@@ -2,7 +2,8 @@
  * Operator broadcast-to-signal (ConMAn's "notifyAll to notify"): a broadcast of `cv_take`
  * wakes one waiter instead of all. Several kinds of thread wait on `cv_take` (fill_wait,
  * note_block, note_planned, a parked swap, shutdown), so the one woken may be the wrong
- * one. The tier has no SIGNAL_TAKE constant: the patch writes the op inline.
+ * one (on the gate's `gcv`: an exclusive section and a losing shutdown). The tier has no
+ * SIGNAL_TAKE constant: the patch writes the op inline.
  */
 import ts from 'typescript';
 import { lineOf, replaceNode, syncKindOfYield, walk } from './ast.js';
@@ -16,7 +17,7 @@ export const broadcastToSignal: Operator = {
     walk(sf, (n) => {
       if (!ts.isYieldExpression(n) || syncKindOfYield(n) !== 'broadcast' || n.expression === undefined) return;
       const text = n.expression.getText(sf);
-      const cv = /cv_take|TAKE/.test(text) ? 'cv_take' : 'cv';
+      const cv = /cv_take|TAKE/.test(text) ? 'cv_take' : /gcv|GCV/.test(text) ? 'gcv' : 'cv';
       out.push({
         line: lineOf(sf, n),
         what: `\`${snippet(n.getText(sf))}\` -> signal ${cv}`,

@@ -22,6 +22,7 @@ import {
   toySubject,
   waitFor,
   writeCounter,
+  gateIncrement,
 } from './toy_subject.js';
 
 const programs: [string, Subject][] = [
@@ -57,10 +58,23 @@ const programs: [string, Subject][] = [
     'two spurious wakeups under a held mx, then a lock',
     toySubject(spawner([waitFor(1), setAndWake(1, 'broadcast'), lockedIncrement()]), undefined, 2),
   ],
+  // the lifecycle gate's gmx: a mutex of its own, whose events meet mx's only through objects
+  [
+    'two mutexes and plain ops',
+    toySubject(spawner([lockedIncrement(), gateIncrement(), steps([writeCounter(5), output])])),
+  ],
+];
+
+// Sections of both mutexes in three threads: every trace exactly once without a bound. Under a
+// preemption bound the search misses a trace here (bound 2: one of 18), since a race between
+// events of different mutexes is reversed only through objects. An open gap: bounded DPOR over
+// two mutexes is not yet shown complete.
+const unboundedOnly: [string, Subject][] = [
+  ['sections of gmx and of mx', toySubject(spawner([gateIncrement(), lockedIncrement(), gateIncrement()]))],
 ];
 
 describe('optimal DPOR', () => {
-  for (const [label, subject] of programs) {
+  for (const [label, subject] of [...programs, ...unboundedOnly]) {
     it(`explores each Mazurkiewicz trace exactly once: ${label}`, () => {
       const oracle = allTraceNames(subject, 'dpor');
       const covered = new Set<string>();

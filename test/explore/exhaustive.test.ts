@@ -63,9 +63,14 @@ describe('exhaustive search enumerates interleavings', () => {
           name: 'both',
           path: inner.path,
           pick: (n: number, kind: 'thread' | 'wake', ctx: Parameters<typeof inner.pick>[2]) => inner.pick(n, kind, ctx),
-          onStep: (th: Parameters<NonNullable<typeof inner.onStep>>[0], holds: boolean, step: number) => {
-            rec.onStep(th, holds);
-            inner.onStep?.(th, holds, step);
+          onStep: (
+            th: Parameters<NonNullable<typeof inner.onStep>>[0],
+            holds: boolean,
+            step: number,
+            gmx?: boolean,
+          ) => {
+            rec.onStep(th, holds, step, gmx);
+            inner.onStep?.(th, holds, step, gmx);
           },
           onSpurious: (th: Parameters<NonNullable<typeof inner.onSpurious>>[0]) => inner.onSpurious?.(th),
         };

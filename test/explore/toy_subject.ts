@@ -15,6 +15,7 @@ import type { StateAccess, Subject } from '../../model/explore/subject.js';
 import { addThreads } from '../../model/explore/state/state_digest.js';
 import { Hasher, valueDigest } from '../../model/explore/state/digest_hash.js';
 import { BROADCAST_TAKE, LOCK, UNLOCK, WAIT_TAKE } from '../../src/tier/sync.js';
+import { GLOCK, GUNLOCK } from '../../src/tier/gate.js';
 
 export class CounterWorld {
   counter = 0;
@@ -65,6 +66,16 @@ export function lockedIncrement(): Thread {
     const v = (yield readCounter) as number;
     yield writeCounter(v + 1);
     yield UNLOCK;
+  };
+}
+
+/** The increment under the gate's gmx, a mutex of its own. */
+export function gateIncrement(): Thread {
+  return function* (): Gen<void> {
+    yield GLOCK;
+    const v = (yield readCounter) as number;
+    yield writeCounter(v + 1);
+    yield GUNLOCK;
   };
 }
 

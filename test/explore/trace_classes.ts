@@ -10,7 +10,7 @@
  * table, mx roles). A signal's choice of waiter is part of its event's name.
  */
 import { dependent as sleepDependent, stepFootprint, type Footprint } from '../../model/explore/footprint.js';
-import { dependent as dporDependent, eventFp, SPURIOUS_FP, type EventFp } from '../../model/explore/dpor/dependence.js';
+import { dependent as dporDependent, eventFp, spuriousFp, type EventFp } from '../../model/explore/dpor/dependence.js';
 import type { Subject } from '../../model/explore/subject.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../../model/rt/strategy.js';
 import type { SimThread } from '../../model/rt/thread.js';
@@ -47,17 +47,19 @@ class Recorder implements Strategy {
     if (kind === 'wake' && last !== undefined) last.choice = o;
     return o;
   }
-  onStep(th: SimThread, holdsMx: boolean): void {
+  onStep(th: SimThread, holdsMx: boolean, _step = 0, holdsGmx = false): void {
     this.steps.push({
       tid: th.tid,
       key: th.tid * 2,
-      fp: stepFootprint(th.pending, th.reacquire, holdsMx, this.checks),
-      efp: eventFp(th.pending, th.reacquire, holdsMx, this.checks),
+      fp: stepFootprint(th.pending, th.reacquire, holdsMx, this.checks, holdsGmx, th.relock),
+      efp: eventFp(th.pending, th.reacquire, holdsMx, this.checks, holdsGmx, th.relock),
       choice: -1,
     });
   }
   onSpurious(th: SimThread): void {
-    this.steps.push({ tid: th.tid, key: th.tid * 2 + 1, fp: SPURIOUS_SLEEP_FP, efp: SPURIOUS_FP, choice: -1 });
+    // the waiter's mutex decides which mutex events the wakeup meets (held or not only matters to reversal)
+    const efp = spuriousFp(false, th.waitingOn === 'gcv' ? 'gmx' : 'mx');
+    this.steps.push({ tid: th.tid, key: th.tid * 2 + 1, fp: SPURIOUS_SLEEP_FP, efp, choice: -1 });
   }
 }
 
@@ -124,9 +126,9 @@ export function recording(subject: Subject, names: Set<string>): Subject {
           if (kind === 'wake' && last !== undefined) last.choice = o;
           return o;
         },
-        onStep: (th, holds, step) => {
-          strategy.onStep?.(th, holds, step);
-          rec.onStep(th, holds);
+        onStep: (th, holds, step, holdsGmx) => {
+          strategy.onStep?.(th, holds, step, holdsGmx);
+          rec.onStep(th, holds, step, holdsGmx);
         },
         onSpurious: (th) => {
           strategy.onSpurious?.(th);

@@ -62,7 +62,9 @@ const READS = 0;
 const WRITES = 8;
 const ROLES = 16;
 
-/** One event as summary bits: objects read, written, and its mx role. */
+/** One event as summary bits: objects read, written, and its mutex role (of either mutex:
+ *  the summary does not tell mx from gmx, so it may see a race the two would not have,
+ *  which only backtracks more). */
 export function summaryBits(fp: EventFp): number {
   return (fp.reads << READS) | (fp.writes << WRITES) | (fp.mx === MxRole.None ? 0 : 1 << (ROLES + fp.mx));
 }

@@ -14,7 +14,10 @@
  * spurious wakeup; for objects the reads since the last write, else that write), and a
  * candidate races when it is not already ordered before the event's thread (compared
  * with the thread's clock before the event). Only the latest candidate of each kind can
- * be a direct race: every earlier conflicting access is ordered before it.
+ * be a direct race: every earlier conflicting access is ordered before it. The two
+ * mutexes (mx and the gate's gmx) each have their own last event, acquisition and
+ * spurious wakeup; a spurious wakeup also meets the other mutex's last spurious wakeup
+ * (one budget), and an event that involves both meets both.
  *
  * Invariants: seq(e) counts e's thread's events from 1; an event's clock never changes
  * once stored (threads' running clocks are separate arrays).
@@ -83,7 +86,7 @@ interface SavedOrder {
   readonly lastOfThread: Int32Array;
   readonly lastWrite: Int32Array;
   readonly readsSince: readonly Int32Array[];
-  readonly last: readonly [number, number, number];
+  readonly last: readonly number[];
 }
 
 export class HappensBefore implements EventOrder, SavesItself {
@@ -97,9 +100,10 @@ export class HappensBefore implements EventOrder, SavesItself {
   private readonly lastWrite = new Int32Array(OBJECT_BITS).fill(-1);
   /** per object, per thread: its last read since the object's last write (-1: none) */
   private readonly readsSince: Int32Array[];
-  private lastMx = -1;
-  private lastAcquire = -1;
-  private lastSpurious = -1;
+  /** per mutex (0 mx, 1 gmx): its last event, acquisition and spurious wakeup */
+  private readonly lastMx = new Int32Array(2).fill(-1);
+  private readonly lastAcquire = new Int32Array(2).fill(-1);
+  private readonly lastSpurious = new Int32Array(2).fill(-1);
   /** the event being appended: its thread, footprint, pre-clock, clock, races */
   private tid = 0;
   private fp: EventFp | null = null;
@@ -140,7 +144,7 @@ export class HappensBefore implements EventOrder, SavesItself {
       lastOfThread: this.lastOfThread.slice(),
       lastWrite: this.lastWrite.slice(),
       readsSince: this.readsSince.map((r) => r.slice()),
-      last: [this.lastMx, this.lastAcquire, this.lastSpurious],
+      last: [...this.lastMx, ...this.lastAcquire, ...this.lastSpurious],
     };
   }
 
@@ -154,7 +158,9 @@ export class HappensBefore implements EventOrder, SavesItself {
     this.lastOfThread.set(s.lastOfThread);
     this.lastWrite.set(s.lastWrite);
     s.readsSince.forEach((r, o) => this.readsSince[o]?.set(r));
-    [this.lastMx, this.lastAcquire, this.lastSpurious] = s.last;
+    this.lastMx.set(s.last.slice(0, 2));
+    this.lastAcquire.set(s.last.slice(2, 4));
+    this.lastSpurious.set(s.last.slice(4, 6));
   }
 
   /** the run so far as plain data (events and their clocks) */
@@ -215,17 +221,7 @@ export class HappensBefore implements EventOrder, SavesItself {
         this.consider(this.lastWrite[o] ?? -1, true);
       }
     }
-    if (fp.mx !== MxRole.None) {
-      if (fp.mx === MxRole.Acquire) {
-        this.consider(this.lastAcquire, true);
-        this.consider(this.lastSpurious, true);
-      } else if (isSpurious(fp.mx)) {
-        this.consider(this.lastMx, true);
-      } else {
-        this.consider(this.lastSpurious, true);
-      }
-      this.consider(this.lastMx, false);
-    }
+    if (fp.mx !== MxRole.None) this.considerMutexes(fp);
     if (joined >= 0) this.consider(this.lastOfThread[joined] ?? -1, false);
     const seq = (pre[tid] ?? 0) + 1;
     this.clock[tid] = seq;
@@ -252,11 +248,30 @@ export class HappensBefore implements EventOrder, SavesItself {
       }
     }
     if (fp.mx !== MxRole.None) {
-      this.lastMx = index;
-      if (fp.mx === MxRole.Acquire) this.lastAcquire = index;
-      if (isSpurious(fp.mx)) this.lastSpurious = index;
+      for (const m of mutexesOf(fp)) {
+        this.lastMx[m] = index;
+        if (fp.mx === MxRole.Acquire) this.lastAcquire[m] = index;
+        if (isSpurious(fp.mx)) this.lastSpurious[m] = index;
+      }
     }
     return ev;
+  }
+
+  /** The mutex events the appended one depends on (and may race with), per mutex. */
+  private considerMutexes(fp: EventFp): void {
+    for (const m of mutexesOf(fp)) {
+      if (fp.mx === MxRole.Acquire) {
+        this.consider(this.lastAcquire[m] ?? -1, true);
+        this.consider(this.lastSpurious[m] ?? -1, true);
+      } else if (isSpurious(fp.mx)) {
+        this.consider(this.lastMx[m] ?? -1, true);
+      } else {
+        this.consider(this.lastSpurious[m] ?? -1, true);
+      }
+      this.consider(this.lastMx[m] ?? -1, false);
+    }
+    // every spurious wakeup spends the one budget: it meets the other mutex's last one too
+    if (isSpurious(fp.mx) && fp.mutex !== 2) this.consider(this.lastSpurious[1 - fp.mutex] ?? -1, true);
   }
 
   /** an earlier access the appended event depends on: join its clock, and note a race */
@@ -284,4 +299,13 @@ export class HappensBefore implements EventOrder, SavesItself {
       if (v > (into[i] ?? 0)) into[i] = v;
     }
   }
+}
+
+const ONLY_MX: readonly number[] = [0];
+const ONLY_GMX: readonly number[] = [1];
+const BOTH: readonly number[] = [0, 1];
+
+/** the mutexes an event takes part in */
+function mutexesOf(fp: EventFp): readonly number[] {
+  return fp.mutex === 0 ? ONLY_MX : fp.mutex === 1 ? ONLY_GMX : BOTH;
 }

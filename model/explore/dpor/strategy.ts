@@ -410,7 +410,10 @@ export class DporStrategy implements Strategy, ThreadCounters {
     const recorded = node.enabledEvent(key);
     if (
       recorded !== undefined &&
-      (recorded.fp.mx !== fp.mx || recorded.fp.reads !== fp.reads || recorded.fp.writes !== fp.writes)
+      (recorded.fp.mx !== fp.mx ||
+        recorded.fp.mutex !== fp.mutex ||
+        recorded.fp.reads !== fp.reads ||
+        recorded.fp.writes !== fp.writes)
     ) {
       throw new Error(`internal error: position ${p} runs an event unlike the one its node recorded`);
     }

@@ -5,7 +5,8 @@
  * of hundreds of small objects cloned one by one (that cloning cost as much as the run).
  *
  * Layouts (all Int32Array):
- *  - enabled events: count, then key, reads, writes, mx, preempts (0/1) per event;
+ *  - enabled events: count, then key, reads, writes, mx, preempts (0/1) per event (mx:
+ *    the role plus 8 times its mutex, dependence.ts);
  *  - branches (sleep sets): count, then key, choice, reads, writes, mx, complete (0/1);
  *  - events: count, then tid, key, reads, writes, mx, choice, seq, race count, races.
  * Lists are concatenated; a Reader walks them in order.
@@ -66,10 +67,11 @@ export class Writer {
     return this.buf.slice(0, this.n);
   }
 
-  private fp(f: { reads: number; writes: number; mx: MxRole }): void {
+  private fp(f: { reads: number; writes: number; mx: MxRole; mutex: 0 | 1 | 2 }): void {
     this.push(f.reads);
     this.push(f.writes);
-    this.push(f.mx);
+    // the role and its mutex in one number
+    this.push(f.mx + 8 * f.mutex);
   }
 }
 
@@ -124,6 +126,7 @@ export class Reader {
   private fp(): ReturnType<typeof fp> {
     const reads = this.next();
     const writes = this.next();
-    return fp(this.next() as MxRole, reads, writes);
+    const role = this.next();
+    return fp((role % 8) as MxRole, reads, writes, Math.floor(role / 8) as 0 | 1 | 2);
   }
 }
