@@ -127,28 +127,31 @@ TL_SCHED_API void tl_sched_fail(const char *fmt, ...) TL_SCHED_PRINTF(1, 2);
 #if defined(TL_SCHED_INTERPOSE) && defined(TL_SCHED_INTERPOSE_ATOMICS) && \
     !defined(TL_SCHED_ATOMICS_H)
 #define TL_SCHED_ATOMICS_H
-/* every __atomic builtin (and so <stdatomic.h>'s functions) becomes a scheduling point;
- * plain reads and writes of an _Atomic variable are not seen */
-#define TL_SCHED_AT_(p, st, call)     \
-  __extension__({                     \
-    tl_sched_atomic_point((p), (st)); \
-    call;                             \
+/* every __atomic builtin (and so <stdatomic.h>'s functions) becomes a scheduling point,
+ * the pointer evaluated once; plain reads and writes of an _Atomic variable are not seen.
+ * Define TL_SCHED_INTERPOSE_ATOMICS before the renaming, or before including tl_sched.h
+ * again later in a file */
+#define TL_SCHED_AT_(p, st, f, ...)           \
+  __extension__({                             \
+    __typeof__(p) tl_sched_q_ = (p);          \
+    tl_sched_atomic_point(tl_sched_q_, (st)); \
+    (f)(tl_sched_q_, __VA_ARGS__);            \
   })
-#define __atomic_load_n(p, mo) TL_SCHED_AT_(p, 0, (__atomic_load_n)(p, mo))
-#define __atomic_load(p, r, mo) TL_SCHED_AT_(p, 0, (__atomic_load)(p, r, mo))
-#define __atomic_store_n(p, v, mo) TL_SCHED_AT_(p, 1, (__atomic_store_n)(p, v, mo))
-#define __atomic_store(p, v, mo) TL_SCHED_AT_(p, 1, (__atomic_store)(p, v, mo))
-#define __atomic_exchange_n(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_exchange_n)(p, v, mo))
+#define __atomic_load_n(p, mo) TL_SCHED_AT_(p, 0, __atomic_load_n, mo)
+#define __atomic_load(p, r, mo) TL_SCHED_AT_(p, 0, __atomic_load, r, mo)
+#define __atomic_store_n(p, v, mo) TL_SCHED_AT_(p, 1, __atomic_store_n, v, mo)
+#define __atomic_store(p, v, mo) TL_SCHED_AT_(p, 1, __atomic_store, v, mo)
+#define __atomic_exchange_n(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_exchange_n, v, mo)
 #define __atomic_compare_exchange_n(p, e, d, w, s, f) \
-  TL_SCHED_AT_(p, 2, (__atomic_compare_exchange_n)(p, e, d, w, s, f))
+  TL_SCHED_AT_(p, 2, __atomic_compare_exchange_n, e, d, w, s, f)
 #define __atomic_compare_exchange(p, e, d, w, s, f) \
-  TL_SCHED_AT_(p, 2, (__atomic_compare_exchange)(p, e, d, w, s, f))
-#define __atomic_fetch_add(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_fetch_add)(p, v, mo))
-#define __atomic_fetch_sub(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_fetch_sub)(p, v, mo))
-#define __atomic_fetch_and(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_fetch_and)(p, v, mo))
-#define __atomic_fetch_or(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_fetch_or)(p, v, mo))
-#define __atomic_add_fetch(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_add_fetch)(p, v, mo))
-#define __atomic_sub_fetch(p, v, mo) TL_SCHED_AT_(p, 2, (__atomic_sub_fetch)(p, v, mo))
+  TL_SCHED_AT_(p, 2, __atomic_compare_exchange, e, d, w, s, f)
+#define __atomic_fetch_add(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_fetch_add, v, mo)
+#define __atomic_fetch_sub(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_fetch_sub, v, mo)
+#define __atomic_fetch_and(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_fetch_and, v, mo)
+#define __atomic_fetch_or(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_fetch_or, v, mo)
+#define __atomic_add_fetch(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_add_fetch, v, mo)
+#define __atomic_sub_fetch(p, v, mo) TL_SCHED_AT_(p, 2, __atomic_sub_fetch, v, mo)
 #endif /* TL_SCHED_ATOMICS_H */
 
 #if !defined(TL_SCHED_INTERPOSE_ONLY) && !defined(TL_SCHED_H)

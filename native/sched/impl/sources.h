@@ -11,7 +11,10 @@
  *    steps 1..k; the highest-priority thread that can run moves; at change point i the
  *    thread taking that step drops to priority depth-1-i. Timeouts and spurious wakeups
  *    are not PCT's steps: they are taken only when no thread can run (then by priority),
- *    as the TypeScript model's PCT does. A signal wakes the highest-priority waiter.
+ *    as the TypeScript model's PCT does. A signal wakes the highest-priority waiter. A
+ *    thread about to yield (TL_SCHED_YIELD, sched_yield, a sleep) ranks below every
+ *    other thread that can run: a yield says "let others go", and without this rule a
+ *    high-priority spin loop would starve the thread it waits for until the step bound.
  *  - callback: a function decides (another language's search); it sees every option
  *    with what its thread would do next.
  *
@@ -143,13 +146,16 @@ static uint32_t tls_pct_choose(void *self, const tl_sched_decision *d) {
   for (uint32_t i = 0; i < d->n; i++)
     if (d->options[i].kind == TL_SCHED_OPTION_RUN) runnable++;
   uint32_t best = 0, best_prio = 0;
+  int found = 0;
   for (uint32_t i = 0; i < d->n; i++) {
     const tl_sched_option *o = &d->options[i];
     if (runnable && d->kind == TL_SCHED_DECIDE_THREAD && o->kind != TL_SCHED_OPTION_RUN) continue;
     uint32_t pr = o->tid < p->n_prio ? p->prio[o->tid] + 1 : 0;
-    if (pr > best_prio) {
+    if (o->op == TL_SCHED_OP_YIELD && o->kind == TL_SCHED_OPTION_RUN) pr = 0;
+    if (!found || pr > best_prio) {
       best_prio = pr;
       best = i;
+      found = 1;
     }
   }
   return best;

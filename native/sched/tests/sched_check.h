@@ -31,6 +31,7 @@ void suite_deadlock(void);
 void suite_static_init(void);
 void suite_lifecycle(void);
 void suite_atomic_spin(void);
+void suite_atomic_interposed(void);
 void suite_backend(void);
 void suite_affinity(void);
 void suite_fresh(void);

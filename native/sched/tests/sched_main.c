@@ -8,5 +8,11 @@
 int main(void) {
   suite_count();
   suite_lost_wakeup();
+  suite_deadlock();
+  suite_static_init();
+  suite_lifecycle();
+  suite_atomic_spin();
+  suite_atomic_interposed();
+  suite_backend();
   return sc_summary() == 0 ? 0 : 1;
 }
