@@ -14,5 +14,10 @@ int main(void) {
   suite_atomic_spin();
   suite_atomic_interposed();
   suite_backend();
+  suite_affinity();
+  suite_fresh();
+  suite_determinism();
+  suite_timed();
+  suite_errors();
   return sc_summary() == 0 ? 0 : 1;
 }
