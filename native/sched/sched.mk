@@ -12,6 +12,10 @@
 #   make sched-bench         switches per second (contexts, swapcontext, OS threads) and
 #                            complete schedules per second of a toy program
 #
+# `make test` runs sched-lib, sched-test and sched-standalone before the engine's tests,
+# and `make test-tsan` runs sched-test-tsan first (prerequisites added here, so the
+# engine's "N passed, N failed" stays the last line).
+#
 # Every test file is compiled with the renaming header forced in (-include), as the code
 # under test would be; the implementation is one file (tests/sched_impl.c).
 
@@ -86,3 +90,6 @@ $(SCHED_OUT)/bench_sched_ucontext: $(SCHED_DIR)/bench/bench_sched.c $(SCHED_HDRS
 sched-bench: $(SCHED_OUT)/bench_sched $(SCHED_OUT)/bench_sched_ucontext
 	./$(SCHED_OUT)/bench_sched
 	./$(SCHED_OUT)/bench_sched_ucontext
+
+test: sched-lib sched-test sched-standalone
+test-tsan: sched-test-tsan

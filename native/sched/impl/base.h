@@ -159,6 +159,8 @@ typedef struct tls_run {
   uint32_t running; /* the context executing now (TLS_NONE: home) */
   uint32_t steps, spurious_left, wait_seq;
   tl_sched_option *opts; /* scratch for a decision's options */
+  tl_sched_decision *ask; /* a decision for home to take (a source that chooses there) */
+  uint32_t answer;
   tls_fiber home;
 } tls_run;
 

@@ -115,7 +115,17 @@ static uint32_t tls_decide(tls_run *S, uint32_t kind, uint32_t n) {
   d.current = S->cur;
   d.n = n;
   d.options = S->opts;
-  uint32_t c = S->src ? S->src->vt.choose(S->src->self, &d) : 0;
+  uint32_t c = 0;
+  if (S->src != NULL && S->src->on_home) { /* home takes it, on the caller's stack */
+    S->ask = &d;
+    tls_thread *self = &S->th[S->running];
+    self->saved_errno = errno;
+    tls_fiber_switch(&self->fiber, &S->home, 0);
+    errno = self->saved_errno;
+    c = S->answer;
+  } else if (S->src != NULL) {
+    c = S->src->vt.choose(S->src->self, &d);
+  }
   d.chosen = c % n;
   tls_record_decision(S, &d);
   return d.chosen;

@@ -47,7 +47,7 @@ TL_SCHED_API int tl_sched_explore(const tl_sched_config *cfg, uint64_t max_runs,
   int rc = 0;
   while (st.runs < max_runs) {
     tls_recorded rec = {prefix, len, 0};
-    tl_sched_source src = {{tls_recorded_choose, tls_recorded_begin, NULL, NULL}, &rec};
+    tl_sched_source src = {{tls_recorded_choose, tls_recorded_begin, NULL, NULL}, &rec, 0};
     c.source = &src;
     if (tl_sched_run(&c, &r) != 0) {
       rc = -1;

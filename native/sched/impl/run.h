@@ -2,7 +2,8 @@
  * tl_sched implementation, part 12: one run in this process. Checks the configuration,
  * calls the program's reset hook (state that outlives a run: its globals, its files),
  * starts thread 0 on the entry function and switches to it; the home context resumes
- * when the run ends (tls_end), collects the tables and releases the run's stacks.
+ * when the run ends (tls_end), collects the tables and releases the run's stacks; or,
+ * before that, when a decision is to be taken on its stack (the callback source).
  *
  * Invariants: runs do not nest (a run inside a managed thread is refused with an error
  * result); the caller's errno is what it was before the run; a result's arrays are reused.
@@ -93,7 +94,12 @@ static int tls_run_here(const tl_sched_config *cfg, const tl_sched_limits *lim,
   tls_apply_option(&S, &S.th[0], TL_SCHED_OPTION_RUN);
   S.cur = S.running = 0;
   tls_fiber_switch(&S.home, &S.th[0].fiber, 0);
-  /* here again: the run has ended (tls_end) */
+  while (S.ask != NULL) { /* a decision for the source that chooses here */
+    S.answer = S.src->vt.choose(S.src->self, S.ask);
+    S.ask = NULL;
+    tls_fiber_switch(&S.home, &S.th[S.running].fiber, 0);
+  }
+  /* here again for good: the run has ended (tls_end) */
   tls_cur = NULL;
   tls_record_tables(&S);
   tls_run_free(&S);

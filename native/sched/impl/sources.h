@@ -16,7 +16,8 @@
  *    other thread that can run: a yield says "let others go", and without this rule a
  *    high-priority spin loop would starve the thread it waits for until the step bound.
  *  - callback: a function decides (another language's search); it sees every option
- *    with what its thread would do next.
+ *    with what its thread would do next, and it runs on the stack of the thread that
+ *    called tl_sched_run (two extra switches per decision), never on a managed one.
  *
  * Invariants: a source is deterministic from its seed and the decisions it is shown; the
  * recorded source starts again at its first value in every run, the random and PCT
@@ -25,6 +26,10 @@
 struct tl_sched_source {
   tl_sched_source_vt vt;
   void *self;
+  /* choose on the caller's own stack, not a managed thread's: a callback into another
+   * language's runtime (a JavaScript function through koffi) must not run on a stack its
+   * runtime does not know (its stack-limit checks would fire) */
+  int on_home;
 };
 
 static uint64_t tls_splitmix(uint64_t *s) {
@@ -203,7 +208,12 @@ TL_SCHED_API tl_sched_source *tl_sched_source_callback(tl_sched_choose_fn fn, vo
   if (c == NULL) return NULL;
   c->fn = fn;
   c->ctx = ctx;
-  return tls_source_new(&vt, c);
+  tl_sched_source *s = tls_source_new(&vt, c);
+  if (s == NULL)
+    free(c);
+  else
+    s->on_home = 1;
+  return s;
 }
 
 TL_SCHED_API tl_sched_source *tl_sched_source_custom(const tl_sched_source_vt *vt, void *self) {
