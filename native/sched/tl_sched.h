@@ -15,13 +15,14 @@
  *
  * Thread representation: user-level contexts on the caller's OS thread, switched by a
  * few instructions of assembly on x86-64 (ucontext elsewhere, or with
- * -DTL_SCHED_UCONTEXT). Measured by `make sched-bench` on this project's 2-core machine:
- * about 60 million switches per second with the assembly switch, 1.5 million with
- * swapcontext (a signal-mask system call per switch), 0.23 million handing a baton
- * between OS threads (a futex wake and wait per switch). A schedule of a few hundred
- * points switches threads at a large share of them, so only contexts leave room for
- * the 1,000 complete schedules per second per core the searches need; an OS-thread
- * design would also pay a thread creation per managed thread per run. The costs of
+ * -DTL_SCHED_UCONTEXT). Measured by `make sched-bench` on this project's shared 2-core
+ * machine (under load, one core): 35 to 51 million switches per second with the
+ * assembly switch, 0.8 to 1.4 million with swapcontext (a signal-mask system call per
+ * switch), 0.14 to 0.23 million handing a baton between two OS threads (a futex wake and
+ * wait per switch). A toy tier of 279 scheduling points switches threads 82 times a run:
+ * a baton would allow at most about 1,800 schedules per second, before creating its OS
+ * threads each run; contexts run 30,000 to 43,000 (assembly) or 8,000 to 9,000
+ * (swapcontext), against the 1,000 per core the searches need. The costs of
  * contexts, and what this library does about them (impl/fiber.h has the details):
  *  - pthread_self and thread handles: managed threads have handles of their own
  *    (tagged, never a real pthread_t); every pthread function that takes one is renamed.

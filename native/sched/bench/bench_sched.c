@@ -187,6 +187,24 @@ static double toy_schedules(tl_sched_source *src, int fresh, int runs, double *s
   return done == runs ? runs / dt : 0.0;
 }
 
+/* mean switches (consecutive steps by different threads) of a toy-tier run */
+static double toy_switches(tl_sched_source *src, int runs) {
+  tl_sched_config c;
+  memset(&c, 0, sizeof c);
+  c.entry = toy_tier;
+  c.source = src;
+  c.record_trace = 1;
+  tl_sched_result r;
+  memset(&r, 0, sizeof r);
+  long switches = 0;
+  for (int i = 0; i < runs; i++) {
+    tl_sched_run(&c, &r);
+    for (uint32_t k = 1; k < r.n_events; k++) switches += r.events[k].tid != r.events[k - 1].tid;
+  }
+  tl_sched_result_free(&r);
+  return (double)switches / runs;
+}
+
 int main(void) {
 #if defined(TL_SCHED_UCONTEXT)
   const char *how = "swapcontext";
@@ -195,7 +213,8 @@ int main(void) {
   printf("switches/s, user-level contexts, assembly switch: %12.0f\n", raw_asm(20000000));
 #endif
   printf("switches/s, user-level contexts, swapcontext:     %12.0f\n", raw_swapcontext(2000000));
-  printf("switches/s, OS threads handing a baton:           %12.0f\n", os_baton(200000));
+  double baton = os_baton(200000);
+  printf("switches/s, OS threads handing a baton:           %12.0f\n", baton);
   printf("scheduler (%s): steps/s of two threads yielding to each other: %.0f\n", how,
          sched_yields(1000000));
   double steps = 0;
@@ -208,6 +227,11 @@ int main(void) {
          toy_schedules(pct, 0, 5000, &steps));
   printf("  random source, a fresh process a run: %8.0f complete schedules/s\n",
          toy_schedules(rnd, 1, 500, &steps));
+  double sw = toy_switches(rnd, 200);
+  printf(
+      "  a random run switches threads %.0f times: OS threads handing a baton would allow at\n"
+      "  most %.0f schedules/s (before creating 2 OS threads per run)\n",
+      sw, baton / sw);
   tl_sched_source_free(rnd);
   tl_sched_source_free(pct);
   return 0;

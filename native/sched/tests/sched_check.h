@@ -38,5 +38,6 @@ void suite_fresh(void);
 void suite_determinism(void);
 void suite_timed(void);
 void suite_errors(void);
+void suite_concurrent(void);
 
 #endif

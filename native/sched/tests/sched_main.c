@@ -19,5 +19,6 @@ int main(void) {
   suite_determinism();
   suite_timed();
   suite_errors();
+  suite_concurrent();
   return sc_summary() == 0 ? 0 : 1;
 }
