@@ -150,7 +150,9 @@ typedef struct tl_sched_limits {
 typedef struct tl_sched_config {
   void *(*entry)(void *arg); /* thread 0's function */
   void *arg;
-  void (*reset)(void *arg); /* optional: called before every run (program state) */
+  /* optional: called before every run, on the caller's stack (in the child, in
+   * fresh-process mode), to put the program's state back: its globals, its files */
+  void (*reset)(void *arg);
   void *reset_arg;
   tl_sched_source *source; /* null: all choices 0 */
   tl_sched_limits limits;
