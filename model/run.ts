@@ -72,6 +72,10 @@ export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof 
     reserveExperts: RESERVE_EXPERTS,
     heatFile: s.heatFile !== null,
     tokens: s.routes.length,
+    trunk:
+      s.trunk !== undefined && s.trunk.length > 0
+        ? s.trunk.map((m, i) => ({ name: `trunk${i}`, layer: -1, ...m }))
+        : undefined,
   });
 }
 
