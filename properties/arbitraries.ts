@@ -18,6 +18,7 @@
 import fc from 'fast-check';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
+import { CARELESS_HABITS, type CarelessHabit } from '../src/engine/careless.js';
 import { HEAT_FILE_DEFECTS, type HeatFileDefect, type Scenario, type TrunkMatrix } from '../model/scenario/scenario.js';
 import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
@@ -329,7 +330,7 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
         )
       : suite === 'general'
         ? fc.oneof(
-            { weight: 6, arbitrary: fc.constant<HeatFileDefect>('none') },
+            { weight: 1, arbitrary: fc.constant<HeatFileDefect>('none') },
             { weight: 1, arbitrary: fc.constantFrom(...HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
           )
         : fc.constant<HeatFileDefect>('none'),
@@ -346,6 +347,14 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),
     shutdownAt: shutdownAtArb(suite, shape, aim),
     initTwice: lifecycle ? fc.boolean() : fc.constant(false),
+    // a careless engine, within the contract, now and then (the general and lifecycle suites)
+    careless:
+      lifecycle || suite === 'general'
+        ? fc.oneof(
+            { weight: 1, arbitrary: fc.constant<CarelessHabit[]>([]) },
+            { weight: 1, arbitrary: fc.subarray([...CARELESS_HABITS], { minLength: 1 }) },
+          )
+        : fc.constant<CarelessHabit[]>([]),
     runs: lifecycle ? fc.constantFrom<1 | 2>(1, 2, 2) : fc.constant<1 | 2>(1),
   };
 }
@@ -465,6 +474,7 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         denseWhileGroupOpen: r.dense,
         trunk: r.dense ? r.trunk : [],
         initTwice: r.initTwice,
+        careless: r.careless,
         runs: r.runs,
         faults: r.faults,
         spuriousWakeups: r.spuriousWakeups,

@@ -83,6 +83,7 @@ export function describeScenario(s: Scenario): string {
     s.startTick > 0 ? `from tick ${s.startTick}` : '',
     faultCount(s.faults) > 0 ? 'faults' : '',
     (s.trunk?.length ?? 0) > 0 ? `${s.trunk?.length} trunk matrices` : '',
+    (s.careless?.length ?? 0) > 0 ? `careless: ${s.careless?.join(' ')}` : '',
   ];
   return parts.filter((p) => p !== '').join(', ');
 }

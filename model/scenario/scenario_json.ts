@@ -14,6 +14,7 @@
  */
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { ShutdownPoint } from '../../src/engine/driver.js';
+import { CARELESS_HABITS } from '../../src/engine/careless.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
@@ -85,7 +86,7 @@ const KEYS = [
 export function parseScenario(data: unknown, source: string, at = ''): Scenario {
   const r = new JsonReader(source);
   const p = (k: string): string => (at === '' ? k : `${at}.${k}`);
-  const o = r.object(data, at, KEYS, ['trunk']);
+  const o = r.object(data, at, KEYS, ['trunk', 'careless']);
   const L = SCENARIO_LIMITS;
   const devices = r.int(o.devices, p('devices'), 1, L.devices);
   const layers = r.int(o.layers, p('layers'), 1, L.layers);
@@ -147,7 +148,16 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     runs,
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
+    ...parseOptional(r, o, p),
+  };
+}
+
+/** Keys added after the first files were written: absent means none. */
+function parseOptional(r: JsonReader, o: JsonObject, p: (k: string) => string): Pick<Scenario, 'trunk' | 'careless'> {
+  const careless = o.careless === undefined ? [] : r.array(o.careless, p('careless'));
+  return {
     trunk: parseTrunk(r, o.trunk, p('trunk')),
+    careless: careless.map((h, i) => r.oneOf(h, `${p('careless')}[${i}]`, CARELESS_HABITS)),
   };
 }
 

@@ -3,7 +3,7 @@
  * so a report can say how often random scenarios really get there. A mark that random
  * scenarios never reach means a green result says nothing about that situation.
  */
-import type { MarkOp, Op, TierApi } from '../../ops.js';
+import type { MarkOp, Op, TierApi, TierCall } from '../../ops.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { ThreadState } from '../checker.js';
 import { allocatorRule, atAllocatorEdge } from '../allocator.js';
@@ -39,6 +39,12 @@ export const COVERAGE_MARKS = [
   'heat-file-round-trip',
   'heat-file-ignored',
   'plan-filled-a-device',
+  // a careless engine, within the contract: an expert handed over twice, a plan asked for
+  // twice, fill_wait twice in a row, RAM handed back that the tier cannot free
+  'note-planned-twice',
+  'plan-fill-twice',
+  'fill-wait-twice',
+  'release-ram-refused',
   // the trunk's placement: best value per byte first, so not in offer order; a matrix
   // that fits nowhere; matrices spread over devices
   'trunk-placed-out-of-offer-order',
@@ -63,6 +69,10 @@ export class CoverageChecker implements Checker {
   private lastTick = -1;
   /** offer indices in the order this init placed them */
   private densePlaced: number[] = [];
+  /** since the last fresh init: experts handed over, plans asked for, the last call */
+  private handedOver = new Set<number>();
+  private plans = 0;
+  private lastCall: TierApi | null = null;
 
   constructor(private readonly ctx: CheckContext) {}
 
@@ -104,6 +114,7 @@ export class CoverageChecker implements Checker {
       return;
     }
     this.api.set(th.tid, op.call.fn);
+    this.onCareless(op.call);
     if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
     if (op.call.fn === 'init') {
       this.densePlaced = [];
@@ -123,7 +134,10 @@ export class CoverageChecker implements Checker {
       this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
     if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile)
       this.reached.add('heat-file-round-trip');
+    if (r.fn === 'release_ram' && !r.value) this.reached.add('release-ram-refused');
     if (r.fn === 'init' && r.value.state === 'active') {
+      this.handedOver = new Set();
+      this.plans = 0;
       this.onTrunkPlaced();
       this.onExpertSizes();
     }
@@ -131,6 +145,18 @@ export class CoverageChecker implements Checker {
       const st = this.ctx.st;
       if (st.used.some((u, d) => u + st.expBytes > (st.budget[d] ?? 0))) this.reached.add('plan-filled-a-device');
     }
+  }
+
+  private onCareless(call: TierCall): void {
+    if (call.fn === 'note_planned') {
+      const key = call.layer * 1_000_000 + call.eid;
+      if (this.handedOver.has(key)) this.reached.add('note-planned-twice');
+      this.handedOver.add(key);
+    }
+    if (call.fn === 'plan_fill' && ++this.plans > 1) this.reached.add('plan-fill-twice');
+    if (call.fn === 'fill_wait' && this.lastCall === 'fill_wait') this.reached.add('fill-wait-twice');
+    // the main thread's calls, in order (a loader's note_planned does not separate them)
+    if (call.fn !== 'note_planned') this.lastCall = call.fn;
   }
 
   private onExpertSizes(): void {
