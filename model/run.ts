@@ -4,7 +4,8 @@
  * checkers; the simulated world answers; the runtime runs the engine's main thread to the
  * end or to the first violation.
  */
-import { assemble, standardCheckers } from '../src/engine/assemble.js';
+import { assemble, driverDecisions, standardCheckers } from '../src/engine/assemble.js';
+import type { DriverDecisions } from '../src/check/checkers/driver.js';
 import { engineMain } from '../src/engine/driver.js';
 import type { Gen } from '../src/ops.js';
 import type { Checker } from '../src/check/checker.js';
@@ -39,6 +40,8 @@ export interface RunOptions {
   readonly watchSlots?: boolean;
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
+  /** the driver decisions a hand-written main thread is held to (DRV-*; absent: none) */
+  readonly driver?: DriverDecisions;
   /** sees the tier and the world before the first step (state digests, probes) */
   readonly onBuilt?: (tier: Tier, world: SimulatedWorld) => void;
   /** sees the run's checkers before the first step (the state cache digests their memory) */
@@ -72,6 +75,10 @@ export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof 
     reserveExperts: RESERVE_EXPERTS,
     heatFile: s.heatFile !== null,
     tokens: s.routes.length,
+    trunk:
+      s.trunk !== undefined && s.trunk.length > 0
+        ? s.trunk.map((m, i) => ({ name: `trunk${i}`, layer: -1, ...m }))
+        : undefined,
   });
 }
 
@@ -95,6 +102,12 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
     watchSlots: opts.watchSlots === true,
+    // a hand-written main thread is not the engine's driver, unless it says what it stands for
+    ...(opts.main === undefined
+      ? { driver: driverDecisions(plan) }
+      : opts.driver !== undefined
+        ? { driver: opts.driver }
+        : {}),
   };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
   if (opts.checks !== false && opts.guardReads !== false) {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assemble, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
+import { assemble, driverDecisions, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
 import { engineMain } from '../../src/engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { NativeEngineLib, NativePtr } from '../../src/engine/native/binding.js';
@@ -283,7 +283,14 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const faultFree =
       spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
     const checkers: Checker[] = [
-      ...(ctx.unchecked === true ? [] : standardCheckers(checkCtx, { faultFree, refinement: true, watchSlots: true })),
+      ...(ctx.unchecked === true
+        ? []
+        : standardCheckers(checkCtx, {
+            faultFree,
+            refinement: true,
+            watchSlots: true,
+            driver: driverDecisions(plan),
+          })),
       probe,
       trunk,
       coverage,

@@ -11,7 +11,7 @@ export const mutant: Mutant = {
   title: 'warmstart offers null weights and reports the plan as residency',
   history: "the engine's log said N experts in VRAM while some had never been uploaded",
   family: 'fill_wait residency',
-  expectedProperties: ['POST-RESIDENCY', 'COMP-MISS-WEIGHTS'],
+  expectedProperties: ['POST-RESIDENCY', 'COMP-MISS-WEIGHTS', 'PROG-FILL'],
   patches: [
     {
       file: 'src/engine/driver.ts',

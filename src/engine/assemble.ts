@@ -6,6 +6,7 @@
  * two worlds configure the tier the same way by construction.
  */
 import { accountingChecker } from '../check/checkers/accounting.js';
+import { DriverChecker, type DriverDecisions } from '../check/checkers/driver.js';
 import { endStateChecker } from '../check/checkers/end_state.js';
 import { postconditionChecker } from '../check/checkers/postconditions.js';
 import { lostWakeupChecker } from '../check/checkers/lost_wakeup.js';
@@ -99,6 +100,7 @@ export function assemble(a: AssemblyInput): Assembly {
     denseWhileGroupOpen: s.denseWhileGroupOpen,
     streaming: s.streaming,
     initTwice: s.initTwice,
+    careless: s.careless ?? [],
     runs: s.runs,
     trunkThroughTier: a.trunkThroughTier ?? false,
   };
@@ -132,6 +134,7 @@ export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Check
     endStateChecker(ctx),
     progressChecker(ctx, opts),
   ];
+  if (opts.driver !== undefined) checkers.push(new DriverChecker(opts.driver));
   return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.watchSlots === true)] : checkers;
 }
 
@@ -145,4 +148,16 @@ export interface CheckerOptions extends FillConditions {
    * which the watch's accessors would slow down.
    */
   readonly watchSlots?: boolean;
+  /** what the engine driver was asked to do: its decisions are checked (absent: a
+   *  hand-written main thread, no driver to check) */
+  readonly driver?: DriverDecisions;
+}
+
+/** The driver's decisions the DRV-* properties hold it to. */
+export function driverDecisions(plan: DriverPlan): DriverDecisions {
+  return {
+    warmstart: plan.warmstart,
+    initTwice: plan.initTwice,
+    handOverTwice: plan.careless.includes('hand-over-twice'),
+  };
 }

@@ -3,6 +3,7 @@
  * share: the simulator's Scenario extends it (with the model's shape, the routes, the
  * fault plan and the schedule's budgets), the oracle's run spec is a subset of it.
  */
+import type { CarelessHabit } from './careless.js';
 import type { ShutdownPoint } from './driver.js';
 
 export type Warmstart = 'none' | 'plan' | 'block';
@@ -34,4 +35,6 @@ export interface RunSpec {
   readonly runs: 1 | 2;
   /** the LFRU tick the tier starts from (a run may start just before a decay period) */
   readonly startTick: number;
+  /** careless habits of the engine (absent: none) */
+  readonly careless?: readonly CarelessHabit[];
 }
