@@ -123,7 +123,8 @@ static void watch_write(void *ctx, const tt_event *ev) {
   tf_watch *w = ctx;
   tt_mem_sink_as_sink(w->mem).write(w->mem, ev);
   int from = w->tid != 0 ? ev->tid == w->tid : ev->tid != w->not_tid;
-  if (ev->kind != w->kind || ev->value != w->value || !from) return;
+  int match = (ev->kind == w->kind && ev->value == w->value) || ev->kind == w->alt_kind;
+  if (!match || !from) return;
   pthread_mutex_lock(&w->latch.mx);
   if (++w->seen >= w->need) {
     w->latch.reached = 1;
@@ -141,8 +142,11 @@ void tf_watch_start(tf_world *w, tf_watch *watch, int kind, int64_t value, uint3
   watch->not_tid = tt_log_thread_id();
   watch->need = need;
   watch->seen = 0;
+  watch->alt_kind = -1;
   w->log.sink = (tt_sink){watch, watch_write};
 }
+
+void tf_watch_or(tf_watch *watch, int alt_kind) { watch->alt_kind = alt_kind; }
 
 void tf_watch_stop(tf_world *w, tf_watch *watch) {
   w->log.sink = tt_mem_sink_as_sink(&w->mem);

@@ -65,11 +65,14 @@ typedef struct tf_watch {
   tf_latch latch;
   int kind;
   int64_t value;
+  int alt_kind; /* -1, or a kind that counts whatever its value (what a defect does instead) */
   uint32_t tid, not_tid;
   int need, seen;
 } tf_watch;
 /* Replaces the world's log sink with the watch (same memory); before any thread starts. */
 void tf_watch_start(tf_world *w, tf_watch *watch, int kind, int64_t value, uint32_t tid, int need);
+/* Also count events of alt_kind (before any thread starts). */
+void tf_watch_or(tf_watch *watch, int alt_kind);
 /* Back to the plain memory sink (no thread may be emitting); destroys the latch. */
 void tf_watch_stop(tf_world *w, tf_watch *watch);
 
