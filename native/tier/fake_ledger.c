@@ -50,6 +50,16 @@ fb_obj *fb_obj_of(fb_fake *f, void *handle, int kind, const char *what) {
   return NULL;
 }
 
+/* be_violation's value: 1 double free, 2 use after free, 3 free under an open group,
+ * 4 the wrong expert's bytes, 0 another misuse */
+static int violation_code(const fb_fake *f, const uint64_t *counter) {
+  if (counter == &f->l.double_frees) return 1;
+  if (counter == &f->l.use_after_free) return 2;
+  if (counter == &f->l.free_in_group) return 3;
+  if (counter == &f->l.wrong_bytes) return 4;
+  return 0;
+}
+
 void fb_violation(fb_fake *f, uint64_t *counter, const char *fmt, ...) {
   char msg[200];
   va_list ap;
@@ -59,13 +69,7 @@ void fb_violation(fb_fake *f, uint64_t *counter, const char *fmt, ...) {
   if (counter != NULL) (*counter)++;
   if (f->l.violations++ == 0)
     snprintf(f->l.first_violation, sizeof f->l.first_violation, "%s", msg);
-  fb_event(f, TT_EV_BE_VIOLATION, NULL, -1,
-           counter == &f->l.double_frees         ? 1
-               : counter == &f->l.use_after_free ? 2
-               : counter == &f->l.free_in_group  ? 3
-               : counter == &f->l.wrong_bytes    ? 4
-                                                 : 0,
-           0);
+  fb_event(f, TT_EV_BE_VIOLATION, NULL, -1, violation_code(f, counter), 0);
 }
 
 void fb_event(fb_fake *f, int kind, const fb_obj *o, int dev, int64_t value, int64_t value2) {

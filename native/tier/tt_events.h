@@ -47,6 +47,7 @@ enum {
   X(CALL, "call")                         \
   X(RET, "ret")                           \
   X(WAIT, "wait")                         \
+  X(WAKE, "wake")                         \
   X(INIT_STAGE, "init_stage")             \
   X(BUDGET, "budget")                     \
   X(HEAT_LOADED, "heat_loaded")           \
@@ -66,7 +67,7 @@ enum {
   X(PLAN_DONE, "plan_done")               \
   X(RESERVATION_BACK, "reservation_back") \
   X(FILL_DONE, "fill_done")               \
-  X(GROUP_ROW, "group_row")               \
+  X(ROUTED, "routed")                     \
   X(GROUP_BUILT, "group_built")           \
   X(WRITE_INPUT, "write_input")           \
   X(ISSUE_FAILED, "issue_failed")         \
@@ -158,6 +159,7 @@ typedef struct tt_event {
   int64_t used, budget; /* of dev (dev >= 0) */
   uint32_t heat; /* of (layer, eid) */
   uint32_t flags; /* TT_F_* of (layer, eid) and of the tier */
+  uint32_t vflags; /* TT_F_* of the victim (vlayer, veid) */
   /* gate events: the lifecycle state (TT_LIFE_*) and the gate's counters after */
   int32_t life, live, want_x, x;
 } tt_event;
@@ -204,14 +206,24 @@ TT_API size_t tt_mem_sink_count(tt_mem_sink *m); /* events kept (<= cap) */
 /* Sorted by seq (call when no emitter runs). */
 TT_API void tt_mem_sink_sort(tt_mem_sink *m);
 
-/* The NDJSON file sink: one JSON object per line, appended with one write(2) each. */
+/* The NDJSON file sink: one JSON object per line. Unbuffered (buffer_bytes 0), each line
+ * is appended with one write(2) as it is emitted: nothing is lost if the process dies.
+ * Buffered, each thread fills a buffer of its own and appends it whole when full and at
+ * close (whole lines, in seq order within a thread): far fewer system calls, but close
+ * must run after every emitter has stopped, and a crash loses the unwritten buffers. */
+struct tt_ndjson_buffer;
 typedef struct tt_ndjson_sink {
   int fd;
+  uint64_t id; /* unique in the process: a thread's cached buffer names its sink by it */
+  size_t buffer_bytes;
+  _Atomic(struct tt_ndjson_buffer *) buffers; /* one per thread that wrote, pushed once */
   atomic_size_t lines;
   atomic_int errors; /* failed writes */
 } tt_ndjson_sink;
-TT_API int tt_ndjson_sink_open(tt_ndjson_sink *s, const char *path); /* 0, or -1 (errno) */
-TT_API int tt_ndjson_sink_close(tt_ndjson_sink *s); /* 0, or -1 when a write or close failed */
+/* 0, or -1 (errno). buffer_bytes: 0 unbuffered, else per-thread buffers (>= 4096). */
+TT_API int tt_ndjson_sink_open(tt_ndjson_sink *s, const char *path, size_t buffer_bytes);
+/* Flushes every buffer, closes. 0, or -1 when a write or close failed. */
+TT_API int tt_ndjson_sink_close(tt_ndjson_sink *s);
 TT_API tt_sink tt_ndjson_sink_as_sink(tt_ndjson_sink *s);
 
 #ifdef __cplusplus

@@ -69,13 +69,28 @@ static int off(tt_init_result *out, const char *reason) {
   return TT_INIT_OFF;
 }
 
+/* init's stages, as init_stage events number them */
+enum {
+  STAGE_SLOTS = 1,
+  STAGE_RING,
+  STAGE_SYNC,
+  STAGE_BUDGETS,
+  STAGE_HEAT,
+  STAGE_TRUNK,
+  STAGE_UPLOADER
+};
+
+static void stage_done(tt_tier *t, int stage, int ok) {
+  if (TT_LOGGING(t)) tt_ev(t, TT_EV_INIT_STAGE, -1, -1, -1, stage, ok);
+}
+
 /* Undoes the host arrays of a failed init (slot table first, as the TypeScript tier). */
-static int rollback(tt_tier *t, int arrays, tt_init_result *out, const char *reason) {
+static int rollback(tt_tier *t, int stage, int arrays, tt_init_result *out, const char *reason) {
+  stage_done(t, stage, 0);
   if (arrays >= 1) tt_be_host_free(t, TT_HOST_SLOTS, t->g.host_slots);
   if (arrays >= 2) tt_be_host_free(t, TT_HOST_RING, t->g.host_ring);
   t->g.host_slots = t->g.host_ring = NULL;
   t->g.slots = NULL;
-  if (TT_LOGGING(t)) tt_ev_out(t, TT_SRC_TIER, TT_EV_INIT_STAGE, -1, -arrays - 1, 0);
   return off(out, reason);
 }
 
@@ -97,21 +112,25 @@ static void set_budgets(tt_tier *t) {
 static int start(tt_tier *t, tt_init_result *out) {
   tt_gen *g = &t->g;
   set_budgets(t);
+  stage_done(t, STAGE_BUDGETS, 1);
   if (g->cfg.heat_path != NULL) {
     int loaded = tt_heat_load(t);
     if (TT_LOGGING(t)) tt_ev(t, TT_EV_HEAT_LOADED, -1, -1, -1, loaded, 0);
+    stage_done(t, STAGE_HEAT, 1);
   }
   tt_trunk_charge_live(t);
   out->trunk_base = tt_trunk_place_offers(t);
+  stage_done(t, STAGE_TRUNK, 1);
   g->cfg.trunk = NULL; /* the caller's offers are not ours past init */
   t->in_x = 0; /* from its first step on, the uploader shares tt_gen */
   if (tt_be_env_fault(t, TT_ENV_THREAD_START) ||
       pthread_create(&g->uploader, NULL, tt_uploader_main, t) != 0) {
+    t->in_x = 1; /* no uploader: tt_gen is this section's alone again */
     /* the trunk this init placed goes; one placed while DEAD stays, uncharged */
     tt_trunk_uncharge(t);
     if (out->trunk_base >= 0) tt_trunk_release_from(t, out->trunk_base);
     sync_destroy(t);
-    return rollback(t, 2, out, "cannot start the uploader thread");
+    return rollback(t, STAGE_UPLOADER, 2, out, "cannot start the uploader thread");
   }
   out->state = TT_INIT_ACTIVE;
   return TT_INIT_ACTIVE;
@@ -134,12 +153,17 @@ static int stages(tt_tier *t, const tt_config *cfg, tt_init_result *out) {
   size_t parts[4];
   size_t total = slots_bytes(cfg, g->devices, parts);
   g->host_slots = tt_be_host_alloc(t, TT_HOST_SLOTS, total);
-  if (g->host_slots == NULL) return rollback(t, 0, out, "cannot allocate the slot table");
+  if (g->host_slots == NULL)
+    return rollback(t, STAGE_SLOTS, 0, out, "cannot allocate the slot table");
+  stage_done(t, STAGE_SLOTS, 1);
   g->host_ring = tt_be_host_alloc(t, TT_HOST_RING, (size_t)cfg->ring_capacity * sizeof(tt_entry));
-  if (g->host_ring == NULL) return rollback(t, 1, out, "cannot allocate the upload ring");
+  if (g->host_ring == NULL)
+    return rollback(t, STAGE_RING, 1, out, "cannot allocate the upload ring");
+  stage_done(t, STAGE_RING, 1);
   if (sync_init(t) != 0)
-    return rollback(t, 2, out, "cannot initialize the mutex and condition variables");
+    return rollback(t, STAGE_SYNC, 2, out, "cannot initialize the mutex and condition variables");
   carve(g, parts, total);
+  stage_done(t, STAGE_SYNC, 1);
   tt_gate_reset_groups(t); /* fresh tables: no group of this generation is open */
   return start(t, out);
 }

@@ -37,6 +37,7 @@ static int build_locked(tt_tier *t, int layer, const int *eids, int k, uint8_t *
       } else {
         g->c.misses++;
       }
+      if (TT_LOGGING(t)) tt_ev(t, TT_EV_ROUTED, layer, eids[i], dev, i, mask[i]);
     }
     int any = 0;
     for (int dev = 0; dev < g->devices; dev++) {

@@ -7,7 +7,6 @@
  * atomic counter on its first event (or set by a harness, which then numbers threads as
  * it likes); `after` remembers, per thread, the seq of its last event under a lock.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "tt.h"
@@ -65,26 +64,54 @@ const char *tt_fn_name(int fn) { return fn >= 0 && fn < TT_FN_COUNT ? fn_names[f
 static const char *const src_names[] = {"tier", "gate", "trunk", "backend"};
 static const char *const lk_names[] = {"-", "mx", "gmx", "tmx", "be", "x"};
 
-/* A bounded JSON writer: never writes past cap, always NUL-terminated. */
+/* A bounded JSON writer: never writes past cap, always NUL-terminated. Integers are
+ * written by hand: a log line has about twenty of them, and snprintf per field cost more
+ * than everything else an event does. */
 typedef struct jbuf {
   char *out;
   size_t cap, at;
 } jbuf;
 
-static void jfmt(jbuf *b, const char *fmt, const char *key, long long v) {
-  if (b->at + 1 >= b->cap) return;
-  int n = snprintf(b->out + b->at, b->cap - b->at, fmt, key, v);
-  if (n < 0) return;
-  b->at += (size_t)n < b->cap - b->at ? (size_t)n : b->cap - b->at - 1;
+static void jraw(jbuf *b, const char *s, size_t n) {
+  if (b->at + n + 1 > b->cap) n = b->cap > b->at + 1 ? b->cap - b->at - 1 : 0;
+  memcpy(b->out + b->at, s, n);
+  b->at += n;
+  b->out[b->at] = '\0';
 }
 
-static void jint(jbuf *b, const char *key, long long v) { jfmt(b, ",\"%s\":%lld", key, v); }
+static void jkey(jbuf *b, const char *key) {
+  char tmp[40];
+  size_t k = strlen(key);
+  if (k > sizeof tmp - 4) k = sizeof tmp - 4;
+  tmp[0] = ',';
+  tmp[1] = '"';
+  memcpy(tmp + 2, key, k);
+  tmp[k + 2] = '"';
+  tmp[k + 3] = ':';
+  jraw(b, tmp, k + 4);
+}
 
+static void jnum(jbuf *b, long long v) {
+  char tmp[24];
+  int i = (int)sizeof tmp;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do tmp[--i] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0) tmp[--i] = '-';
+  jraw(b, tmp + i, sizeof tmp - (size_t)i);
+}
+
+static void jint(jbuf *b, const char *key, long long v) {
+  jkey(b, key);
+  jnum(b, v);
+}
+
+/* Values here are the log's own names: no character needs escaping. */
 static void jstr(jbuf *b, const char *key, const char *v) {
-  if (b->at + 1 >= b->cap) return;
-  int n = snprintf(b->out + b->at, b->cap - b->at, ",\"%s\":\"%s\"", key, v);
-  if (n < 0) return;
-  b->at += (size_t)n < b->cap - b->at ? (size_t)n : b->cap - b->at - 1;
+  jkey(b, key);
+  jraw(b, "\"", 1);
+  jraw(b, v, strlen(v));
+  jraw(b, "\"", 1);
 }
 
 static void jopt(jbuf *b, const char *key, int32_t v) {
@@ -103,13 +130,15 @@ static void json_tier_vars(jbuf *b, const tt_event *ev) {
     jint(b, "budget", ev->budget);
   }
   if (ev->layer >= 0 && ev->eid >= 0) jint(b, "heat", ev->heat);
+  if (ev->vlayer >= 0 && ev->veid >= 0) jint(b, "vflags", ev->vflags);
 }
 
 size_t tt_event_json(const tt_event *ev, char *out, size_t cap) {
   jbuf b = {out, cap, 0};
   if (cap == 0) return 0;
   out[0] = '\0';
-  jfmt(&b, "{\"%s\":%lld", "seq", (long long)ev->seq);
+  jraw(&b, "{\"seq\":", 7);
+  jnum(&b, (long long)ev->seq);
   jstr(&b, "src", src_names[ev->src & 3u]);
   jstr(&b, "lk", lk_names[ev->lk >= 0 && ev->lk <= 5 ? ev->lk : 0]);
   jint(&b, "tid", ev->tid);
@@ -133,9 +162,6 @@ size_t tt_event_json(const tt_event *ev, char *out, size_t cap) {
     jint(&b, "want_x", ev->want_x);
     jint(&b, "x", ev->x);
   }
-  if (b.at + 1 < b.cap) {
-    b.out[b.at++] = '}';
-    b.out[b.at] = '\0';
-  }
+  jraw(&b, "}", 1);
   return b.at;
 }

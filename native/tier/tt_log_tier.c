@@ -8,6 +8,12 @@
  */
 #include "tt_state.h"
 
+static uint32_t slot_flags(const tt_slot *s) {
+  return (s->resident ? TT_F_RESIDENT : 0u) | (s->queued ? TT_F_QUEUED : 0u) |
+      (s->planned ? TT_F_PLANNED : 0u) | (tt_has_tensors(s) ? TT_F_TENSORS : 0u) |
+      (s->ram != NULL ? TT_F_RAM : 0u);
+}
+
 static void snapshot(tt_tier *t, tt_event *ev) {
   const tt_gen *g = &t->g;
   ev->sec = g->sec;
@@ -24,10 +30,10 @@ static void snapshot(tt_tier *t, tt_event *ev) {
   if (ev->layer >= 0 && ev->eid >= 0 && g->slots != NULL) {
     const tt_slot *s = tt_slot_at(&t->g, ev->layer, ev->eid);
     ev->heat = s->heat;
-    ev->flags |= (s->resident ? TT_F_RESIDENT : 0u) | (s->queued ? TT_F_QUEUED : 0u) |
-        (s->planned ? TT_F_PLANNED : 0u) | (tt_has_tensors(s) ? TT_F_TENSORS : 0u) |
-        (s->ram != NULL ? TT_F_RAM : 0u);
+    ev->flags |= slot_flags(s);
   }
+  if (ev->vlayer >= 0 && ev->veid >= 0 && g->slots != NULL)
+    ev->vflags = slot_flags(tt_slot_at(&t->g, ev->vlayer, ev->veid));
 }
 
 void tt_ev(tt_tier *t, int kind, int layer, int eid, int dev, int64_t value, int64_t value2) {

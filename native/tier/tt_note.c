@@ -96,7 +96,7 @@ static int noted(tt_tier *t, int fn, int layer, int eid, void *ram) {
                             : note_block_locked(t, layer, eid, ram);
       tt_unlock(t);
     }
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, fn, rc);
   return rc;

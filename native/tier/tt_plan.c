@@ -66,7 +66,7 @@ int tt_plan_fill(tt_tier *t, tt_key *out, int cap) {
     tt_lock(t);
     rc = plan_locked(t, out, cap);
     tt_unlock(t);
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_PLAN_FILL, rc);
   return rc;
@@ -104,7 +104,7 @@ int tt_note_planned(tt_tier *t, int layer, int eid, void *ram) {
       rc = note_planned_locked(t, layer, eid, ram);
       tt_unlock(t);
     }
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_NOTE_PLANNED, rc);
   return rc;
@@ -125,7 +125,7 @@ int tt_fill_wait(tt_tier *t) {
     tt_leave_wait_locked(t);
     if (TT_LOGGING(t)) tt_ev(t, TT_EV_FILL_DONE, -1, -1, -1, rc, 0);
     tt_unlock(t);
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   } else {
     rc = life == TT_LIFE_TEARING_DOWN ? TT_FILL_STOPPED : TT_FILL_OFF;
   }

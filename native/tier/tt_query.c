@@ -28,7 +28,7 @@ static int slot_query(tt_tier *t, int fn, int layer, int eid, int release) {
       }
       tt_unlock(t);
     }
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, fn, rc);
   return rc;
@@ -57,7 +57,7 @@ int tt_resident_count(tt_tier *t) {
     tt_lock(t);
     rc = count_resident_locked(&t->g);
     tt_unlock(t);
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_RESIDENT_COUNT, rc);
   return rc;
@@ -89,7 +89,7 @@ int tt_stats_get(tt_tier *t, tt_stats *out) {
     tt_lock(t);
     stats_locked(&t->g, out);
     tt_unlock(t);
-    tt_gate_leave(t, TT_GATE_EXPERT, 0);
+    tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
     rc = 1;
   }
   out->life = life;

@@ -10,7 +10,8 @@
  * then the ledger must be clean (no live tensor, staging copy or host array, no
  * violation) and every call must have returned (a hang is reported by the caller's
  * timeout: this program has no clock of its own in any verdict).
- * Usage: tier_stress [--iterations N] [--sleep-us U] [--seed S] [--stop-at-first]
+ * Usage: tier_stress [--iterations N] [--sleep-us U] [--seed S] [--stop-at-first] [--log FILE]
+ * (--log writes every event of every iteration to FILE as NDJSON: a free run's log.)
  * Prints one line per failure and a summary; exit 0 clean, 1 a failure, 2 bad input.
  */
 #include <pthread.h>
@@ -30,6 +31,7 @@ typedef struct opts {
   long iterations, sleep_us;
   unsigned seed;
   int stop_at_first;
+  tt_log *log; /* --log FILE: every iteration's events, as NDJSON (NULL: no log) */
 } opts;
 
 typedef struct run {
@@ -181,10 +183,10 @@ static int iteration(const opts *o, unsigned seed, char *failure, size_t cap) {
   tt_config cfg;
   config(&cfg);
   tt_backend be;
-  r.fake = fb_create(&fc, NULL);
+  r.fake = fb_create(&fc, o->log);
   fb_backend(r.fake, &be);
   fb_set_hook(r.fake, sleepy, (void *)o);
-  r.tier = tt_create(&be, NULL);
+  r.tier = tt_create(&be, o->log);
   for (int l = 0; l < LAYERS; l++)
     for (int e = 0; e < EXPERTS; e++) r.ram[l][e] = fb_ram_new(r.fake, l, e);
   r.shutdown_after = (int)(seed % (TOKENS + 1));
@@ -204,12 +206,16 @@ static int iteration(const opts *o, unsigned seed, char *failure, size_t cap) {
   return r.failure[0] != '\0';
 }
 
-static int parse(int argc, char **argv, opts *o) {
-  *o = (opts){.iterations = 100, .sleep_us = 50, .seed = 1, .stop_at_first = 0};
+static int parse(int argc, char **argv, opts *o, const char **log_path) {
+  *o = (opts){.iterations = 100, .sleep_us = 50, .seed = 1, .stop_at_first = 0, .log = NULL};
   for (int i = 1; i < argc; i++) {
     char *end = NULL;
     if (strcmp(argv[i], "--stop-at-first") == 0) {
       o->stop_at_first = 1;
+      continue;
+    }
+    if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
+      *log_path = argv[++i];
       continue;
     }
     if (i + 1 >= argc) return fprintf(stderr, "tier_stress: %s: needs a value\n", argv[i]), -1;
@@ -233,7 +239,18 @@ static int parse(int argc, char **argv, opts *o) {
 
 int main(int argc, char **argv) {
   opts o;
-  if (parse(argc, argv, &o) != 0) return 2;
+  const char *log_path = NULL;
+  if (parse(argc, argv, &o, &log_path) != 0) return 2;
+  tt_ndjson_sink file;
+  tt_log log;
+  if (log_path != NULL) {
+    if (tt_ndjson_sink_open(&file, log_path, 1u << 20) != 0) {
+      fprintf(stderr, "tier_stress: --log %s: cannot be written\n", log_path);
+      return 2;
+    }
+    tt_log_init(&log, tt_ndjson_sink_as_sink(&file));
+    o.log = &log;
+  }
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   long failures = 0, first = -1, done = 0;
@@ -249,5 +266,9 @@ int main(int argc, char **argv) {
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   printf("tier_stress: %ld iterations, %ld failed, first failure at iteration %ld, %.3f s\n", done,
          failures, first, secs);
+  if (log_path != NULL && tt_ndjson_sink_close(&file) != 0) {
+    fprintf(stderr, "tier_stress: --log %s: a write failed\n", log_path);
+    return 2;
+  }
   return failures > 0 ? 1 : 0;
 }

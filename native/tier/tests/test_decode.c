@@ -152,6 +152,7 @@ static void abandon_at_shutdown_with_group_open(void) {
     CHECK(!"the test world could not be built");
     return;
   }
+  CHECK(tt_resident_count(s.w.tier) == 3); /* an entry point between issue and take */
   CHECK(tt_shutdown(s.w.tier) == TT_SHUTDOWN_DONE);
   CHECK(tt_take(s.w.tier, s.y, 2, H) == 0);
   CHECK(tt_take(s.w.tier, s.y, 2, H) == 1); /* reported once */

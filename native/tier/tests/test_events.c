@@ -77,7 +77,7 @@ static long check_lines(char *text, size_t n) {
   return bad == 0 ? lines : -1;
 }
 
-static void ndjson_log_parses(void) {
+static void ndjson_log(int buffered) {
   const char *base = getenv("TMPDIR");
   char dir[512], path[600];
   snprintf(dir, sizeof dir, "%s/tt_log_XXXXXX", base != NULL && base[0] != '\0' ? base : "/tmp");
@@ -87,7 +87,7 @@ static void ndjson_log_parses(void) {
   }
   snprintf(path, sizeof path, "%s/tier.ndjson", dir);
   tt_ndjson_sink file;
-  CHECK(tt_ndjson_sink_open(&file, path) == 0);
+  CHECK(tt_ndjson_sink_open(&file, path, buffered ? 1u << 16 : 0) == 0);
   tf_world w;
   tt_config cfg;
   world_config(&cfg);
@@ -107,6 +107,9 @@ static void ndjson_log_parses(void) {
   unlink(path);
   rmdir(dir);
 }
+
+static void ndjson_log_parses(void) { ndjson_log(0); }
+static void ndjson_buffered_log_parses(void) { ndjson_log(1); }
 
 /* In memory: calls and returns pair up per thread; events under mx carry a section. */
 static void memory_log_is_consistent(void) {
@@ -163,6 +166,7 @@ static void no_log(void) {
 void suite_tier_events(void) {
   th_run("events: an NDJSON log of a threaded run, every line valid, every seq once",
          ndjson_log_parses);
+  th_run("events: the same log through per-thread buffers", ndjson_buffered_log_parses);
   th_run("events: the in-memory log pairs calls and returns", memory_log_is_consistent);
   th_run("events: a tier without a log", no_log);
 }
