@@ -13,6 +13,8 @@
 #   make tier-stress     the stress program (real threads, sleeps in the fake's hooks):
 #                        STRESS_ARGS="--iterations N --sleep-us U --seed S"
 #   make tier-check-exports  each tier library exports exactly the TT_API functions
+#   make tier-engine-check-cpu|cuda|vulkan  the engine scenario through the tier library
+#                        linked against that engine (TIER_DEVICES=1 or 2, default 1)
 #
 # Why a library of its own, linked against the engine's, and not new TL_API functions in
 # the engine: the engine's ABI, its version and its binding stay as they are; the tier is
@@ -44,7 +46,8 @@ TIER_STRESS_OBJ := $(patsubst %.c,$(TIER_GEN)/stress/%.o,$(TIER_CORE_SRC) $(TIER
 TIER_EXPORTS := $(TIER_GEN)/exports.txt
 TIER_MAP := $(TIER_GEN)/exports.map
 
-.PHONY: tier tier-cuda tier-vulkan tier-test tier-tsan tier-stress tier-check-exports
+.PHONY: tier tier-cuda tier-vulkan tier-test tier-tsan tier-stress tier-check-exports \
+        tier-engine-check-cpu tier-engine-check-cuda tier-engine-check-vulkan
 
 tier: $(BUILD)/libtierlab_ctier_cpu.so $(BUILD)/libtierlab_ctier_fake.so
 
@@ -100,6 +103,24 @@ $(TIER_GEN)/stress/%.o: %.c
 
 $(TIER_GEN)/tier_stress: $(TIER_STRESS_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(TIER_STRESS_OBJ) $(LDLIBS)
+
+# The engine scenario against the installed libraries (no sanitizer: the CUDA runtime and
+# the Vulkan driver are not built for it).
+TIER_CHECK_SRC := $(TIER_DIR)/check/tier_engine_check.c $(TIER_DIR)/tests/test_engine.c \
+                  tests/harness.c tests/engine_fixture.c tests/expert_gen.c
+TIER_DEVICES ?= 1
+$(TIER_GEN)/tier_engine_check_%: $(TIER_CHECK_SRC) $(BUILD)/libtierlab_ctier_%.so
+	$(CC) $(CFLAGS) -o $@ $(TIER_CHECK_SRC) -L$(BUILD) -ltierlab_ctier_$* -ltierlab_$* \
+	  -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
+tier-engine-check-cpu: $(TIER_GEN)/tier_engine_check_cpu
+	./$< $(TIER_DEVICES)
+
+tier-engine-check-cuda: $(TIER_GEN)/tier_engine_check_cuda
+	./$< $(TIER_DEVICES)
+
+tier-engine-check-vulkan: $(TIER_GEN)/tier_engine_check_vulkan
+	./$< $(TIER_DEVICES)
 
 STRESS_ARGS ?=
 tier-stress: $(TIER_GEN)/tier_stress

@@ -3,8 +3,9 @@
  * a warmstart of real RAM copies (tl_ram), uploads from staging references, groups whose
  * outputs are bit-identical to the CPU reference of the same expert (MATH.md), a trunk
  * matrix placed by init and computed on its device bit-identical to tl_dense_cpu, and a
- * shutdown that leaves the engine's ledger at its baseline. The same adapter runs on the
- * CUDA and Vulkan libraries (the tier library is linked with either).
+ * shutdown that leaves the engine's ledger at its baseline. The same scenario runs on the
+ * CUDA and Vulkan libraries through the tier library linked with either
+ * (tier/check/tier_engine_check.c, make tier-engine-check-<backend>).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,11 @@ typedef struct engine_world {
   float scales[TRUNK_ROWS];
 } engine_world;
 
-static int build(engine_world *w) {
+static int build(engine_world *w, int ndev) {
   char err[ERR_CAP];
   uint64_t rng = 1234;
   memset(w, 0, sizeof *w);
-  w->eng = fx_engine(2, 0);
+  w->eng = fx_engine(ndev, 0);
   if (w->eng == NULL) return -1;
   tg_lut(w->lut);
   for (int l = 0; l < L; l++)
@@ -46,7 +47,7 @@ static int build(engine_world *w) {
   return 0;
 }
 
-static void config(const engine_world *w, tt_config *cfg, tt_trunk_offer *offer) {
+static void config(const engine_world *w, int ndev, tt_config *cfg, tt_trunk_offer *offer) {
   tt_config_defaults(cfg);
   cfg->layers = L;
   cfg->experts = E;
@@ -60,7 +61,8 @@ static void config(const engine_world *w, tt_config *cfg, tt_trunk_offer *offer)
   }
   uint64_t exp = tt_expert_bytes(cfg);
   *offer = (tt_trunk_offer){-1, TRUNK_ROWS * H, 4 * TRUNK_ROWS, TRUNK_ROWS, H, w->q, w->scales};
-  cfg->budget_bytes[0] = 3 * exp + tt_trunk_charge(offer); /* the trunk and 3 experts */
+  /* five experts in all, so both layers have residents: device 0 holds the trunk too */
+  cfg->budget_bytes[0] = (ndev == 2 ? 3 : 5) * exp + tt_trunk_charge(offer);
   cfg->budget_bytes[1] = 2 * exp;
   cfg->trunk = offer;
   cfg->ntrunk = 1;
@@ -96,10 +98,11 @@ static void decode_bit_identical(engine_world *w, tt_tier *tier) {
   }
 }
 
-static void tier_on_the_cpu_engine(void) {
+/* The scenario on an engine over devices 0..ndev-1 (1 or 2). */
+void tier_engine_scenario(int ndev) {
   char err[ERR_CAP];
   engine_world *w = calloc(1, sizeof *w);
-  if (w == NULL || build(w) != 0) {
+  if (w == NULL || build(w, ndev) != 0) {
     CHECK(!"the engine world could not be built");
     free(w);
     return;
@@ -108,16 +111,16 @@ static void tier_on_the_cpu_engine(void) {
   fx_ledger(w->eng, &count0, &bytes0);
   tt_engine_backend eb;
   tt_backend be;
-  CHECK(tt_engine_backend_init(&eb, w->eng, NULL, &be) == 0 && be.devices == 2 && be.reclaims == 1);
+  CHECK(tt_engine_backend_init(&eb, w->eng, NULL, &be) == 0 && be.devices == ndev);
   tt_tier *tier = tt_create(&be, NULL);
   tt_config cfg;
   tt_trunk_offer offer;
-  config(w, &cfg, &offer);
+  config(w, ndev, &cfg, &offer);
   tt_init_result res;
   CHECK(tt_init(tier, &cfg, &res) == TT_INIT_ACTIVE && res.trunk_base == 0);
   tt_key keys[L * E];
   int n = tt_plan_fill(tier, keys, L * E);
-  CHECK(n == 5); /* 3 on device 0 (room after the trunk), 2 on device 1 */
+  CHECK(n == 5);
   for (int i = 0; i < n; i++)
     CHECK(tt_note_planned(tier, keys[i].layer, keys[i].eid, w->ram[keys[i].layer][keys[i].eid]) ==
           1);
@@ -144,6 +147,8 @@ static void tier_on_the_cpu_engine(void) {
   destroy(w);
   free(w);
 }
+
+static void tier_on_the_cpu_engine(void) { tier_engine_scenario(2); }
 
 void suite_tier_engine(void) {
   th_run("tier on the CPU engine: warmstart, bit-identical groups and trunk, clean ledger",
