@@ -72,6 +72,10 @@ enum {
   TT_FN_DENSE_MATMUL,
   TT_FN_TRUNK_UPLOAD,
   TT_FN_SHUTDOWN,
+  TT_FN_STATS_MARK,
+  TT_FN_REPLAN,
+  TT_FN_EVICTED_TAKE,
+  TT_FN_ROUTE_PREFER,
   TT_FN_COUNT
 };
 
@@ -103,6 +107,7 @@ typedef struct tt_config {
   uint64_t start_tick;
   const tt_trunk_offer *trunk; /* offers placed by init, before the experts */
   int ntrunk;
+  int sync_uploads; /* issue first waits until nothing is in flight (tests, diagnostics) */
 } tt_config;
 
 /* The engine's defaults: ring 48, periods 16 and 1024, 1 GiB reserve, automatic budgets. */
@@ -126,9 +131,17 @@ typedef struct tt_key {
   int32_t layer, eid;
 } tt_key;
 
+typedef struct tt_pair {
+  int32_t layer, eid; /* the newcomer */
+  int32_t vlayer, veid; /* the resident it replaces */
+} tt_pair;
+
 typedef struct tt_stats {
   int life; /* TT_LIFE_* */
   uint64_t uploads, upload_failures, hits, misses, swaps, swaps_abandoned, queue_full_skips;
+  uint64_t hits_since_mark, misses_since_mark; /* since tt_stats_mark (or init) */
+  uint64_t evictions_dropped; /* evictions the eviction ring could not keep */
+  int replan_pending;
   int inflight, qn, resident;
   uint64_t tick;
   uint64_t exp_bytes;
@@ -173,6 +186,30 @@ TT_API int tt_resident_count(tt_tier *t);
 TT_API int tt_release_ram(tt_tier *t, int layer, int eid);
 /* 1 and a snapshot when live, 0 (out->life set, the rest zero) otherwise. */
 TT_API int tt_stats_get(tt_tier *t, tt_stats *out);
+/* Snapshots the hit and miss counters: stats report the rate from here (the prefill /
+ * decode boundary). 1, or 0 when not live. */
+TT_API int tt_stats_mark(tt_tier *t);
+/* Re-plan after a prefill layer's routing (counts: `experts` routing counts of `layer`), or
+ * once for the whole prompt (layer < 0; counts: layers x experts, layer-major): residents
+ * the prompt never routed are swapped, budget neutral and victim first, for the prompt's
+ * most-routed non-residents of the same layer and device (whole prompt: of the same
+ * device), while the newcomer's count strictly exceeds the victim's. As many swaps start
+ * as the ring takes; the rest stay pending and start on later calls and a few per decode
+ * tick. Never blocks. Returns the pairs this call planned (at most max_swaps; the first
+ * `cap` written to out, which may be NULL); 0 on a backend that never swaps. */
+TT_API int tt_replan(tt_tier *t, int layer, const uint32_t *counts, int max_swaps, tt_pair *out,
+                     int cap);
+/* The experts evicted (LFRU, streaming and re-plan swaps) since the last call, oldest first,
+ * each reported once; at most max. What overflowed the ring (TT_EVICT_CAP) is not reported
+ * (tt_stats counts it): the engine then rebuilds CPU copies lazily. */
+TT_API int tt_evicted_take(tt_tier *t, tt_key *out, int max);
+/* Routing that prefers residents: ranked holds the top-m candidates in router order; out
+ * gets k of them: the first j as ranked, then each later slot takes, among the candidates
+ * left in the window, the first resident on a device, else the first the engine's RAM holds
+ * (in_ram[i] for ranked[i]; NULL: unknown), else the first left. k, or TT_E_ARG. A tier
+ * that is not live routes by rank alone. The output then depends on residency by design. */
+TT_API int tt_route_prefer(tt_tier *t, int layer, const int *ranked, int m, int k, int j,
+                           const uint8_t *in_ram, int *out);
 /* One GEMV of trunk matrix `id`: 1 when computed on its device (y written); 0 when the
  * engine must compute it on the CPU (not placed, the gate refused, or the device failed);
  * TT_E_ARG. Admitted while DEAD too. */

@@ -76,6 +76,10 @@ enum {
   X(TAKE_FAILED, "take_failed")           \
   X(TAKE_CLOSED, "take_closed")           \
   X(RAM_RELEASED, "ram_released")         \
+  X(EVICTED_TAKEN, "evicted_taken")       \
+  X(REPLAN_PAIR, "replan_pair")           \
+  X(REPLAN_DONE, "replan_done")           \
+  X(ROUTE_PREFERRED, "route_preferred")   \
   X(STOP, "stop")                         \
   X(HEAT_SAVED, "heat_saved")             \
   X(JOINED, "joined")                     \

@@ -18,25 +18,45 @@
 
 #define ALIGN64(n) (((n) + 63u) & ~(size_t)63u)
 
-/* The slot table's host array also holds plan_fill's order, the groups and the blocks. */
+/* The slot table's host array also holds plan_fill's order, the groups, the input and
+ * output blocks, the eviction ring and the pending re-plan swaps, in that order. */
+enum {
+  PART_SLOTS,
+  PART_ORDER,
+  PART_GROUPS,
+  PART_XBLOCK,
+  PART_YBLOCK,
+  PART_EVICTED,
+  PART_PENDING,
+  PARTS
+};
+
 static size_t slots_bytes(const tt_config *c, int devices, size_t *parts) {
   size_t n = (size_t)c->layers * (size_t)c->experts;
   size_t rows = (size_t)devices * TT_GROUP_ROWS;
-  parts[0] = ALIGN64(n * sizeof(tt_slot));
-  parts[1] = ALIGN64(n * sizeof(uint32_t));
-  parts[2] = ALIGN64(rows * sizeof(tt_row));
-  parts[3] = ALIGN64(rows * (size_t)c->hidden * sizeof(float));
-  return parts[0] + parts[1] + parts[2] + 2 * parts[3];
+  parts[PART_SLOTS] = ALIGN64(n * sizeof(tt_slot));
+  parts[PART_ORDER] = ALIGN64(n * sizeof(uint32_t));
+  parts[PART_GROUPS] = ALIGN64(rows * sizeof(tt_row));
+  parts[PART_XBLOCK] = parts[PART_YBLOCK] = ALIGN64(rows * (size_t)c->hidden * sizeof(float));
+  parts[PART_EVICTED] = ALIGN64(TT_EVICT_CAP * sizeof(tt_key));
+  parts[PART_PENDING] = ALIGN64(TT_REPLAN_PENDING * sizeof(tt_pair));
+  size_t total = 0;
+  for (int i = 0; i < PARTS; i++) total += parts[i];
+  return total;
 }
 
 static void carve(tt_gen *g, const size_t *parts, size_t total) {
   char *p = g->host_slots;
+  void *at[PARTS];
   memset(p, 0, total);
-  g->slots = (tt_slot *)p;
-  g->order = (uint32_t *)(p + parts[0]);
-  g->groups = (tt_row *)(p + parts[0] + parts[1]);
-  g->xblock = (float *)(p + parts[0] + parts[1] + parts[2]);
-  g->yblock = (float *)(p + parts[0] + parts[1] + parts[2] + parts[3]);
+  for (int i = 0; i < PARTS; p += parts[i], i++) at[i] = p;
+  g->slots = at[PART_SLOTS];
+  g->order = at[PART_ORDER];
+  g->groups = at[PART_GROUPS];
+  g->xblock = at[PART_XBLOCK];
+  g->yblock = at[PART_YBLOCK];
+  g->evicted = at[PART_EVICTED];
+  g->pending = at[PART_PENDING];
   g->ring = g->host_ring;
   memset(g->ring, 0, (size_t)g->cfg.ring_capacity * sizeof(tt_entry));
 }
@@ -150,7 +170,7 @@ static int stages(tt_tier *t, const tt_config *cfg, tt_init_result *out) {
   g->exp_bytes = tt_expert_bytes(cfg);
   g->swaps = cfg->want_swaps && t->be.reclaims;
   g->tick = cfg->start_tick;
-  size_t parts[4];
+  size_t parts[PARTS];
   size_t total = slots_bytes(cfg, g->devices, parts);
   g->host_slots = tt_be_host_alloc(t, TT_HOST_SLOTS, total);
   if (g->host_slots == NULL)

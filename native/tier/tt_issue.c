@@ -21,9 +21,16 @@ typedef struct build {
   int n[TT_MAX_DEVICES];
 } build;
 
-/* Returns groups_busy: whether groups are being issued outside the lock. */
+/* Returns groups_busy: whether groups are being issued outside the lock. In the sync
+ * mode, first waits until nothing is in flight (counted as a waiter: shutdown wakes it),
+ * so residency is deterministic and a swap chosen at one tick has landed by the next. */
 static int build_locked(tt_tier *t, int layer, const int *eids, int k, uint8_t *mask, build *b) {
   tt_gen *g = &t->g;
+  if (g->cfg.sync_uploads) {
+    g->waiters++;
+    while (g->inflight > 0 && !g->stop) tt_wait_take(t);
+    tt_leave_wait_locked(t);
+  }
   if (!g->stop) {
     g->issue_open = 1;
     for (int i = 0; i < k; i++) {

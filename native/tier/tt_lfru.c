@@ -7,8 +7,9 @@
  * not queued, not planned, with RAM weights and no tensors held), both first in
  * layer-major order among equals: if hot > cold + cold/4 + 4 (64 bits), the victim
  * stops being resident at once (its experts go to the CPU from now on) and a swap is
- * enqueued; if the enqueue is refused, the victim is resident again. Backends that cannot
- * reclaim memory never swap (g->swaps is 0): they fill once.
+ * enqueued (and reported to the engine's eviction ring); if the enqueue is refused, the
+ * victim is resident again. Backends that cannot reclaim memory never swap (g->swaps is
+ * 0): they fill once. Each tick also starts a few re-plan swaps left pending (tt_replan.c).
  */
 #include "tt_state.h"
 
@@ -38,6 +39,8 @@ static void round_locked(tt_tier *t, int dev) {
   if (!tt_enqueue_locked(t, hl, he, hot->ram, cl, ce, 0)) {
     cold->resident = 1;
     if (TT_LOGGING(t)) tt_ev_swap(t, TT_EV_SWAP_UNDONE, hl, he, cl, ce, 0);
+  } else {
+    tt_evicted_push_locked(t, cl, ce);
   }
 }
 
@@ -48,6 +51,8 @@ void tt_lfru_tick_locked(tt_tier *t) {
   if (decayed) decay_locked(g);
   int round = g->swaps && g->tick % (uint64_t)g->cfg.swap_period == 0;
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_TICK, -1, -1, -1, (int64_t)g->tick, decayed | round << 1);
-  if (!round) return;
-  for (int dev = 0; dev < g->devices; dev++) round_locked(t, dev);
+  if (round)
+    for (int dev = 0; dev < g->devices; dev++) round_locked(t, dev);
+  /* re-plan swaps left pending for want of ring space: a few per token */
+  if (g->pend_n > 0) tt_replan_drain_locked(t, TT_REPLAN_PER_TICK);
 }

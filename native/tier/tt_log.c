@@ -55,9 +55,10 @@ const char *tt_event_kind_name(int kind) {
 }
 
 static const char *const fn_names[TT_FN_COUNT] = {
-    "init",        "note",  "note_block",   "plan_fill",    "note_planned",
-    "fill_wait",   "issue", "take",         "is_resident",  "resident_count",
-    "release_ram", "stats", "dense_matmul", "trunk_upload", "shutdown"};
+    "init",        "note",   "note_block",   "plan_fill",    "note_planned",
+    "fill_wait",   "issue",  "take",         "is_resident",  "resident_count",
+    "release_ram", "stats",  "dense_matmul", "trunk_upload", "shutdown",
+    "stats_mark",  "replan", "evicted_take", "route_prefer"};
 
 const char *tt_fn_name(int fn) { return fn >= 0 && fn < TT_FN_COUNT ? fn_names[fn] : "unknown"; }
 

@@ -68,6 +68,10 @@ static void stats_locked(const tt_gen *g, tt_stats *out) {
   out->upload_failures = g->c.upload_failures;
   out->hits = g->c.hits;
   out->misses = g->c.misses;
+  out->hits_since_mark = g->c.hits - g->hits_mark;
+  out->misses_since_mark = g->c.misses - g->misses_mark;
+  out->evictions_dropped = g->ev_dropped;
+  out->replan_pending = g->pend_n;
   out->swaps = g->c.swaps;
   out->swaps_abandoned = g->c.swaps_abandoned;
   out->queue_full_skips = g->c.queue_full_skips;

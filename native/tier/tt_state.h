@@ -21,10 +21,14 @@
 #include "tt_hooks.h"
 
 #define TT_PATH_MAX 1024
+#define TT_EVICT_CAP 1024 /* evictions kept until the engine takes them */
+#define TT_REPLAN_PENDING 256 /* re-plan swaps kept for later */
+#define TT_REPLAN_PER_TICK 2 /* pending re-plan swaps a decode tick may start */
 
 typedef struct tt_slot {
   uint32_t heat; /* saturating */
   uint8_t resident, queued, planned;
+  uint8_t in_replan; /* the victim or newcomer of a pending re-plan swap */
   void *tensors[3]; /* gate, up, down once resident (NULL: none held) */
   void *ram; /* the engine's RAM weights as last lent (NULL: none) */
 } tt_slot;
@@ -64,6 +68,12 @@ typedef struct tt_gen {
   float *xblock; /* devices x TT_GROUP_ROWS x hidden: each device's input block */
   float *yblock; /* the same for outputs */
   tt_entry *ring;
+  tt_key *evicted; /* the eviction ring: TT_EVICT_CAP keys, oldest at ev_head */
+  int ev_head, ev_n;
+  uint64_t ev_dropped; /* evictions that overflowed the ring (never reported) */
+  tt_pair *pending; /* re-plan swaps waiting for ring space (TT_REPLAN_PENDING pairs) */
+  int pend_n;
+  uint64_t hits_mark, misses_mark; /* the counters at the last stats mark */
   int qh, qt, qn, inflight;
   int stop, issue_open, groups_busy, waiters;
   uint64_t tick;
@@ -195,6 +205,11 @@ enum {
 int tt_enqueue_locked(tt_tier *t, int layer, int eid, void *ram, int vlayer, int veid,
                       int reserved);
 void tt_lfru_tick_locked(tt_tier *t);
+/* A swap's victim left the device's routing (its swap is on the ring): the engine hears of
+ * it once, through tt_evicted_take (mx held). */
+void tt_evicted_push_locked(tt_tier *t, int layer, int eid);
+/* Starts up to `max` pending re-plan swaps while the ring has room (mx held). */
+int tt_replan_drain_locked(tt_tier *t, int max);
 void tt_leave_wait_locked(tt_tier *t);
 void *tt_uploader_main(void *arg);
 void tt_set_error(const char *fmt, ...);

@@ -10,6 +10,7 @@ void suite_tier_faults(void);
 void suite_tier_gate(void);
 void suite_tier_events(void);
 void suite_tier_engine(void);
+void suite_tier_later(void);
 
 int main(void) {
   suite_tier_warmstart();
@@ -17,6 +18,7 @@ int main(void) {
   suite_tier_faults();
   suite_tier_gate();
   suite_tier_events();
+  suite_tier_later();
   suite_tier_engine();
   return th_summary() == 0 ? 0 : 1;
 }
