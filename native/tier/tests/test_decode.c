@@ -185,7 +185,40 @@ static void fill_once_never_swaps(void) {
   tf_close(&w);
 }
 
+/* Streaming: the engine's RAM slot is recycled right after each note, so the tier copies
+ * during the call (a later read of the freed copy would be a violation in the ledger) and
+ * promotes then and there: into room, or by a budget-neutral swap once the admission rule
+ * agrees (heat 6 > 1 + 0 + 4). */
+static void streaming_copies_during_note(void) {
+  tf_world w;
+  tt_config cfg;
+  tf_config(&cfg, 1, 8, 2);
+  cfg.streaming = 1;
+  cfg.ram_capacity = 2;
+  TF_OPEN(&w, &cfg, 1, 1);
+  CHECK(tt_init(w.tier, &cfg, NULL) == TT_INIT_ACTIVE);
+  int accepted[8] = {0};
+  for (int k = 0; k < 8; k++) {
+    int e = k < 2 ? k : 5; /* E0 and E1 into room, then E5 until it is hot enough */
+    void *ram = fb_ram_new(w.fake, 0, e);
+    accepted[e] += tt_note(w.tier, 0, e, ram);
+    fb_ram_free(w.fake, ram); /* recycled by the next token */
+    if (k == 1) CHECK(tt_fill_wait(w.tier) == TT_FILL_DONE);
+  }
+  CHECK(accepted[0] == 1 && accepted[1] == 1 && accepted[5] == 1);
+  CHECK(tt_fill_wait(w.tier) == TT_FILL_DONE);
+  CHECK(tt_is_resident(w.tier, 0, 5) == 1 && tt_is_resident(w.tier, 0, 0) == 0);
+  tt_key ev[2];
+  CHECK(tt_evicted_take(w.tier, ev, 2) == 1 && ev[0].eid == 0);
+  fb_ledger l;
+  fb_ledger_get(w.fake, &l);
+  CHECK(l.violations == 0 && l.stages == 3);
+  tf_close(&w);
+}
+
 void suite_tier_decode(void) {
+  th_run("tier: streaming copies during note and swaps then and there",
+         streaming_copies_during_note);
   th_run("tier: issue and take, outputs at their route positions", issue_and_take);
   th_run("tier: a device group holds at most 32 rows", group_rows_bounded);
   th_run("tier: an LFRU swap frees its victim only after the group is taken",
