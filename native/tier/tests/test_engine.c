@@ -7,6 +7,7 @@
  * CUDA and Vulkan libraries through the tier library linked with either
  * (tier/check/tier_engine_check.c, make tier-engine-check-<backend>).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,33 @@ static void decode_bit_identical(engine_world *w, tt_tier *tier) {
   }
 }
 
+/* On a backend that reclaims: L1E2 made hot, 16 layer-0 ticks whose groups read L0E0, the
+ * coldest resident of device 0: the swap frees L0E0 only after its group is taken (the
+ * engine refuses a free under an open group, which the adapter would count), and L1E2
+ * then computes bit-identical on the device. */
+static void lfru_swap_on_the_engine(engine_world *w, tt_tier *tier) {
+  char err[ERR_CAP];
+  float x[H], y[E * H], want[H];
+  uint64_t rng = 7;
+  uint8_t mask[E];
+  int route[E] = {0, 1, 2, 3};
+  for (int i = 0; i < 30; i++) tt_note(tier, 1, 2, w->ram[1][2]);
+  tt_stats s;
+  tt_stats_get(tier, &s);
+  for (uint64_t t = s.tick; t < 16; t++) {
+    tg_fill(&rng, x, H, -1.0f, 1.0f);
+    CHECK(tt_issue(tier, 0, route, E, x, mask) >= 1 && mask[0] == 1); /* L0E0 in every group */
+    CHECK(tt_take(tier, y, E, H) == 1);
+  }
+  CHECK(tt_fill_wait(tier) == TT_FILL_DONE);
+  CHECK(tt_is_resident(tier, 1, 2) == 1 && tt_is_resident(tier, 0, 0) == 0);
+  int hot[1] = {2};
+  tg_fill(&rng, x, H, -1.0f, 1.0f);
+  CHECK(tt_issue(tier, 1, hot, 1, x, mask) == 1 && tt_take(tier, y, 1, H) == 1);
+  CHECK_CODE(tg_expert_cpu(&w->ex[1][2], w->lut, x, want, err, sizeof err), TL_OK);
+  CHECK(memcmp(y, want, sizeof want) == 0);
+}
+
 /* The scenario on an engine over devices 0..ndev-1 (1 or 2). */
 void tier_engine_scenario(int ndev) {
   char err[ERR_CAP];
@@ -133,6 +161,7 @@ void tier_engine_scenario(int ndev) {
       w->ram[keys[i].layer][keys[i].eid] = NULL;
     }
   decode_bit_identical(w, tier);
+  if (be.reclaims) lfru_swap_on_the_engine(w, tier);
   float x[H], y[TRUNK_ROWS], want[TRUNK_ROWS];
   for (int h = 0; h < H; h++) x[h] = (float)h / 8.0f - 2.0f;
   CHECK(tt_dense_matmul(tier, res.trunk_base, x, y) == 1);
@@ -142,6 +171,7 @@ void tier_engine_scenario(int ndev) {
   uint64_t count1, bytes1;
   fx_ledger(w->eng, &count1, &bytes1);
   CHECK(count1 == count0 && bytes1 == bytes0);
+  if (atomic_load(&eb.failures) != 0) fprintf(stderr, "  engine: %s\n", eb.first_failure);
   CHECK(atomic_load(&eb.failures) == 0);
   tt_destroy(tier);
   destroy(w);
