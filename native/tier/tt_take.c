@@ -41,7 +41,7 @@ static int collect_unlocked(tt_tier *t, const claim *c, float *y, int k) {
     if (c->n[dev] == 0) continue;
     float *out = g->yblock + (size_t)dev * TT_GROUP_ROWS * hidden;
     if (tt_be_take(t, dev, c->n[dev], out) != 0) {
-      ok = 0;
+      if (ok > 0) ok = 0;
       if (TT_LOGGING(t)) tt_ev_out(t, TT_SRC_TIER, TT_EV_TAKE_FAILED, dev, c->n[dev], 0);
       continue;
     }
@@ -57,12 +57,14 @@ static int collect_unlocked(tt_tier *t, const claim *c, float *y, int k) {
   return ok;
 }
 
-static int take_admitted(tt_tier *t, float *y, int k, int hidden) {
+/* *drained: the groups were claimed and collected (even if a row could not be written). */
+static int take_admitted(tt_tier *t, float *y, int k, int hidden, int *drained) {
   tt_gen *g = &t->g;
   if (hidden != g->cfg.hidden) {
     tt_set_error("tt_take: hidden %d, the tier's is %d", hidden, g->cfg.hidden);
     return TT_E_ARG;
   }
+  *drained = 1;
   claim c;
   tt_lock(t);
   claim_locked(t, &c);
@@ -87,10 +89,10 @@ int tt_take(tt_tier *t, float *y, int k, int hidden) {
     return TT_E_ARG;
   }
   if (TT_LOGGING(t)) tt_ev_call(t, TT_FN_TAKE, -1, -1, k);
-  int life, rc;
+  int life, rc, drained = 0;
   if (tt_gate_enter(t, TT_GATE_EXPERT, &life)) {
-    rc = take_admitted(t, y, k, hidden);
-    tt_gate_leave(t, TT_GATE_EXPERT, rc == TT_E_ARG ? TT_GROUPS_KEEP : TT_GROUPS_CLEAR);
+    rc = take_admitted(t, y, k, hidden, &drained);
+    tt_gate_leave(t, TT_GATE_EXPERT, drained ? TT_GROUPS_CLEAR : TT_GROUPS_KEEP);
   } else {
     /* the teardown collects (or collected) this caller's groups, if it had any */
     rc = !tt_gate_take_open_groups(t);
