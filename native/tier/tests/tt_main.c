@@ -4,6 +4,7 @@
  */
 #include "../../tests/harness.h"
 
+void suite_tier_rules(void);
 void suite_tier_warmstart(void);
 void suite_tier_decode(void);
 void suite_tier_faults(void);
@@ -13,6 +14,7 @@ void suite_tier_engine(void);
 void suite_tier_later(void);
 
 int main(void) {
+  suite_tier_rules();
   suite_tier_warmstart();
   suite_tier_decode();
   suite_tier_faults();
