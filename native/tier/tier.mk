@@ -11,7 +11,8 @@
 #                        and the CPU engine through the adapter); "N passed, N failed" last
 #   make tier-tsan       the same tests under ThreadSanitizer
 #   make tier-stress     the stress program (real threads, sleeps in the fake's hooks):
-#                        STRESS_ARGS="--iterations N --sleep-us U --seed S"
+#                        STRESS_ARGS="--iterations N --sleep-us U --seed S [--log FILE]"
+#   make tier-stress-tsan  the same program under ThreadSanitizer
 #   make tier-check-exports  each tier library exports exactly the TT_API functions
 #   make tier-engine-check-cpu|cuda|vulkan  the engine scenario through the tier library
 #                        linked against that engine (TIER_DEVICES=1 or 2, default 1)
@@ -46,7 +47,7 @@ TIER_STRESS_OBJ := $(patsubst %.c,$(TIER_GEN)/stress/%.o,$(TIER_CORE_SRC) $(TIER
 TIER_EXPORTS := $(TIER_GEN)/exports.txt
 TIER_MAP := $(TIER_GEN)/exports.map
 
-.PHONY: tier tier-cuda tier-vulkan tier-test tier-tsan tier-stress tier-check-exports \
+.PHONY: tier tier-cuda tier-vulkan tier-test tier-tsan tier-stress tier-stress-tsan tier-check-exports \
         tier-engine-check-cpu tier-engine-check-cuda tier-engine-check-vulkan
 
 tier: $(BUILD)/libtierlab_ctier_cpu.so $(BUILD)/libtierlab_ctier_fake.so
@@ -122,9 +123,18 @@ tier-engine-check-cuda: $(TIER_GEN)/tier_engine_check_cuda
 tier-engine-check-vulkan: $(TIER_GEN)/tier_engine_check_vulkan
 	./$< $(TIER_DEVICES)
 
+TIER_STRESS_TSAN_OBJ := $(patsubst %.c,$(TSAN_DIR)/obj/%.o,$(TIER_CORE_SRC) $(TIER_FAKE_SRC) \
+                          $(TIER_DIR)/stress/tier_stress.c)
+$(TIER_GEN)/tsan/tier_stress: $(TIER_STRESS_TSAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $(TIER_STRESS_TSAN_OBJ) $(LDLIBS)
+
 STRESS_ARGS ?=
 tier-stress: $(TIER_GEN)/tier_stress
 	./$(TIER_GEN)/tier_stress $(STRESS_ARGS)
 
--include $(TIER_ASAN_OBJ:.o=.d) $(TIER_TSAN_OBJ:.o=.d) $(TIER_STRESS_OBJ:.o=.d) \
+tier-stress-tsan: $(TIER_GEN)/tsan/tier_stress
+	TSAN_OPTIONS=halt_on_error=1 ./$(TIER_GEN)/tsan/tier_stress $(STRESS_ARGS)
+
+-include $(TIER_ASAN_OBJ:.o=.d) $(TIER_TSAN_OBJ:.o=.d) $(TIER_STRESS_OBJ:.o=.d) $(TIER_STRESS_TSAN_OBJ:.o=.d) \
          $(TIER_CORE_OBJ:.o=.d) $(TIER_FAKE_OBJ:.o=.d) $(TIER_ENGINE_OBJ:.o=.d)
