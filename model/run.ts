@@ -101,6 +101,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const checks = {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
+    wantSwaps: s.wantSwaps,
     watchSlots: opts.watchSlots === true,
     // a hand-written main thread is not the engine's driver, unless it says what it stands for
     ...(opts.main === undefined
