@@ -24,7 +24,8 @@ import { measureMutants } from './bench/mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './bench/race.js';
 import { measureSpeed } from './bench/speed.js';
 import { measureUpload } from './bench/upload.js';
-import { libraryPath, NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { libraryPath, NATIVE_BACKENDS } from '../../src/engine/native/library_file.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
@@ -33,11 +34,13 @@ import { STRATEGIES } from '../../properties/types.js';
 import {
   countOption,
   intOption,
+  isOneOf,
   parseOrFail,
   positiveOption,
   reportUnexpectedErrors,
   secondsOption,
   usageError,
+  wordList,
 } from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
@@ -169,7 +172,7 @@ if (only.includes('mutants')) {
 
 if (only.includes('upload')) {
   const backend = values.backend ?? 'cpu';
-  if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
+  if (!isOneOf(NATIVE_BACKENDS, backend)) fail(`--backend must be ${wordList(NATIVE_BACKENDS)}, got '${backend}'`);
   let lib: NativeEngineLib;
   try {
     lib = new NativeEngineLib(values.lib ?? libraryPath(backend));

@@ -20,6 +20,16 @@ export function usageError(tool: string, message: string): never {
   process.exit(EXIT.badInput);
 }
 
+/** Whether `value` is one of a vocabulary's words (a strategy, a suite, a backend), as its type. */
+export function isOneOf<T extends string>(words: readonly T[], value: string): value is T {
+  return (words as readonly string[]).includes(value);
+}
+
+/** Words as a sentence lists them: `cpu, cuda or vulkan`. */
+export function wordList(words: readonly string[], last: 'or' | 'and' = 'or'): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1) ?? ''}`;
+}
+
 /** the largest seed: fast-check reads seeds as 32-bit integers */
 export const SEED_MAX = 0xffffffff;
 

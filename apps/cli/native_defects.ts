@@ -25,7 +25,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { loadNativeDefects } from '../../mutants/lib/native_catalogue.js';
-import { NATIVE_BACKENDS, type NativeBackend, type NativeDefect } from '../../mutants/lib/native_defect.js';
+import type { NativeDefect } from '../../mutants/lib/native_defect.js';
+import { NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
 import { buildNativeScratch, patchedNative, type NativeScratch } from '../../mutants/lib/native_scratch.js';
 import { PatchError } from '../../mutants/lib/patch.js';
 import { parseOrFail, usageError } from './cli_args.js';

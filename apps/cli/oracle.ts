@@ -12,7 +12,8 @@
  * heat-file directory, writes the report of the runs finished (marked interrupted) and
  * exits 130 or 143.
  */
-import { libraryPath, NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { libraryPath, NATIVE_BACKENDS } from '../../src/engine/native/library_file.js';
 import { FixtureError, loadModel } from '../../src/fixture/container.js';
 import { engineModelOf } from '../../src/fixture/engine_model.js';
 import type { LoadedModel } from '../../src/fixture/model_types.js';
@@ -22,7 +23,7 @@ import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { EXIT } from '../../src/check/exit_codes.js';
 import { Progress } from './progress.js';
-import { intOption, parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
+import { intOption, isOneOf, parseOrFail, reportUnexpectedErrors, usageError, wordList } from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 
 reportUnexpectedErrors('oracle');
@@ -45,7 +46,7 @@ const { values } = parseOrFail('oracle', {
 });
 
 const backend = values.backend ?? 'cpu';
-if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
+if (!isOneOf(NATIVE_BACKENDS, backend)) fail(`--backend must be ${wordList(NATIVE_BACKENDS)}, got '${backend}'`);
 const devicesArg = values.devices ?? '0';
 // each id an integer the C ABI's int holds; an empty one ('', '0,') would read as device 0
 const devices = devicesArg.split(',').map((d) => intOption('oracle', d, 'devices', 0, 0x7fffffff, 0));

@@ -23,8 +23,8 @@ import { ORACLE_UNREACHABLE } from '../../mutants/lib/oracle_unreachable.js';
 import { applyMutant, PatchError } from '../../mutants/lib/patch.js';
 import { makeScratch, makeSnapshot } from '../../mutants/lib/scratch.js';
 import type { MutantEntry } from '../../mutants/lib/types.js';
-import { libraryPath } from '../../src/engine/native/binding.js';
-import { parseOrFail, usageError } from './cli_args.js';
+import { libraryPath, NATIVE_BACKENDS } from '../../src/engine/native/library_file.js';
+import { isOneOf, parseOrFail, usageError, wordList } from './cli_args.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
 import { runOracleChild, type OracleChild } from './kills/oracle_child.js';
 import { Progress } from './progress.js';
@@ -53,8 +53,8 @@ if (!Number.isInteger(tokens) || tokens < 1)
 const devices = values.devices ?? '0,1';
 if (!/^\d+(,\d+)*$/.test(devices)) usageError(TOOL, `--devices wants ids like 0,1, got '${devices}'`);
 const backend = values.backend ?? 'cpu';
-if (!['cpu', 'cuda', 'vulkan'].includes(backend))
-  usageError(TOOL, `--backend must be cpu, cuda or vulkan, got '${backend}'`);
+if (!isOneOf(NATIVE_BACKENDS, backend))
+  usageError(TOOL, `--backend must be ${wordList(NATIVE_BACKENDS)}, got '${backend}'`);
 const library = resolve(libraryPath(backend));
 if (!existsSync(library)) usageError(TOOL, `${library}: no ${backend} engine (make -C native ${backend})`);
 

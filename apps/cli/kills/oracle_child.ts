@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NATIVE_BACKENDS } from '../../../src/engine/native/library_file.js';
 
 export interface OracleVerdict {
   readonly status: 'killed' | 'survived' | 'error';
@@ -108,7 +109,7 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
 }
 
 function readdirJson(dir: string): { runs: ReportRun[]; validationMessages: number | null } | null {
-  for (const backend of ['cpu', 'cuda', 'vulkan']) {
+  for (const backend of NATIVE_BACKENDS) {
     const f = join(dir, `oracle-${backend}.json`);
     if (existsSync(f))
       return JSON.parse(readFileSync(f, 'utf8')) as { runs: ReportRun[]; validationMessages: number | null };
