@@ -50,6 +50,7 @@ import { summarize } from '../../mutants/lib/stats.js';
 import { Progress } from './progress.js';
 import {
   countOption,
+  isOneOf,
   jobsOption,
   parseOrFail,
   reportUnexpectedErrors,
@@ -118,11 +119,12 @@ const root = REPO_ROOT;
 if (values['catalogue-only'] === true && values['operators-only'] === true)
   fail('--catalogue-only and --operators-only exclude each other');
 // checked here: a mutant's properties run that refuses them would look like a dead mutant
-if (values.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(values.strategy)) {
-  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy}'`);
+const strategy = values.strategy;
+if (strategy !== undefined && !isOneOf(STRATEGIES, strategy)) {
+  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${strategy}'`);
 }
-if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite))
-  fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
+const suite = values.suite;
+if (suite !== undefined && !isOneOf(SUITES, suite)) fail(`no suite '${suite}'; known: ${SUITES.join(', ')}`);
 // every number is read before anything slow starts
 const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
 const seed = seedOption('mutants', values.seed, 20261129);
@@ -213,9 +215,9 @@ const settings: RunSettings = {
   outDir,
   seconds,
   seed,
-  ...(values.strategy !== undefined ? { strategy: values.strategy } : {}),
+  ...(strategy !== undefined ? { strategy } : {}),
   ...(runs !== undefined ? { runs } : {}),
-  ...(values.suite !== undefined ? { suite: values.suite } : {}),
+  ...(suite !== undefined ? { suite } : {}),
   matrixSeconds,
   typecheck: values.typecheck === true,
   keep: values.keep === true,

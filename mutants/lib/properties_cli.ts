@@ -7,13 +7,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runChild } from './child.js';
+import type { ViolationCounts } from '../../properties/types.js';
 import type { RunSettings } from './types.js';
 
 export interface ReportSuite {
   suite: string;
   runs: number;
   seconds: number;
-  violations: Record<string, number>;
+  violations: ViolationCounts;
   failure: null | {
     property: string;
     detail: string;
