@@ -24,7 +24,7 @@ export interface OracleVerdict {
 }
 
 export interface OracleChild {
-  /** the tree whose apps/cli/oracle.ts runs (node_modules reachable from there) */
+  /** the tree whose oracle (apps/cli/bin/oracle.ts) runs (node_modules reachable from there) */
   readonly cwd: string;
   /** a bundled oracle (scripts/gpu/pack.sh) to run with plain node instead */
   readonly script?: string;
@@ -78,7 +78,7 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
   const report = mkdtempSync(join(tmpdir(), 'tierlab-kill-'));
   const t0 = performance.now();
   try {
-    const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'apps/cli/oracle.ts'];
+    const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'apps/cli/bin/oracle.ts'];
     const r = spawnSync(process.execPath, [...entry, ...c.args, '--report', report], {
       cwd: c.cwd,
       env: { ...process.env, ...c.env },
