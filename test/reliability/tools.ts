@@ -1,6 +1,6 @@
 /**
  * What the reliability trials (trials.ts) are made of: running a command the way a user
- * does (`node --import tsx apps/cli/bin/X.ts`, in the repository, with a private temp folder
+ * does (`node --import tsx apps/cli/bin/<tool>.ts`, in the repository, with a private temp folder
  * so that leaks can be counted), and judging what came back.
  *
  * Verdicts, as the review used them: `clean` is one line on stderr naming the problem and
