@@ -10,7 +10,7 @@
 #    self-test, the same self-test against the Vulkan library, the C upload benches
 #    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
 #  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
-# Then one device call runs scripts/gpu/remote.sh there. See README, "Running on a GPU".
+# Then one device call runs scripts/gpu/remote.sh there (scripts/gpu/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.carry/gpu
