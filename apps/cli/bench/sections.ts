@@ -59,7 +59,7 @@ function fail(message: string): never {
   return usageError('bench', message);
 }
 
-const speed: Section = async (o, report) => {
+async function speed(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const s = defaultScenario();
   const { seconds, repeats } = o;
   o.log(
@@ -81,9 +81,9 @@ const speed: Section = async (o, report) => {
     `  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`,
   );
   return on.violations > 0;
-};
+}
 
-const scaling: Section = async (o, report) => {
+async function scaling(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const seconds = o.scalingSeconds;
   let unexpected = false;
   report.scaling = [];
@@ -95,29 +95,29 @@ const scaling: Section = async (o, report) => {
     report.scaling.push({ dimension: g.dimension, value: g.value, on, off });
   }
   return unexpected;
-};
+}
 
-const exhaustive: Section = async (o, report) => {
+async function exhaustive(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const { section, unexpected } = await measureExhaustive(o.exploreSeconds, o.log);
   report.exhaustive = section;
   return unexpected;
-};
+}
 
-const race: Section = async (o, report) => {
+async function race(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const seeds = o.raceSeeds;
   const runsPerSuite = o.raceRuns;
   o.log(`race: fill_wait on st.qn, ${seeds} seeds x ${o.strategies.join(', ')} ...`);
   const rows = await measureRace(o.root, o.strategies, seeds, runsPerSuite);
   report.race = { file: RACE_FILE, change: RACE_REPLACE, seeds, runsPerSuite, rows };
   return false;
-};
+}
 
-const mutants: Section = async (o, report) => {
+async function mutants(o: BenchOptions, report: BenchReport): Promise<boolean> {
   report.mutants = await measureMutants(o.root, o.strategies, o.mutantSeconds, o.jobs, o.log);
   return false;
-};
+}
 
-const upload: Section = async (o, report) => {
+async function upload(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const backend = o.backend ?? 'cpu';
   if (!isOneOf(NATIVE_BACKENDS, backend)) fail(`--backend must be ${wordList(NATIVE_BACKENDS)}, got '${backend}'`);
   let lib: NativeEngineLib;
@@ -138,7 +138,7 @@ const upload: Section = async (o, report) => {
     log: o.log,
   });
   return report.upload.problems.length > 0;
-};
+}
 
 const SECTIONS: Readonly<Record<BenchSection, Section>> = { speed, scaling, exhaustive, race, mutants, upload };
 
