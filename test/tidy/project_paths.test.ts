@@ -17,7 +17,21 @@ import { projectFiles } from './source_files.js';
 
 const TOP = ['src', 'model', 'apps', 'properties', 'mutants', 'test', 'native', 'scripts', 'fixtures', 'docs'];
 const PATH = new RegExp(`(?<![\\w./-])((?:${TOP.join('|')})/[A-Za-z0-9_./-]*[A-Za-z0-9_/])`, 'g');
-const CHECKED = ['*.ts', '*.mjs', '*.mts', '*.sh', '*.c', '*.h', '*.cu', '*.comp', '*.glsl', '*.md', '*.json', '*.mk', '*Makefile'];
+const CHECKED = [
+  '*.ts',
+  '*.mjs',
+  '*.mts',
+  '*.sh',
+  '*.c',
+  '*.h',
+  '*.cu',
+  '*.comp',
+  '*.glsl',
+  '*.md',
+  '*.json',
+  '*.mk',
+  '*Makefile',
+];
 
 const all = projectFiles(['*']).filter((f) => !f.startsWith('reports/'));
 const known = new Set<string>(all);
