@@ -78,6 +78,7 @@ export const PROPERTY_FAMILIES = [
   'liveness after shutdown',
   'refinement',
   'sync discipline',
+  'driver',
 ] as const;
 export type PropertyFamily = (typeof PROPERTY_FAMILIES)[number];
 
