@@ -16,6 +16,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { traceData } from '../../model/rt/trace_data.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { PROPERTIES, propertyInfo } from '../../src/check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
@@ -46,7 +47,7 @@ export function replayToView(
     mutant: cx.mutant,
     scenario: describeScenario(cx.scenario),
     choices: cx.choices,
-    trace: { threadNames: r.trace?.threadNames.map((n) => n ?? null) ?? [], records: r.trace?.records ?? [] },
+    trace: r.trace !== null ? traceData(r.trace) : { threadNames: [], records: [] },
     violation: found,
     statement: propertyInfo(found?.property ?? cx.property)?.statement ?? null,
     replay,

@@ -14,8 +14,7 @@
  * refers to are defined once per page (page.ts `SHARED_SVG_DEFS`).
  */
 import { anchorId, el, esc, leaf, num, title } from './html.js';
-import { buildLaneModel, mxHolderAt, type Cell, type LaneModel, type Span } from './lane_model.js';
-import { describeEvent } from './trace_events.js';
+import { buildLaneModel, mxHolderAt, type Cell, type CellItem, type LaneModel, type Span } from './lane_model.js';
 import type { CounterexampleView } from './report_inputs.js';
 
 export type LaneAxis = 'step' | 'time';
@@ -65,11 +64,16 @@ function cellTitle(m: LaneModel, c: Cell): string {
   const lines = [
     `step ${c.step} · t ${c.t.toFixed(2)} µs · ${m.lanes[c.tid] ?? c.tid} · mx held by ${holder === null ? 'nobody' : (m.lanes[holder] ?? holder)}`,
   ];
-  for (const i of c.items) {
-    const d = describeEvent(i.event, i.text);
-    lines.push(`${d.op}${d.result !== null ? ` → ${d.result}` : ''}${i.dt > 0 ? `  (${num(i.dt)} µs)` : ''}`);
-  }
+  for (const i of c.items) lines.push(`${itemText(i)}${i.dt > 0 ? `  (${num(i.dt)} µs)` : ''}`);
   return lines.join('\n');
+}
+
+/** One record for people: a return and a spawn say what they gave back; the rest, their words. */
+function itemText(i: CellItem): string {
+  const e = i.event;
+  if (e.k === 'ret') return `return from ${e.fn} → ${e.value}`;
+  if (e.k === 'spawn' && e.tid >= 0) return `spawn ${e.name} → thread ${e.tid}`;
+  return i.text;
 }
 
 function mark(c: Cell, x: number, w: number, y: number, tip: string): string {
