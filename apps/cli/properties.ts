@@ -38,7 +38,7 @@
  * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { InputError } from '../../src/input/input_error.js';
@@ -69,7 +69,8 @@ import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard } from '../../pr
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { SEARCHED_SCENARIOS, searchedRequest } from '../../properties/searched_scenarios.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
-import { prepareOutputDir } from './output_dir.js';
+import { prepareOutputDir, shownPath } from './output_dir.js';
+import { fileNamePart } from '../../src/input/paths.js';
 
 reportUnexpectedErrors('properties');
 /** PCT depths beyond this make the bound 1/(n k^(d-1)) too small to plan runs with */
@@ -160,12 +161,21 @@ if (given !== null && values.suite !== undefined) fail('--scenario explores one 
 const suites: Suite[] = values.suite !== undefined ? [values.suite as Suite] : [...SUITES];
 for (const s of suites) if (!SUITES.includes(s)) fail(`no suite '${s}'; known: ${SUITES.join(', ')}`);
 const reportDir = values.report ?? 'reports';
+// a search of one scenario writes a report of its own, named after it: it leaves the
+// default run's report (every suite) as it was, and the page shows both
+const reportName = given !== null ? scenarioReportName(values.scenario ?? '') : 'properties';
 // Split DPOR parts redo much of each other's work (properties/search_parts.ts), so one
 // scenario's search takes one job unless asked; a suite's runs are independent: every core.
 const jobs = values.jobs === undefined && given !== null && strategy === 'exhaustive' ? 1 : jobsGiven;
 prepareOutputDir('properties', 'report', reportDir);
 // mutation runs name their mutant; a counterexample records it (and its file name shows it)
 const mutant = mutantOfEnvironment();
+
+/** `properties-<file name>` for --scenario FILE (letters, digits, `._-` only) */
+function scenarioReportName(file: string): string {
+  const stem = basename(file).replace(/\.json$/, '');
+  return `properties-${fileNamePart(stem)}`;
+}
 
 function parsePreemptions(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -232,11 +242,16 @@ for (const [i, label] of labels.entries()) {
   };
   const searchedName = i >= suites.length && given === null ? searched[i - suites.length] : undefined;
   const labelJobs = searchedName !== undefined ? 1 : jobs;
-  progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`);
+  const head = `[${i + 1}/${labels.length}] ${label}`;
+  progress.update(`${head}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`);
+  // long searches say how far they got (a line every few seconds off a terminal)
+  const onProgress = (line: string): void => progress.update(`${head}: ${line}`);
+  const onUnits = (done: number, total: number): void =>
+    progress.update(`${head}: ${done} of ${total} blocks of runs done`);
   let result: SuiteResult;
   if (searchedName !== undefined) {
     const request = searchedRequest(searchedName, common);
-    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null));
+    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null, onProgress), onProgress);
     // nobody asked for a guarantee: a search the budget cut short is a sample, as a suite's runs are
     const { guarantee, ...rest } = whole;
     result = guarantee === undefined || guarantee.complete ? whole : rest;
@@ -244,13 +259,13 @@ for (const [i, label] of labels.entries()) {
       progress.done(`  ${label}: cut short by the budget (${guarantee?.schedules ?? 0} schedules searched)`);
   } else if (given !== null && strategy === 'exhaustive') {
     const request = { ...common, scenario: given, shortest: values.shortest === true };
-    const parts = await exhaustiveParts(request, jobs, shard);
-    result = joinSearchParts(request, parts);
+    const parts = await exhaustiveParts(request, jobs, shard, onProgress);
+    result = joinSearchParts(request, parts, onProgress);
     shardLabels.push({ label: 'scenario', request, parts });
   } else {
     const request = given !== null ? { ...common, scenario: given } : { ...common, suite: label as Suite };
     const size = unitSize(request, shard !== null ? shard.count : jobs);
-    const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard));
+    const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard), onUnits);
     result = joinUnits(request, units);
     shardLabels.push({ label: given !== null ? 'scenario' : (label as Suite), request, units });
   }
@@ -313,14 +328,14 @@ if (shard !== null) {
 }
 const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
 const report = buildReport(results, { seed, strategy, command, replays });
-writeReport(reportDir, report, results);
+writeReport(reportDir, report, results, reportName);
 if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
   // the guarantees also go to the people's report (properties.json has them per suite);
   // each statement starts with its strategy
   const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
-  appendFileSync(join(reportDir, 'properties.md'), md.join('\n'));
+  appendFileSync(join(reportDir, `${reportName}.md`), md.join('\n'));
 }
 const t = report.totals;
 // a guarantee cut short by its budget is not a pass: it promised more than it checked
@@ -329,7 +344,7 @@ process.stdout.write(
   `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties` +
     `${verdict !== 'INCOMPLETE' ? '' : shard !== null ? '; a shard alone promises nothing: join every shard with npm run report -- merge' : '; the guarantee was cut short by the budget (raise --seconds or --runs)'}` +
-    `; report in ${reportDir}/properties.md\n`,
+    `; report in ${shownPath(join(reportDir, `${reportName}.md`))}\n`,
 );
 const violated = new Set<PropertyId>();
 for (const r of results) {

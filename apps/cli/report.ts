@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
 import { parseOrFail, usageError } from './cli_args.js';
+import { shownPath } from './output_dir.js';
 
 const USAGE =
   'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
@@ -47,18 +48,20 @@ async function build(args: readonly string[]): Promise<number> {
     jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs wants a positive integer, got '${values.jobs}'`);
   }
-  const r = await writeHtmlReport(dir, jobs !== undefined ? { jobs } : {});
+  // the whole page: kills without a stored lane diagram are replayed on their mutants, saying so
+  const onProgress = (line: string): void => void process.stderr.write(`report: ${line}\n`);
+  const r = await writeHtmlReport(dir, { ...(jobs !== undefined ? { jobs } : {}), replayMutants: true, onProgress });
   process.stdout.write(`${htmlReportLine(r)}\n`);
   return r.problems.length === 0 ? 0 : 1;
 }
 
-function counterexample(args: readonly string[]): number {
+async function counterexample(args: readonly string[]): Promise<number> {
   const [file, out] = args;
   if (file === undefined || out === undefined || args.length > 2)
     fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
-  const bytes = writeCounterexampleHtml(file, out);
-  process.stdout.write(`lane diagram of ${file} in ${out} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  const bytes = await writeCounterexampleHtml(file, out, (line) => process.stderr.write(`report: ${line}\n`));
+  process.stdout.write(`lane diagram of ${shownPath(file)} in ${shownPath(out)} (${(bytes / 1024).toFixed(0)} KiB)\n`);
   return 0;
 }
 
@@ -76,7 +79,7 @@ async function merge(args: readonly string[]): Promise<number> {
 
 if (values.out !== undefined && sub !== 'merge') fail('--out is an option of merge');
 try {
-  process.exit(sub === 'build' ? await build(rest) : sub === 'merge' ? await merge(rest) : counterexample(rest));
+  process.exit(sub === 'build' ? await build(rest) : sub === 'merge' ? await merge(rest) : await counterexample(rest));
 } catch (e) {
   fail((e as Error).message);
 }

@@ -141,10 +141,11 @@ function kindOf(e: TraceEventData): CellKind {
   }
 }
 
-export function buildLaneModel(trace: TraceData): LaneModel {
+/** The model of the last `lastSteps` steps of a trace (at most MAX_DRAWN_STEPS): a run ends at its violation. */
+export function buildLaneModel(trace: TraceData, lastSteps = MAX_DRAWN_STEPS): LaneModel {
   const records = trace.records;
   const lastStep = records.reduce((a, r) => Math.max(a, r.step), 0);
-  const firstDrawn = Math.max(records[0]?.step ?? 0, lastStep - MAX_DRAWN_STEPS + 1);
+  const firstDrawn = Math.max(records[0]?.step ?? 0, lastStep - Math.min(lastSteps, MAX_DRAWN_STEPS) + 1);
   const laneCount = Math.max(trace.threadNames.length, ...records.map((r) => r.tid + 1));
   const lanes = Array.from({ length: laneCount }, (_, i) => trace.threadNames[i] ?? `t${i}`);
 

@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { fileNamePart } from '../../src/input/paths.js';
 import { runChild } from './child.js';
+import { storedViewPath } from '../../properties/counterexample_view.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
@@ -155,6 +156,16 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     }
     const probeArgs = [...tsx, 'mutants/lib/probe.ts', '--seed', String(s.seed)];
     if (cxFile.length > 0 && existsSync(cxFile)) probeArgs.push('--cx', cxFile);
+    // the kill's lane diagram: the mutant's run, replayed once here and stored beside the copy
+    if (counterexample !== null && replay !== null)
+      probeArgs.push(
+        '--view',
+        storedViewPath(join(s.root, counterexample)),
+        '--shown-as',
+        counterexample,
+        '--replay',
+        replay,
+      );
     if (s.matrixSeconds > 0) probeArgs.push('--matrix-seconds', String(s.matrixSeconds));
     const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 60) * 1000 });
     let steps: number | null = f.steps ?? null;

@@ -24,7 +24,7 @@ import { tsxCommand } from '../../mutants/lib/properties_cli.js';
 import { runMutant } from '../../mutants/lib/run_mutant.js';
 import { makeScratch } from '../../mutants/lib/scratch.js';
 import { replayToView } from '../../apps/report/counterexample_replay.js';
-import { diagramAnchor } from '../../apps/report/lane_diagram.js';
+import { diagramAnchor } from '../../apps/report/counterexample_block.js';
 import { loadReportInputs } from '../../apps/report/load_reports.js';
 import type { CounterexampleView } from '../../apps/report/report_inputs.js';
 import { writeCounterexampleHtml, writeHtmlReport } from '../../apps/report/write_report.js';
@@ -130,7 +130,7 @@ describe('the HTML report in headless Chromium', () => {
       needBrowser(ctx);
       const file = `properties/replays/${name}.json`;
       const out = join(tmp, `${name}.html`);
-      writeCounterexampleHtml(file, out);
+      await writeCounterexampleHtml(file, out);
       const view = replayToView(file);
       const { page, errors } = await open(out);
       await checkDiagram(page, '.cx', view);
