@@ -78,7 +78,7 @@ svg .ax{fill:var(--muted);font-size:10px}svg .ax.t{font-size:9px}svg .tick{strok
 .bar.scope{fill:var(--line)}.line-a{stroke:var(--backend);fill:none;stroke-width:2}
 .line-b{stroke:var(--engine);fill:none;stroke-width:2}.dot-a{fill:var(--backend)}.dot-b{fill:var(--engine)}
 .ref{stroke:var(--bad);stroke-dasharray:5 3;stroke-width:1.5}.grid{stroke:var(--line);stroke-width:1}
-.charts{display:flex;flex-wrap:wrap;gap:10px 24px}svg .ct{font-weight:600;font-size:11.5px}svg .dim{opacity:.55}
+.charts{display:flex;flex-wrap:wrap;gap:10px 24px}.plot{margin:0}svg .ct{font-weight:600;font-size:11.5px}svg .dim{opacity:.55}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 td code{white-space:nowrap}.hidden-defs{position:absolute;width:0;height:0;overflow:hidden}
 `;
