@@ -4,7 +4,7 @@
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
- *                         [--state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
+ *                         [--state-cache | --no-state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
@@ -21,7 +21,8 @@
  * (seeded uniform choices), `pct` (PCT of depth --depth, default 2), `exhaustive`
  * (every interleaving up to --preemptions, with sleep-set reduction unless
  * --no-reduction; --state-cache also skips states explored before, see
- * model/explore/state/state_digest.ts for how far that is sound; --replay makes the unbounded
+ * model/explore/state/state_digest.ts for how far that is sound: it is on by default for the
+ * unbounded search of one scenario, --no-state-cache turns it off; --replay makes the unbounded
  * DPOR search with the cache replay each run from the start instead of going on from the
  * state saved where it branches, model/explore/state/restore/). --scenario FILE explores one scenario (a counterexample file or a bare
  * scenario JSON) instead of the suites; that is where the guarantees are: `pct
@@ -97,6 +98,7 @@ const { values } = parseOrFail('properties', {
     preemptions: { type: 'string' },
     'no-reduction': { type: 'boolean' },
     'state-cache': { type: 'boolean' },
+    'no-state-cache': { type: 'boolean' },
     replay: { type: 'boolean' },
     scenario: { type: 'string' },
     shortest: { type: 'boolean' },
@@ -139,11 +141,24 @@ if (
   (preemptions !== undefined ||
     values['no-reduction'] === true ||
     values['state-cache'] === true ||
+    values['no-state-cache'] === true ||
     values.replay === true) &&
   strategy !== 'exhaustive'
 ) {
-  fail('--preemptions, --no-reduction, --state-cache and --replay are for --strategy exhaustive');
+  fail('--preemptions, --no-reduction, --state-cache, --no-state-cache and --replay are for --strategy exhaustive');
 }
+if (values['state-cache'] === true && values['no-state-cache'] === true)
+  fail('--state-cache and --no-state-cache exclude each other');
+// the state cache is on by default where it is sound: the unbounded DPOR search of one
+// scenario, whose state digest is the whole state (model/explore/state/state_digest.ts);
+// --no-state-cache turns it off (a bounded search's cache stays opt-in)
+const stateCache =
+  values['state-cache'] === true ||
+  (values['no-state-cache'] !== true &&
+    strategy === 'exhaustive' &&
+    given !== null &&
+    preemptions === Infinity &&
+    values['no-reduction'] !== true);
 if (values.shortest === true && (strategy !== 'exhaustive' || given === null))
   fail('--shortest needs --strategy exhaustive and --scenario FILE');
 if (
@@ -237,7 +252,7 @@ for (const [i, label] of labels.entries()) {
     confidence,
     preemptions,
     reduction: values['no-reduction'] !== true,
-    stateCache: values['state-cache'] === true,
+    stateCache,
     replay: values.replay === true,
   };
   const searchedName = i >= suites.length && given === null ? searched[i - suites.length] : undefined;
