@@ -20,7 +20,7 @@ export function renderCounterexampleHtml(view: CounterexampleView): string {
     sections: [
       {
         id: 'lanes',
-        heading: view.statement !== null ? `${verdict}: ${view.statement}` : verdict,
+        heading: 'The run, one lane per thread',
         html: renderCounterexample(view),
       },
     ],

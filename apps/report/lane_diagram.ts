@@ -21,7 +21,7 @@ export type LaneAxis = 'step' | 'time';
 
 const GUTTER = 104;
 /** a short trace is spread over about this many pixels, a long one scrolls */
-const TARGET_WIDTH = 1100;
+const TARGET_WIDTH = 1030;
 /** step axis: the width of one step, between these */
 const COL_MIN = 7;
 const COL_MAX = 22;

@@ -56,7 +56,7 @@ details>summary{cursor:pointer;font-weight:600}details[open]{background:var(--bg
 .key{display:inline-flex;align-items:center;gap:4px}.axis-switch>input{margin-left:0}
 .axis-switch>label{margin-right:14px;font-size:12.5px}.axis-switch>.scroll{display:none}
 .axis-switch .ax-near:checked~.view-near,.axis-switch .ax-step:checked~.view-step,
-.axis-switch .ax-time:checked~.view-time{display:block}
+.axis-switch .ax-time:checked~.view-time{display:block}.axis-switch>.scroll{width:fit-content;max-width:100%}
 .cx .meta p{margin:2px 0}
 .cx code.schedule,.cx code.replay{white-space:normal;overflow-wrap:anywhere;word-break:break-all}
 .how{font-size:12.5px;max-width:980px}svg text{fill:var(--fg);font:11px system-ui,sans-serif}
@@ -92,7 +92,8 @@ const SCRIPT = `
 (function(){function openTarget(){var id=location.hash.slice(1);if(!id)return;
 var t=document.getElementById(id);if(!t)return;for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}t.scrollIntoView();}
 function toViolation(box){var b=box.querySelector('[data-violation-step]');if(!b||!box.clientWidth)return;
-box.scrollLeft=Math.max(0,(parseFloat(b.getAttribute('x'))||0)-box.clientWidth*0.75);}
+var x=parseFloat(b.getAttribute('x'))||0;if(x+(parseFloat(b.getAttribute('width'))||0)<=box.clientWidth)return;
+box.scrollLeft=Math.max(0,x-box.clientWidth*0.75);}
 function within(root){if(root&&root.querySelectorAll)root.querySelectorAll('.scroll').forEach(toViolation);}
 window.addEventListener('hashchange',openTarget);
 document.addEventListener('DOMContentLoaded',function(){openTarget();within(document);});
@@ -138,7 +139,9 @@ function hatch(id: string, colour: string): string {
 }
 
 export function renderPage(p: Page): string {
-  const nav = el('nav', {}, ...p.sections.map((s) => el('a', { href: `#${s.id}` }, esc(s.heading))));
+  // a page of one section needs no table of contents
+  const nav =
+    p.sections.length > 1 ? el('nav', {}, ...p.sections.map((s) => el('a', { href: `#${s.id}` }, esc(s.heading)))) : '';
   const problems =
     p.problems.length === 0
       ? ''
