@@ -32,6 +32,7 @@ import { parseOrFail, usageError } from './cli_args.js';
 import { runOracleChild, type OracleVerdict } from './kills/oracle_child.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
 import { Progress } from './progress.js';
+import { shownPath } from '../report/shown_path.js';
 
 const TOOL = 'native-defects';
 /** the validation layer, core and synchronization checks (native/vulkan/vulkan.mk) */
@@ -257,6 +258,6 @@ const md = writeKillTable(values.report ?? 'reports', {
 });
 const killed = rows.filter((r) => r.status === 'killed').length;
 process.stdout.write(
-  `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${backends.join(', ')}; kill table in ${md}\n`,
+  `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${backends.join(', ')}; kill table in ${shownPath(md)}\n`,
 );
 process.exit(killed === rows.length ? 0 : 1);

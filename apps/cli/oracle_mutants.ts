@@ -28,6 +28,7 @@ import { parseOrFail, usageError } from './cli_args.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
 import { runOracleChild, type OracleChild } from './kills/oracle_child.js';
 import { Progress } from './progress.js';
+import { shownPath } from '../report/shown_path.js';
 
 const TOOL = 'oracle-mutants';
 
@@ -138,6 +139,6 @@ const killed = rows.filter((r) => r.status === 'killed').length;
 const explained = rows.filter((r) => r.status === 'survived' && r.why !== null).length;
 const ok = killed + explained === rows.length;
 process.stdout.write(
-  `\n${ok ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} catalogue mutants killed by the real oracle, ${explained} survive for a stated reason; kill table in ${md}\n`,
+  `\n${ok ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} catalogue mutants killed by the real oracle, ${explained} survive for a stated reason; kill table in ${shownPath(md)}\n`,
 );
 process.exit(ok ? 0 : 1);

@@ -302,7 +302,7 @@ for (const [i, label] of labels.entries()) {
     scenario: f.scenario,
     choices: f.choices,
   });
-  const replay = `npm run replay -- ${file}`;
+  const replay = `npm run replay -- ${shownPath(file)}`;
   replays.set(result, replay);
   const info = propertyInfo(f.property);
   if (values.bail === true) failedEarly = true;
