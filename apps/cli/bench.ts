@@ -26,7 +26,7 @@ import { measureSpeed } from './bench/speed.js';
 import { measureUpload } from './bench/upload.js';
 import { libraryPath, NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { defaultScenario } from '../../properties/committed_scenarios.js';
 import { STRATEGIES } from '../../properties/types.js';
@@ -192,6 +192,6 @@ if (only.includes('upload')) {
 
 report.machine.loadAverageAtEnd = loadavg();
 writeBenchReport(outDir, report);
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir))}\n`);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(outDir, { onProgress: progressTo('bench') }))}\n`);
 log(`report in ${shownPath(`${outDir}/bench.md`)}`);
 process.exit(unexpected ? 1 : 0);

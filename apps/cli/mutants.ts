@@ -39,7 +39,7 @@ import { killAllChildren } from '../../mutants/lib/child.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import { buildMutantsReport, writeMutantsReport, type MutantsReport } from '../../mutants/lib/report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
 import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
 import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
@@ -327,7 +327,9 @@ if (shard !== null) {
     results: all,
   });
 }
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
+process.stderr.write(
+  `${htmlReportLine(await writeHtmlReport(settings.outDir, { onProgress: progressTo('mutants') }))}\n`,
+);
 
 const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
 const ops = summarize(all.filter((r) => r.kind === 'operator'));

@@ -18,7 +18,7 @@ import { engineModelOf } from '../../src/fixture/engine_model.js';
 import type { LoadedModel } from '../../src/fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
 import { EXIT } from '../../src/check/exit_codes.js';
 import { Progress } from './progress.js';
@@ -169,7 +169,7 @@ try {
 }
 
 const ok = report(null);
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
+process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir, { onProgress: progressTo('oracle') }))}\n`);
 const messages = validationMessages();
 const validated =
   validation === null

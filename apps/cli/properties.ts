@@ -50,7 +50,7 @@ import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../../s
 import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
 import { Progress } from './progress.js';
@@ -344,7 +344,10 @@ if (shard !== null) {
 const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
 const report = buildReport(results, { seed, strategy, command, replays });
 writeReport(reportDir, report, results, reportName);
-if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
+if (values.quiet !== true)
+  process.stderr.write(
+    `${htmlReportLine(await writeHtmlReport(reportDir, { onProgress: progressTo('properties') }))}\n`,
+  );
 const guarantees = results.filter((r) => r.guarantee !== undefined);
 if (guarantees.length > 0) {
   // the guarantees also go to the people's report (properties.json has them per suite);

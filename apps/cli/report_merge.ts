@@ -22,7 +22,7 @@ import type { SuiteResult } from '../../properties/types.js';
 import { isPropertyId, type PropertyId } from '../../src/check/catalogue.js';
 import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
 import { checkShardSet, readShardFile, type MutantsShard, type PropertiesShard } from '../report/shard_file.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { shownPath } from '../report/shown_path.js';
 
 export async function mergeShardReports(
@@ -37,7 +37,7 @@ export async function mergeShardReports(
     shards[0]?.tool === 'mutants'
       ? mergeMutants(shards as MutantsShard[], out, command, log)
       : mergeProperties(shards as PropertiesShard[], out, command, log);
-  log(htmlReportLine(await writeHtmlReport(out)));
+  log(htmlReportLine(await writeHtmlReport(out, { onProgress: progressTo('report') })));
   return code;
 }
 

@@ -101,10 +101,23 @@ function write(file: string, html: string): number {
   return Buffer.byteLength(html);
 }
 
+/** From this many counterexamples on, drawing the page is announced (it takes seconds). */
+const MANY_DIAGRAMS = 40;
+
+/** A progress callback that prints `tool: line` on stderr, for the commands. */
+export function progressTo(tool: string): (line: string) => void {
+  return (line) => void process.stderr.write(`${tool}: ${line}\n`);
+}
+
 /** Reads the JSON reports in `reportDir` and writes `reportDir/index.html`. */
 export async function writeHtmlReport(reportDir: string, opts: LoadOptions = {}): Promise<HtmlReportResult> {
   const started = performance.now();
   const inputs = await loadReportInputs(reportDir, opts);
+  // drawing takes about a twentieth of a second a counterexample: say so when it adds up
+  if (inputs.counterexamples.size >= MANY_DIAGRAMS)
+    opts.onProgress?.(
+      `drawing ${inputs.counterexamples.size} lane diagrams into ${shownPath(join(reportDir, 'index.html'))} ...`,
+    );
   const file = join(reportDir, 'index.html');
   const reports = found(inputs);
   const problems =
