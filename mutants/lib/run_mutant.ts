@@ -7,7 +7,7 @@
  * does not apply or compile, a crash, or a hang is stillborn, with the error.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { fileNamePart } from '../../src/input/paths.js';
 import { runChild } from './child.js';
@@ -143,7 +143,9 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     secondsToKill += f.secondsToFind ?? found?.seconds ?? 0;
 
     // the counterexample: copied next to the report, measured in the mutated world
-    const cxFile = f.replay.replace(/^.*replay --\s*/, '').trim();
+    // the replay command names the file as the child printed it: relative to its working directory
+    const named = f.replay.replace(/^.*replay --\s*/, '').trim();
+    const cxFile = named.length > 0 ? resolve(scratch.dir, named) : '';
     let counterexample: string | null = null;
     let replay: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {

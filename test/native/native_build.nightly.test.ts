@@ -8,12 +8,16 @@
  * test (native_build.test.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { HAS_NVCC } from './cuda_toolchain.js';
 import { NO_VULKAN } from './vulkan_toolchain.js';
 
+/** make's jobs: the sources of a sanitizer build compile apart, one per core */
+const JOBS = Math.max(1, cpus().length);
+
 function make(target: string) {
-  const r = spawnSync('make', ['-s', '-C', 'native', target], { encoding: 'utf8', timeout: 1_800_000 });
+  const r = spawnSync('make', ['-s', `-j${JOBS}`, '-C', 'native', target], { encoding: 'utf8', timeout: 1_800_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

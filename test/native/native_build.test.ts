@@ -7,11 +7,15 @@
  * native_build.nightly.test.ts's.
  */
 import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { NO_VULKAN } from './vulkan_toolchain.js';
 
+/** make's jobs: the sources of a sanitizer build compile apart, one per core */
+const JOBS = Math.max(1, cpus().length);
+
 function make(target: string) {
-  const r = spawnSync('make', ['-s', '-C', 'native', target], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync('make', ['-s', `-j${JOBS}`, '-C', 'native', target], { encoding: 'utf8', timeout: 600_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

@@ -51,8 +51,8 @@ async function signalNpm(w: Workspace, signal: NodeJS.Signals): Promise<Outcome>
 
 /** A catalogue-only mutation run into `out`, bounded by runs: the run the interrupt trials stop. */
 function catalogueMutants(out: string): ReturnType<typeof tsx> {
-  const budget = ['--runs', '200', '--seconds', '600'];
-  return tsx('mutants', '--catalogue-only', ...budget, '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+  const budget = ['--runs', '200', '--seconds', '600', '--matrix-seconds', '0', '--no-baseline'];
+  return tsx('mutants', '--catalogue-only', ...budget, '--jobs', '2', '--out', out);
 }
 
 export const FAULT_TRIALS: readonly Trial[] = [
