@@ -40,10 +40,14 @@ export interface RaceRow {
   readonly perSeed: readonly RaceSeed[];
 }
 
+/** The worker that measures the race, run inside the scratch copy (copied there with the sources). */
+export const RACE_WORKER = 'apps/cli/bench/race_worker.ts';
+
 /** A scratch copy of the sources with the race put back; returns its directory. */
 export function raceScratch(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tierlab-race-'));
-  for (const p of ['src', 'model', 'properties', 'package.json', 'tsconfig.json'])
+  // the sources the race runs on, and the worker that measures it there (it imports only properties/)
+  for (const p of ['src', 'model', 'properties', RACE_WORKER, 'package.json', 'tsconfig.json'])
     cpSync(join(root, p), join(dir, p), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const file = join(dir, RACE_FILE);
@@ -99,14 +103,10 @@ export async function measureRace(
 
 function runWorker(root: string, dir: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/cli/bench/race_worker.ts', ...args],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), RACE_WORKER, ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.on('error', reject);
