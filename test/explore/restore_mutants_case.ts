@@ -2,7 +2,7 @@
  * The DPOR search going on from saved states against the one replaying every run, on one
  * catalogue mutant: a scratch copy with the mutant applied runs both with the state cache
  * (restore_compare_child.ts), and they must agree on every count, state and violation
- * with the choices that replay it (restore_mutants.test.ts, restore_mutants.nightly.test.ts).
+ * with the choices that replay it (restore_mutants.nightly.test.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
