@@ -43,7 +43,8 @@ function sharedLib(name: string, source: string): string {
 describe('oracle on the CPU backend', () => {
   it('every run is token-exact and bit-identical on two simulated devices', () => {
     const report = join(tmp, 'reports');
-    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '64', '--report', report]);
+    // 32 tokens: every run of the matrix reaches its situation (swaps, faults, shutdowns) by then
+    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--report', report]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as {
       ok: boolean;
@@ -51,7 +52,7 @@ describe('oracle on the CPU backend', () => {
     };
     expect(json.ok).toBe(true);
     expect(json.runs.length).toBeGreaterThanOrEqual(12);
-    for (const run of json.runs) expect(run.tokensMatched).toBe(64);
+    for (const run of json.runs) expect(run.tokensMatched).toBe(32);
   });
 
   it('the fp8 fixture (fp8 experts, the int8 trunk): streaming through RAM LRUs and the trunk rows, token-exact', () => {
