@@ -123,9 +123,10 @@ export async function runUnits(
   size: number,
   jobs: number,
   units?: readonly number[],
+  onDone?: (done: number, total: number) => void,
 ): Promise<UnitResult[]> {
   const module = new URL('./parallel_runs.ts', import.meta.url).href;
   const which = units ?? unitsOfShard(unitCount(request, size), null);
   const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size } satisfies UnitSpec }));
-  return runTasks<UnitResult>(tasks, jobs);
+  return runTasks<UnitResult>(tasks, jobs, onDone);
 }

@@ -89,9 +89,15 @@ export function buildReport(
   };
 }
 
-export function writeReport(dir: string, report: PropertiesReport, suites: readonly SuiteResult[]): void {
+/** Writes DIR/NAME.json and DIR/NAME.md (NAME: `properties`, or a one-scenario run's own name). */
+export function writeReport(
+  dir: string,
+  report: PropertiesReport,
+  suites: readonly SuiteResult[],
+  name = 'properties',
+): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'properties.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   const md: string[] = [];
   const verdict = !report.ok
     ? 'VIOLATIONS FOUND'
@@ -144,5 +150,5 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
       );
     }
   }
-  writeFileSync(join(dir, 'properties.md'), md.join('\n') + '\n');
+  writeFileSync(join(dir, `${name}.md`), md.join('\n') + '\n');
 }

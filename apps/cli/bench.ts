@@ -23,7 +23,7 @@ import type { ExitCode } from '../../src/check/exit_codes.js';
 import { STRATEGIES } from '../../properties/types.js';
 import { writeBenchReport, type BenchReport } from './bench/bench_report.js';
 import { BENCH_SECTIONS, DEFAULT_SECTIONS, runSection, type BenchOptions } from './bench/sections.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import {
   countOption,
   intOption,
@@ -113,7 +113,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   }
   report.machine.loadAverageAtEnd = loadavg();
   writeBenchReport(o.outDir, report);
-  process.stderr.write(`${htmlReportLine(await writeHtmlReport(o.outDir))}\n`);
+  process.stderr.write(`${htmlReportLine(await writeHtmlReport(o.outDir, { onProgress: progressTo('bench') }))}\n`);
   o.log(`report in ${shownPath(`${o.outDir}/bench.md`)}`);
   return unexpected ? 1 : 0;
 }

@@ -46,7 +46,7 @@ import { summarize } from '../../mutants/lib/stats.js';
 import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
 import type { ExitCode } from '../../src/check/exit_codes.js';
 import { writeShardFile } from '../report/shard_file.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { runIdentity } from './cli_args.js';
 import { fail, readMutantsOptions, type MutantsOptions } from './mutants_options.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
@@ -179,7 +179,9 @@ async function judge(
   const run = new MutantsRun(o, settings, sources, toRun, skipped);
   const all = await run.judgeAll(state);
   if (shard !== null) run.writeShard(entries, shard);
-  process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
+  process.stderr.write(
+    `${htmlReportLine(await writeHtmlReport(settings.outDir, { onProgress: progressTo('mutants') }))}\n`,
+  );
   process.stdout.write(summaryLines(all, run.reportPath()));
   return all.some((r) => r.kind === 'catalogue' && r.status !== 'killed') ? 1 : 0;
 }

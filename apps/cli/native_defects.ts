@@ -35,6 +35,7 @@ import { KILL_OPTIONS, readKillCommon, type KillCommon } from './kills/kill_opti
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
 import { runOracleChild, type OracleVerdict } from './kills/oracle_child.js';
 import { Progress } from './progress.js';
+import { shownPath } from '../report/shown_path.js';
 
 const TOOL = 'native-defects';
 /** the validation layer, core and synchronization checks (native/vulkan/vulkan.mk) */
@@ -291,7 +292,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   });
   const killed = rows.filter((r) => r.status === 'killed').length;
   process.stdout.write(
-    `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${o.backends.join(', ')}; kill table in ${md}\n`,
+    `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${o.backends.join(', ')}; kill table in ${shownPath(md)}\n`,
   );
   return killed === rows.length ? 0 : 1;
 }

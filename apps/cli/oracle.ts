@@ -21,7 +21,7 @@ import type { LoadedModel } from '../../src/fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
 import { newHeatDir, removeHeatDir, runOracle, type OracleContext } from '../oracle/oracle_run.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { intOption, isOneOf, parseOrFail, sharedOptions, usageError, wordList } from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 import { Progress } from './progress.js';
@@ -126,7 +126,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       removeHeatDir(heatDir);
     }
     const ok = report(null);
-    process.stderr.write(`${htmlReportLine(await writeHtmlReport(o.reportDir))}\n`);
+    process.stderr.write(
+      `${htmlReportLine(await writeHtmlReport(o.reportDir, { onProgress: progressTo('oracle') }))}\n`,
+    );
     process.stdout.write(verdictLine(o, rows, ok));
     return ok ? EXIT.ok : EXIT.safety;
   } finally {

@@ -30,6 +30,7 @@ import { KILL_OPTIONS, readKillCommon, type KillCommon } from './kills/kill_opti
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
 import { runOracleChild, type OracleChild } from './kills/oracle_child.js';
 import { Progress } from './progress.js';
+import { shownPath } from '../report/shown_path.js';
 
 const TOOL = 'oracle-mutants';
 
@@ -155,7 +156,7 @@ function judge(o: MutantsOracleOptions, progress: Progress, snapshot: Scratch): 
   const explained = rows.filter((r) => r.status === 'survived' && r.why !== null).length;
   const ok = killed + explained === rows.length;
   process.stdout.write(
-    `\n${ok ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} catalogue mutants killed by the real oracle, ${explained} survive for a stated reason; kill table in ${md}\n`,
+    `\n${ok ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} catalogue mutants killed by the real oracle, ${explained} survive for a stated reason; kill table in ${shownPath(md)}\n`,
   );
   return ok ? 0 : 1;
 }

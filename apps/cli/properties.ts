@@ -4,7 +4,7 @@
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
- *                         [--state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
+ *                         [--state-cache | --no-state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
@@ -51,8 +51,9 @@ import type { SuiteResult } from '../../properties/types.js';
 import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
 import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { runIdentity } from './cli_args.js';
+import { shownPath } from './output_dir.js';
 import { Progress } from './progress.js';
 import { readPropertiesOptions, type PropertiesOptions } from './properties_options.js';
 
@@ -81,7 +82,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     progress.update(
       `[${i + 1}/${labels.length}] ${label}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`,
     );
-    const result = await runLabel(o, run, label, i, labels.length, searchedName, progress);
+    // long searches say how far they got (a line every few seconds off a terminal)
+    const onProgress = (line: string): void => progress.update(`[${i + 1}/${labels.length}] ${label}: ${line}`);
+    const result = await runLabel(o, run, label, i, labels.length, searchedName, progress, onProgress);
     run.results.push(result);
     const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
     progress.done(
@@ -104,6 +107,7 @@ async function runLabel(
   labelCount: number,
   searchedName: string | undefined,
   progress: Progress,
+  onProgress: (line: string) => void,
 ): Promise<SuiteResult> {
   const labelSeconds = o.seconds !== undefined ? o.seconds / labelCount : undefined;
   const common = {
@@ -121,7 +125,7 @@ async function runLabel(
   };
   if (searchedName !== undefined) {
     const request = searchedRequest(searchedName, common);
-    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null));
+    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null, onProgress), onProgress);
     // nobody asked for a guarantee: a search the budget cut short is a sample, as a suite's runs are
     const { guarantee, ...rest } = whole;
     const result = guarantee === undefined || guarantee.complete ? whole : rest;
@@ -131,13 +135,14 @@ async function runLabel(
   }
   if (o.given !== null && o.strategy === 'exhaustive') {
     const request = { ...common, scenario: o.given, shortest: o.shortest };
-    const parts = await exhaustiveParts(request, o.jobs, o.shard);
+    const parts = await exhaustiveParts(request, o.jobs, o.shard, onProgress);
     run.shardLabels.push({ label: 'scenario', request, parts });
-    return joinSearchParts(request, parts);
+    return joinSearchParts(request, parts, onProgress);
   }
   const request = o.given !== null ? { ...common, scenario: o.given } : { ...common, suite: label as Suite };
   const size = unitSize(request, o.shard !== null ? o.shard.count : o.jobs);
-  const units = await runUnits(request, size, o.jobs, unitsOfShard(unitCount(request, size), o.shard));
+  const onUnits = (done: number, total: number): void => onProgress(`${done} of ${total} blocks of runs done`);
+  const units = await runUnits(request, size, o.jobs, unitsOfShard(unitCount(request, size), o.shard), onUnits);
   run.shardLabels.push({ label: o.given !== null ? 'scenario' : (label as Suite), request, units });
   return joinUnits(request, units);
 }
@@ -154,7 +159,7 @@ function reportFailure(o: PropertiesOptions, run: Run, result: SuiteResult): voi
     scenario: f.scenario,
     choices: f.choices,
   });
-  const replay = `npm run replay -- ${file}`;
+  const replay = `npm run replay -- ${shownPath(file)}`;
   run.replays.set(result, replay);
   const info = propertyInfo(f.property);
   if (o.bail) run.failedEarly = true;
@@ -197,14 +202,17 @@ async function finish(o: PropertiesOptions, run: Run): Promise<ExitCode> {
   }
   const command = `npm run properties${o.argv.length > 0 ? ` -- ${o.argv.join(' ')}` : ''}`;
   const report = buildReport(results, { seed: o.seed, strategy: o.strategy, command, replays: run.replays });
-  writeReport(o.reportDir, report, results);
-  if (!o.quiet) process.stderr.write(`${htmlReportLine(await writeHtmlReport(o.reportDir))}\n`);
+  writeReport(o.reportDir, report, results, o.reportName);
+  if (!o.quiet) {
+    const page = await writeHtmlReport(o.reportDir, { onProgress: progressTo('properties') });
+    process.stderr.write(`${htmlReportLine(page)}\n`);
+  }
   const guarantees = results.filter((r) => r.guarantee !== undefined);
   if (guarantees.length > 0) {
     // the guarantees also go to the people's report (properties.json has them per suite);
     // each statement starts with its strategy
     const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
-    appendFileSync(join(o.reportDir, 'properties.md'), md.join('\n'));
+    appendFileSync(join(o.reportDir, `${o.reportName}.md`), md.join('\n'));
   }
   process.stdout.write(verdictLine(o, report));
   const violated = new Set<PropertyId>();
@@ -229,6 +237,6 @@ function verdictLine(o: PropertiesOptions, report: PropertiesReport): string {
   return (
     `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
     `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties${cut}` +
-    `; report in ${o.reportDir}/properties.md\n`
+    `; report in ${shownPath(join(o.reportDir, `${o.reportName}.md`))}\n`
   );
 }

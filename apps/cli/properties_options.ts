@@ -4,11 +4,13 @@
  * options are read, and the report directory is made ready.
  *
  * Invariants: a search flag needs its strategy (--depth and --confidence: pct;
- * --preemptions, --no-reduction, --state-cache, --replay: exhaustive), --confidence and
+ * --preemptions, --no-reduction, --state-cache, --no-state-cache, --replay: exhaustive), --confidence and
  * --shortest need one scenario, --shard of one scenario's search needs the unbounded DPOR
- * search, and --scenario excludes --suite.
+ * search, and --scenario excludes --suite. The state cache is on by default where it is sound
+ * (the unbounded DPOR search of one scenario); a search of one scenario names its own report.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
@@ -16,6 +18,7 @@ import { mutantOfEnvironment } from '../../properties/counterexample_file.js';
 import { STRATEGIES, type StrategyName } from '../../properties/types.js';
 import { isPropertyId, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
 import { InputError } from '../../src/input/input_error.js';
+import { fileNamePart } from '../../src/input/paths.js';
 import {
   countOption,
   intOption,
@@ -62,6 +65,8 @@ export interface PropertiesOptions {
   readonly strategyGiven: boolean;
   readonly suites: readonly Suite[];
   readonly reportDir: string;
+  /** the report's file name without extension: `properties`, or `properties-<file>` for --scenario FILE */
+  readonly reportName: string;
   readonly jobs: number;
   readonly bail: boolean;
   readonly quiet: boolean;
@@ -81,6 +86,7 @@ function parse(argv: readonly string[]) {
       preemptions: { type: 'string' },
       'no-reduction': { type: 'boolean' },
       'state-cache': { type: 'boolean' },
+      'no-state-cache': { type: 'boolean' },
       replay: { type: 'boolean' },
       scenario: { type: 'string' },
       shortest: { type: 'boolean' },
@@ -107,10 +113,18 @@ function searchFlags(values: Values, strategy: StrategyName, given: Scenario | n
   if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct')
     fail('--depth and --confidence are for --strategy pct');
   const reduction = values['no-reduction'] !== true;
-  const stateCache = values['state-cache'] === true;
+  const cacheAsked = values['state-cache'] === true;
+  const cacheRefused = values['no-state-cache'] === true;
   const replay = values.replay === true;
-  if ((preemptions !== undefined || !reduction || stateCache || replay) && strategy !== 'exhaustive')
-    fail('--preemptions, --no-reduction, --state-cache and --replay are for --strategy exhaustive');
+  if ((preemptions !== undefined || !reduction || cacheAsked || cacheRefused || replay) && strategy !== 'exhaustive')
+    fail('--preemptions, --no-reduction, --state-cache, --no-state-cache and --replay are for --strategy exhaustive');
+  if (cacheAsked && cacheRefused) fail('--state-cache and --no-state-cache exclude each other');
+  // the state cache is on by default where it is sound: the unbounded DPOR search of one
+  // scenario, whose state digest is the whole state (model/explore/state/state_digest.ts);
+  // --no-state-cache turns it off (a bounded search's cache stays opt-in)
+  const stateCache =
+    cacheAsked ||
+    (!cacheRefused && strategy === 'exhaustive' && given !== null && preemptions === Infinity && reduction);
   const shortest = values.shortest === true;
   if (shortest && (strategy !== 'exhaustive' || given === null))
     fail('--shortest needs --strategy exhaustive and --scenario FILE');
@@ -171,6 +185,9 @@ export function readPropertiesOptions(argv: readonly string[]): PropertiesOption
     strategyGiven: values.strategy !== undefined,
     suites,
     reportDir,
+    // a search of one scenario writes a report of its own, named after it: it leaves the
+    // default run's report (every suite) as it was, and the page shows both
+    reportName: values.scenario !== undefined ? scenarioReportName(values.scenario) : 'properties',
     jobs,
     bail: values.bail === true,
     quiet: values.quiet === true,
@@ -178,6 +195,12 @@ export function readPropertiesOptions(argv: readonly string[]): PropertiesOption
     // mutation runs name their mutant; a counterexample records it (and its file name shows it)
     mutant: mutantOfEnvironment(),
   };
+}
+
+/** `properties-<file name>` for --scenario FILE (letters, digits, `._-` only) */
+function scenarioReportName(file: string): string {
+  const stem = basename(file).replace(/\.json$/, '');
+  return `properties-${fileNamePart(stem)}`;
 }
 
 function parsePreemptions(v: string | undefined): number | undefined {

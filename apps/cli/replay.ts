@@ -2,7 +2,7 @@
  * `npm run replay -- FILE [--full] [--html FILE]`: re-runs a saved counterexample and prints the same
  * trace window (one lane per thread) and the same verdict as the run that found it, byte
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
- * --replay FILE`, which applies the mutant first.
+ * --replay FILE`, which applies the mutant first (--html draws the mutant's run either way).
  *
  * Exits 0 when no property is violated (a fixed bug's replay prints "no violation", and
  * how to put the bug back when the file has its regression patch), 1 or 3 by the
@@ -16,9 +16,10 @@ import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { propertyInfo } from '../../src/check/catalogue.js';
 import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { writeCounterexampleHtml } from '../report/write_report.js';
+import { shownPath } from './output_dir.js';
 import { parseOrFail, sharedOptions, usageError } from './cli_args.js';
 
-export function main(argv: readonly string[]): ExitCode {
+export async function main(argv: readonly string[]): Promise<ExitCode> {
   const { values, positionals } = parseOrFail('replay', argv, {
     options: { ...sharedOptions('full'), html: { type: 'string' } },
     allowPositionals: true,
@@ -54,7 +55,11 @@ export function main(argv: readonly string[]): ExitCode {
   );
   if (values.html !== undefined) {
     try {
-      writeCounterexampleHtml(file, values.html);
+      // a mutant's counterexample is drawn from its mutant's run (its stored view, or replayed on it)
+      const bytes = await writeCounterexampleHtml(file, values.html, (line) =>
+        process.stderr.write(`replay: ${line}\n`),
+      );
+      process.stderr.write(`lane diagram in ${shownPath(values.html)} (${(bytes / 1024).toFixed(0)} KiB)\n`);
     } catch (e) {
       usageError('replay', `--html ${(e as Error).message}`);
     }

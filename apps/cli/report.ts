@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExitCode } from '../../src/check/exit_codes.js';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
+import { shownPath } from './output_dir.js';
 import { isOneOf, parseOrFail, sharedOptions, usageError } from './cli_args.js';
 
 const USAGE =
@@ -50,7 +51,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       ? await build(rest, values)
       : sub === 'merge'
         ? await merge(rest, values)
-        : counterexample(rest, values);
+        : await counterexample(rest, values);
   } catch (e) {
     return fail((e as Error).message);
   }
@@ -65,18 +66,20 @@ async function build(args: readonly string[], values: ReportOptions): Promise<Ex
     jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs wants a positive integer, got '${values.jobs}'`);
   }
-  const r = await writeHtmlReport(dir, jobs !== undefined ? { jobs } : {});
+  // the whole page: kills without a stored lane diagram are replayed on their mutants, saying so
+  const onProgress = (line: string): void => void process.stderr.write(`report: ${line}\n`);
+  const r = await writeHtmlReport(dir, { ...(jobs !== undefined ? { jobs } : {}), replayMutants: true, onProgress });
   process.stdout.write(`${htmlReportLine(r)}\n`);
   return r.problems.length === 0 ? 0 : 1;
 }
 
-function counterexample(args: readonly string[], values: ReportOptions): ExitCode {
+async function counterexample(args: readonly string[], values: ReportOptions): Promise<ExitCode> {
   const [file, out] = args;
   if (file === undefined || out === undefined || args.length > 2)
     fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
-  const bytes = writeCounterexampleHtml(file, out);
-  process.stdout.write(`lane diagram of ${file} in ${out} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  const bytes = await writeCounterexampleHtml(file, out, (line) => process.stderr.write(`report: ${line}\n`));
+  process.stdout.write(`lane diagram of ${shownPath(file)} in ${shownPath(out)} (${(bytes / 1024).toFixed(0)} KiB)\n`);
   return 0;
 }
 

@@ -7,10 +7,11 @@
  * does not apply or compile, a crash, or a hang is stillborn, with the error.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { fileNamePart } from '../../src/input/paths.js';
 import { runChild } from './child.js';
+import { storedViewPath } from '../../properties/counterexample_view.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
@@ -142,7 +143,9 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     secondsToKill += f.secondsToFind ?? found?.seconds ?? 0;
 
     // the counterexample: copied next to the report, measured in the mutated world
-    const cxFile = f.replay.replace(/^.*replay --\s*/, '').trim();
+    // the replay command names the file as the child printed it: relative to its working directory
+    const named = f.replay.replace(/^.*replay --\s*/, '').trim();
+    const cxFile = named.length > 0 ? resolve(scratch.dir, named) : '';
     let counterexample: string | null = null;
     let replay: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {
@@ -155,6 +158,16 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     }
     const probeArgs = [...tsx, 'mutants/lib/probe.ts', '--seed', String(s.seed)];
     if (cxFile.length > 0 && existsSync(cxFile)) probeArgs.push('--cx', cxFile);
+    // the kill's lane diagram: the mutant's run, replayed once here and stored beside the copy
+    if (counterexample !== null && replay !== null)
+      probeArgs.push(
+        '--view',
+        storedViewPath(join(s.root, counterexample)),
+        '--shown-as',
+        counterexample,
+        '--replay',
+        replay,
+      );
     if (s.matrixSeconds > 0) probeArgs.push('--matrix-seconds', String(s.matrixSeconds));
     const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 60) * 1000 });
     let steps: number | null = f.steps ?? null;

@@ -41,6 +41,9 @@ export interface RaceRow {
   readonly perSeed: readonly RaceSeed[];
 }
 
+/** The worker that measures the race, run inside the scratch copy (copied there with the sources). */
+export const RACE_WORKER = 'apps/cli/bin/race_worker.ts';
+
 /** A scratch copy of the sources with the race put back; returns its directory. */
 export function raceScratch(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tierlab-race-'));
@@ -100,14 +103,10 @@ export async function measureRace(
 
 function runWorker(root: string, dir: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/cli/bin/race_worker.ts', ...args],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), RACE_WORKER, ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.on('error', reject);

@@ -5,7 +5,9 @@
  * token-exact and bit-identical, and the slow-bus run really meets uploads in flight.
  * Then the CUDA defect that only a slow bus shows, upload-done-early, must be killed
  * there: the H200 has not killed it so far, and this says the patch and the runs can.
- * Needs nvcc's headers (the same condition as the fake-runtime C tests).
+ * Needs nvcc's headers (the same condition as the fake-runtime C tests). Nightly (npm run
+ * test:nightly): the matrix on two devices takes minutes, and the slow-bus kill rests on
+ * the timing of uploads in flight.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
