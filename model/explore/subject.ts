@@ -26,7 +26,7 @@ import { compiledThreads, type ThreadCompilation } from './state/compile_threads
 import { tierDigest } from './state/tier_digest.js';
 import { RecordNames, WorldOwned } from './state/world_names.js';
 import { addLedgerRecords, addWorld } from './state/world_digest.js';
-import { addCanonical } from './state/canonical_value.js';
+import { addCanonical, canonicalNames } from './state/canonical_value.js';
 import type { SimRamRef } from '../ram/ram.js';
 
 export interface SubjectRun {
@@ -226,10 +226,12 @@ class RunView {
   watch(tier: Tier, world: SimulatedWorld): void {
     this.st = tier.st;
     this.world = world;
-    this.names = new RecordNames(this.owned, (ref) => {
-      const r = ref as SimRamRef;
-      return world.ram.checkRead(r, r.layer, r.eid) === null;
-    });
+    this.names = canonicalNames(
+      new RecordNames(this.owned, (ref) => {
+        const r = ref as SimRamRef;
+        return world.ram.checkRead(r, r.layer, r.eid) === null;
+      }),
+    );
     const fails = world.spawnFails.bind(world);
     world.spawnFails = (name: string): boolean => {
       const failed = fails(name);

@@ -45,7 +45,7 @@ export function addCanonical(h: Hasher, v: unknown, names: RecordNames, depth = 
     return;
   }
   if (depth > MAX_DEPTH) throw new Error('state digest: object graph deeper than expected (a cycle?)');
-  if (names.fold(h, v, depth, (hh, x, d) => addCanonical(hh, x, names, d))) return;
+  if (names.fold(h, v, depth)) return;
   if (Array.isArray(v)) {
     h.add(8).add(v.length);
     for (const x of v) addCanonical(h, x, names, depth + 1);
@@ -64,13 +64,19 @@ export function addCanonical(h: Hasher, v: unknown, names: RecordNames, depth = 
   h.add(12);
   const o = v as Record<string, unknown>;
   for (const k in o) {
-    const code = fieldCode(k);
-    if (code === CONSTANT_FIELD) continue;
     const x = o[k];
     if (typeof x === 'function') continue;
+    const code = fieldCode(k);
+    if (code === CONSTANT_FIELD) continue;
     h.add(code);
     addCanonical(h, x, names, depth + 1);
   }
+}
+
+/** Names whose records fold canonically (the walker set once, world_names.ts). */
+export function canonicalNames(names: RecordNames): RecordNames {
+  names.walk = (h, x, d) => addCanonical(h, x, names, d);
+  return names;
 }
 
 type Key = number | string;

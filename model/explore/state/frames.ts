@@ -18,7 +18,6 @@
  * Invariant: a frame's recorded locals are replaced at each yield, never mutated.
  */
 import { Hasher, addValue } from './digest_hash.js';
-import { addCanonical } from './canonical_value.js';
 import type { RecordNames } from './world_names.js';
 import { ResumableGenerator } from './restore/resumable_generator.js';
 
@@ -101,7 +100,7 @@ function addLocal(h: Hasher, v: unknown, view: LocalsView, depth: number): void 
     return;
   }
   const names = view.names;
-  if (names?.fold(h, v, depth, (hh, x, d) => addCanonical(hh, x, names, d))) return;
+  if (names?.fold(h, v, depth)) return;
   let content = view.seen.get(v);
   if (content === undefined) {
     const inner = new Hasher();

@@ -53,7 +53,7 @@ function addPlaced(h: Hasher, v: unknown, depth: number, where: number, recordHe
   const record = recordHere && depth <= MAX_PLACE_DEPTH && !places.has(v);
   if (record) places.set(v, where);
   if (depth > MAX_DEPTH) throw new Error('state digest: object graph deeper than expected (a cycle?)');
-  if (names?.fold(h, v, depth, (hh, x, d) => addCanonical(hh, x, names, d))) return;
+  if (names?.fold(h, v, depth)) return;
   if (Array.isArray(v)) {
     h.add(8).add(v.length);
     for (let i = 0; i < v.length; i++) addPlaced(h, v[i], depth + 1, below(where, indexCode(i)), record, walk);

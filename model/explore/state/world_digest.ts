@@ -20,7 +20,7 @@
  * difference in anything else (a live record's content, a held reference's validity, a
  * count of live tensors) folds apart. `test/explore/canonical_state.test.ts` checks both.
  */
-import { faultKey, type FaultSite } from '../../../src/engine/fault_sites.js';
+import { FAULT_SITES, faultKey, type FaultSite } from '../../../src/engine/fault_sites.js';
 import type { SimulatedWorld } from '../../sim_engine/sim_world.js';
 import { CONSTANT_FIELD, Hasher, fieldCode } from './digest_hash.js';
 import { addCanonical } from './canonical_value.js';
@@ -57,7 +57,7 @@ export function addLedgerRecords(h: Hasher, world: SimulatedWorld, names: Record
       eh.reset();
       const name = names.nameOf(r);
       if (name !== undefined) eh.add(name);
-      else names.foldUnnamed(eh, r, 1, (hh, x, d) => addCanonical(hh, x, names, d));
+      else names.foldUnnamed(eh, r, 1);
       const d = eh.digest();
       sum = (sum + (d % 0x100000000)) % 0x100000000;
       xor ^= Math.floor(d / 0x800);
@@ -108,7 +108,9 @@ function addFaults(h: Hasher, world: SimulatedWorld, names: RecordNames): void {
       return;
     }
     h.add(fieldCode(k));
-    for (const [site, n] of [...(x as Map<FaultSite, number>)].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const calls = x as Map<FaultSite, number>;
+    for (const site of FAULT_SITES) {
+      const n = calls.get(site) ?? 0;
       const later = plan[faultKey(site)].some((i) => i >= n);
       h.add(later ? n : -1);
     }

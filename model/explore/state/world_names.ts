@@ -22,7 +22,7 @@
  *
  * Invariant: folding never changes the state; names live for one digest (`reset`).
  */
-import type { Hasher } from './digest_hash.js';
+import { fieldCode, type Hasher } from './digest_hash.js';
 
 /** a world-owned object's kind: how its identity is left out */
 export const Owned = {
@@ -77,6 +77,10 @@ export type Fold = (h: Hasher, v: unknown, depth: number) => void;
 /** The numbering of world-owned objects within one digest. */
 export class RecordNames {
   private readonly names = new Map<object, number>();
+  /** the walker that folds a record's fields (set once: no closure per object folded) */
+  walk: Fold = () => {
+    throw new Error('internal error: record names without a walker');
+  };
 
   constructor(
     readonly owned: WorldOwned,
@@ -101,10 +105,10 @@ export class RecordNames {
   }
 
   /**
-   * Folds `v` if it is world-owned (true), else leaves it to the caller (false). `fold`
-   * folds a field's value, nested world-owned objects included.
+   * Folds `v` if it is world-owned (true), else leaves it to the caller (false), its
+   * fields by `walk`, nested world-owned objects included.
    */
-  fold(h: Hasher, v: object, depth: number, fold: Fold): boolean {
+  fold(h: Hasher, v: object, depth: number): boolean {
     const kind = this.owned.kind(v);
     if (kind === undefined) return false;
     const known = this.names.get(v);
@@ -115,13 +119,13 @@ export class RecordNames {
     const name = this.names.size;
     this.names.set(v, name);
     h.add(NEW).add(name);
-    foldContent(h, v, kind, depth, fold, this.ramValid);
+    foldContent(h, v, kind, depth, this.walk, this.ramValid);
     return true;
   }
 
   /** a record's content alone (a live ledger record nobody else holds: no name needed) */
-  foldUnnamed(h: Hasher, v: object, depth: number, fold: Fold): void {
-    foldContent(h, v, this.owned.kind(v) ?? Owned.Value, depth, fold, this.ramValid);
+  foldUnnamed(h: Hasher, v: object, depth: number): void {
+    foldContent(h, v, this.owned.kind(v) ?? Owned.Value, depth, this.walk, this.ramValid);
   }
 }
 
@@ -150,7 +154,7 @@ function foldContent(
     if (kind === Owned.Record && k === 'id') continue;
     const x = o[k];
     if (typeof x === 'function') continue;
-    fold(h, k, depth + 1);
+    h.add(fieldCode(k));
     fold(h, x, depth + 1);
   }
 }
