@@ -8,7 +8,7 @@
  * QCAP at least 1; the same sizes give the same text.
  */
 import { globals, helpers, preamble, type Dims } from './spin_model_parts.js';
-import { loader, mainEnd, mainStart, uploader } from './spin_model_threads.js';
+import { loader, MAIN_HEAD, mainEnd, mainStart, uploader } from './spin_model_threads.js';
 
 const range = (n: number, from = 0): number[] => Array.from({ length: Math.max(0, n - from) }, (_, i) => from + i);
 
@@ -17,5 +17,5 @@ export function promelaModel(NE: number, NL: number, QCAP: number): string {
     throw new Error(`the Promela model takes 1-8 experts, 1 or more loaders and ring slots (${NE}, ${NL}, ${QCAP})`);
   const NT = 2 + NL;
   const d: Dims = { NE, NL, NT, QCAP, E: range(NE), T: range(NT), L: range(NT, 2), R: range(QCAP) };
-  return [preamble(d), globals(d), helpers(d), mainStart(d), mainEnd(d), uploader(), loader()].join('\n');
+  return [preamble(d), globals(d), helpers(d), MAIN_HEAD, mainStart(d), mainEnd(d), uploader(), loader()].join('\n');
 }

@@ -7,11 +7,13 @@
  */
 import { lines, s, type Dims } from './spin_model_parts.js';
 
+/** main's first line (apart, so that the braces of each function's text balance) */
+export const MAIN_HEAD = 'active proctype main() {';
+
 /** main: init, plan_fill, the loaders, fill_wait */
 export function mainStart(d: Dims): string {
   const { E, L } = d;
-  return `active proctype main() {
-  byte i;
+  return `  byte i;
   byte p;
   byte rel;
 #ifdef DIGEST
