@@ -97,13 +97,6 @@ export class RecordNames {
     return this.names.get(o);
   }
 
-  /** the RAM references named so far, with their names */
-  namedOfKind(kind: Owned): [object, number][] {
-    const out: [object, number][] = [];
-    for (const [o, n] of this.names) if (this.owned.kind(o) === kind) out.push([o, n]);
-    return out;
-  }
-
   /**
    * Folds `v` if it is world-owned (true), else leaves it to the caller (false), its
    * fields by `walk`, nested world-owned objects included.
