@@ -13,6 +13,13 @@
  *
  * What it reports: the violation, the choices that replay it, its steps, and the work
  * (nodes expanded, runs, steps executed). Complete unless a limit stopped it.
+ *
+ * Steps are tierlab's: one op and the code after it. Beside a Promela model's trail, two
+ * differences of granularity add steps and no choice (test/explore/spin_trail.test.ts
+ * replays Spin's breadth-first trail of #1360 step for step): init's world calls before
+ * the uploader's spawn are steps of main while no other thread exists, and a check made
+ * when mx is released comes one step (main's unlock, mx still held until it) after the
+ * step that decided. The #1360 race: Spin's 58 steps before the failing one, tierlab's 62.
  */
 import type { PropertyId } from '../../src/check/catalogue.js';
 import type { ChoiceContext, DecisionKind, Strategy } from '../rt/strategy.js';

@@ -12,6 +12,7 @@ import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
 import type { UploadSection } from './upload.js';
 import { renderUpload } from './upload_report.js';
+import { renderSpin } from './spin_report.js';
 
 export interface ScalingRow {
   readonly dimension: string;
@@ -163,6 +164,7 @@ export function renderMarkdown(r: BenchReport): string {
       '',
       ...(e.medium.runs !== undefined ? [REPEATED_NOTE, ''] : []),
     );
+    if (e.spin !== undefined) md.push(...renderSpin(e.spin));
   }
   if (r.race !== undefined) {
     const x = r.race;
