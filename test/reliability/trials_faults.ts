@@ -78,7 +78,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
       const running = await ended(r.pids);
       return okIf(
         r.code === 130 &&
-          /\*\*PARTIAL\*\*: \d+ of 17 mutants finished when the run was interrupted by SIGINT/.test(md) &&
+          /\*\*PARTIAL\*\*: \d+ of \d+ mutants finished when the run was interrupted by SIGINT/.test(md) &&
           left.length === 0 &&
           running.length === 0,
         `exit ${r.code}; report ${md === '' ? 'missing' : 'marked partial'}; ${left.length} temp folders and ${running.length} processes left`,
