@@ -169,7 +169,7 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
         replay,
       );
     if (s.matrixSeconds > 0) probeArgs.push('--matrix-seconds', String(s.matrixSeconds));
-    const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 60) * 1000 });
+    const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 600) * 1000 });
     let steps: number | null = f.steps ?? null;
     let matrix: MatrixCounts | null = null;
     let matrixRuns = 0;
@@ -187,13 +187,17 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     // unmutated sources it must pass (else the sources themselves are broken)
     let unmutated: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {
+      // the time limit is a safety net for a hung replay, far above a replay's seconds on a busy machine
       const plain = await runChild(node, [...tsx, 'mutants/lib/probe.ts', '--cx', cxFile], {
         cwd: s.sourceDir ?? s.root,
-        timeoutMs: 120_000,
+        timeoutMs: 900_000,
       });
-      const p = JSON.parse(plain.stdout.trim().split('\n').pop() ?? '{}') as { replayedProperty?: string | null };
-      if (plain.rc === 0 && p.replayedProperty !== null && p.replayedProperty !== undefined)
-        unmutated = p.replayedProperty;
+      // a replay that did not finish proves nothing either way: the kill is not counted
+      if (plain.rc !== 0) unmutated = `(no verdict: the replay exited ${plain.rc})`;
+      else {
+        const p = JSON.parse(plain.stdout.trim().split('\n').pop() ?? '{}') as { replayedProperty?: string | null };
+        if (p.replayedProperty !== null && p.replayedProperty !== undefined) unmutated = p.replayedProperty;
+      }
     }
     return {
       ...base(entry),
@@ -216,7 +220,9 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       matrixRuns,
       error:
         unmutated !== null
-          ? `the counterexample fails ${unmutated} on the unmutated sources too: a bug of the sources, not a kill`
+          ? unmutated.startsWith('(')
+            ? `the counterexample could not be replayed on the unmutated sources ${unmutated}: not counted as a kill`
+            : `the counterexample fails ${unmutated} on the unmutated sources too: a bug of the sources, not a kill`
           : probe.rc === 0
             ? null
             : `probe failed: ${lastLines(probe.stderr, 3)}`,
