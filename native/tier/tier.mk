@@ -138,3 +138,5 @@ tier-stress-tsan: $(TIER_GEN)/tsan/tier_stress
 
 -include $(TIER_ASAN_OBJ:.o=.d) $(TIER_TSAN_OBJ:.o=.d) $(TIER_STRESS_OBJ:.o=.d) $(TIER_STRESS_TSAN_OBJ:.o=.d) \
          $(TIER_CORE_OBJ:.o=.d) $(TIER_FAKE_OBJ:.o=.d) $(TIER_ENGINE_OBJ:.o=.d)
+
+include $(TIER_DIR)/harness/harness.mk
