@@ -6,6 +6,7 @@
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
  *                         [--state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
+ *                         [--tier ts|c] [--level 1|2] [--fresh]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
  * prints no trace (the report and the counterexample file still have everything).
@@ -36,6 +37,10 @@
  * in parts of its tree (properties/search_parts.ts; default 1, as the parts overlap); the
  * verdicts are those of one job. --shard i/n runs part i (from 0) of n, for a CI matrix: it also writes
  * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
+ *
+ * --tier c runs the same suites on the C tier (native/tier/) under tierlab's scheduler
+ * (apps/cli/ctier_properties.ts): --level 2 (default) with its event log, 1 by its boundary
+ * only; --fresh runs each schedule in a forked child.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,6 +75,7 @@ import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.
 import { SEARCHED_SCENARIOS, searchedRequest } from '../../properties/searched_scenarios.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
 import { prepareOutputDir } from './output_dir.js';
+import { ctierProperties } from './ctier_properties.js';
 
 reportUnexpectedErrors('properties');
 /** PCT depths beyond this make the bound 1/(n k^(d-1)) too small to plan runs with */
@@ -101,6 +107,9 @@ const { values } = parseOrFail('properties', {
     shortest: { type: 'boolean' },
     jobs: { type: 'string' },
     shard: { type: 'string' },
+    tier: { type: 'string' },
+    level: { type: 'string' },
+    fresh: { type: 'boolean' },
   },
   strict: true,
 });
@@ -199,6 +208,36 @@ function loadScenario(file: string): Scenario {
     );
   }
   return scenario;
+}
+
+if (values.tier !== undefined && values.tier !== 'ts' && values.tier !== 'c')
+  fail(`--tier must be ts or c, got '${values.tier}'`);
+if (values.tier !== 'c' && (values.level !== undefined || values.fresh === true))
+  fail('--level and --fresh are for --tier c');
+if (values.tier === 'c') {
+  const level = values.level === undefined ? 2 : values.level === '1' ? 1 : values.level === '2' ? 2 : 0;
+  if (level === 0) fail(`--level must be 1 or 2, got '${values.level ?? ''}'`);
+  if (values.jobs !== undefined || shard !== null || preemptions !== undefined || values['state-cache'] === true)
+    fail('--tier c runs on one job, unsharded, with the plain exhaustive search: drop --jobs, --shard, --preemptions, --state-cache');
+  if (strategy === 'exhaustive' && given === null) fail('--tier c --strategy exhaustive wants --scenario FILE');
+  ctierProperties({
+    suites,
+    scenario: given,
+    seed,
+    runs: given !== null && strategy === 'exhaustive' && values.runs === undefined ? 100_000 : runs,
+    ...(seconds !== undefined ? { seconds } : {}),
+    ...(values.property !== undefined ? { property: values.property as PropertyId } : {}),
+    strategy,
+    ...(depth !== undefined ? { depth } : {}),
+    level: level === 1 ? 1 : 2,
+    fresh: values.fresh === true,
+    reportDir,
+    bail: values.bail === true,
+    quiet: values.quiet === true,
+    full: values.full === true,
+    mutant,
+    args: process.argv.slice(2),
+  });
 }
 
 const progress = new Progress();

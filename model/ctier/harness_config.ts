@@ -51,7 +51,14 @@ export function harnessScenario(s: Scenario): HarnessScenario {
   const { cfg, plan } = buildRun(s, sim);
   const w: number[] = [HARNESS_MAGIC, 1, s.devices, s.layers, s.experts, s.topk, s.expertFormat, s.groupSize];
   w.push(s.ramCapacity, ...s.weightBytes, ...s.scaleBytes, cfg.reserveBytes, cfg.ringCapacity);
-  w.push(s.wantSwaps ? 1 : 0, cfg.streaming ? 1 : 0, s.reclaims ? 1 : 0, cfg.swapPeriod, cfg.decayPeriod, cfg.startTick);
+  w.push(
+    s.wantSwaps ? 1 : 0,
+    cfg.streaming ? 1 : 0,
+    s.reclaims ? 1 : 0,
+    cfg.swapPeriod,
+    cfg.decayPeriod,
+    cfg.startTick,
+  );
   w.push(WARMSTART[plan.warmstart], plan.loaders, plan.tokens, plan.refillAfterToken, plan.runs);
   w.push(plan.initTwice ? 1 : 0, plan.denseWhileGroupOpen ? 1 : 0, careless(plan.careless));
   w.push(...shutdownWords(plan.shutdownAt), cfg.heatFile ? 1 : 0);

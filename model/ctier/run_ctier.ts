@@ -11,7 +11,7 @@
  * decisions and the path of choices that replays it.
  */
 import type { HarnessRun } from '../../src/engine/native/ctier_harness.js';
-import { CTierHarness, HarnessError, type HarnessOptions } from '../../src/engine/native/ctier_harness.js';
+import { type CTierHarness, HarnessError, type HarnessOptions } from '../../src/engine/native/ctier_harness.js';
 import { Replay } from '../../src/check/replay/replay.js';
 import type { Rec } from '../../src/check/replay/records.js';
 import { Violation } from '../../src/check/violation.js';

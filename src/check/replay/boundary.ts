@@ -75,9 +75,14 @@ export function boundaryChecker(world: ShadowWorld, opts: BoundaryOptions): Chec
       const left = alive(world);
       const problems: string[] = [];
       if (world.combines !== world.expectedCombines)
-        throw new Violation('COMP-EXACT-ONCE', `${world.combines} of ${world.expectedCombines} token-layers were combined`);
+        throw new Violation(
+          'COMP-EXACT-ONCE',
+          `${world.combines} of ${world.expectedCombines} token-layers were combined`,
+        );
       if (m.shutdowns < m.uploaders)
-        problems.push(`the tier started ${m.uploaders} uploader(s) but the backend was shut down ${m.shutdowns} time(s)`);
+        problems.push(
+          `the tier started ${m.uploaders} uploader(s) but the backend was shut down ${m.shutdowns} time(s)`,
+        );
       if (left !== null) problems.push(`${left} at the end of the run`);
       if (problems.length > 0) throw new Violation('POST-SHUTDOWN', problems.join('; '));
     },
@@ -224,5 +229,6 @@ function takeReturned(m: Memory, th: ThreadView, ok: boolean, outputs: number[])
     );
   }
   const all = !c.failed && opened.every((r) => got.has(r.eid));
-  if (ok && !all) throw new Violation('SPEC-TAKE', 'take returned success though a group of its issue was not collected');
+  if (ok && !all)
+    throw new Violation('SPEC-TAKE', 'take returned success though a group of its issue was not collected');
 }

@@ -188,10 +188,22 @@ export function decodeRecords(w: Int32Array, n: number): Rec[] {
         out.push(tierEvent(w, b));
         break;
       case CLASS.sched:
-        out.push({ c: 'sched', step: at(1), tid: at(2), op: name(SCHED_OPS, at(3), 'scheduler op'), obj: at(4), arg: at(5) });
+        out.push({
+          c: 'sched',
+          step: at(1),
+          tid: at(2),
+          op: name(SCHED_OPS, at(3), 'scheduler op'),
+          obj: at(4),
+          arg: at(5),
+        });
         break;
       case CLASS.engine:
-        out.push({ c: 'engine', kind: name(ENGINE_KINDS, at(1), 'engine event'), tid: at(2), a: Array.from(w.subarray(b + 3, b + 10)) });
+        out.push({
+          c: 'engine',
+          kind: name(ENGINE_KINDS, at(1), 'engine event'),
+          tid: at(2),
+          a: Array.from(w.subarray(b + 3, b + 10)),
+        });
         break;
       case CLASS.object:
         out.push({ c: 'object', id: at(1), role: name(ROLES, at(4), 'object role') });

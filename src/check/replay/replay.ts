@@ -99,16 +99,9 @@ export class Replay {
   }
 
   private feed(r: Rec, i: number): void {
-    switch (r.c) {
-      case 'sched':
-        return this.sched(r, i);
-      case 'engine':
-        return this.engineRecord(r, i);
-      case 'event':
-        return this.event(r, i);
-      default:
-        return;
-    }
+    if (r.c === 'sched') this.sched(r, i);
+    else if (r.c === 'engine') this.engineRecord(r, i);
+    else if (r.c === 'event') this.event(r, i);
   }
 
   private th(tid: number): ReplayThread {
@@ -128,8 +121,11 @@ export class Replay {
   private sched(r: SchedEvent, i: number): void {
     const role = this.plan.roles.get(r.obj) ?? 'other';
     const th = this.th(r.tid);
-    if (r.op === 'create') return this.created(r, i);
-    if (r.op === 'join') return this.op(r.tid, { op: { k: 'join', tid: r.arg }, result: undefined });
+    if (r.op === 'create') {
+      this.created(r, i);
+      return;
+    }
+    if (r.op === 'join') this.op(r.tid, { op: { k: 'join', tid: r.arg }, result: undefined });
     if ((r.op === 'signal' || r.op === 'broadcast') && (role === 'cv' || role === 'cv_take'))
       this.op(r.tid, { op: { k: r.op, cv: role }, result: undefined });
     const s = this.threads.sync(r, role);
@@ -156,10 +152,14 @@ export class Replay {
     if (r.kind === 'call') this.lastCall.set(r.tid, i);
     if (r.kind === 'ret') this.openCall.delete(r.tid);
     // a count the gate refused (the teardown had begun) is no report of residency
-    if (r.kind === 'mark' && r.a[0] === 1 && this.plan.calls.get(this.lastCall.get(r.tid) ?? -1)?.refused === true) return;
+    if (r.kind === 'mark' && r.a[0] === 1 && this.plan.calls.get(this.lastCall.get(r.tid) ?? -1)?.refused === true)
+      return;
     const action = this.engine.read(r, i);
     if (action === null) return;
-    if ('did' in action) return this.op(r.tid, action.did);
+    if ('did' in action) {
+      this.op(r.tid, action.did);
+      return;
+    }
     const th = this.th(r.tid);
     for (const c of this.checkers) c.onMark?.(this.threads, th, action.mark);
   }
@@ -170,7 +170,10 @@ export class Replay {
   }
 
   private event(e: TierEvent, i: number): void {
-    if (e.src === 'backend') return this.backend(e);
+    if (e.src === 'backend') {
+      this.op(e.tid, this.backend(e));
+      return;
+    }
     if (e.src === 'trunk') {
       if (e.ev === 'trunk_placed') {
         const id = this.world.trunkIds.get(e.value);
@@ -213,54 +216,53 @@ export class Replay {
     return this.input.blob.subarray(b.offset, b.offset + b.length);
   }
 
-  private backend(e: TierEvent): void {
+  /** The op a backend event stands for, with the world's answer (null: none). */
+  private backend(e: TierEvent): Did | null {
     const w = this.world;
     switch (e.ev) {
       case 'be_host':
-        return this.op(e.tid, w.host(e));
+        return w.host(e);
       case 'be_stage': {
         const d = w.stage(e);
         if (d.result !== null) this.shadow?.stagedBy(e.tid, d.result as never);
-        return this.op(e.tid, d);
+        return d;
       }
       case 'be_unstage':
-        return this.op(e.tid, w.unstage(e));
+        return w.unstage(e);
       case 'be_upload': {
         const d = w.upload(e);
         if (d.result !== null && e.part >= 0) this.shadow?.uploaded(e.layer, e.eid, e.part, d.result as never);
-        return this.op(e.tid, d);
+        return d;
       }
       case 'be_free':
-        return this.op(e.tid, w.free(e));
+        return w.free(e);
       case 'be_group_row':
-        w.groupRow(e);
-        return;
+        return w.groupRow(e);
       case 'be_group_open':
-        return this.op(e.tid, w.groupOpen(e, this.rowOffset.get(e.dev) ?? e.dev * 32));
+        return w.groupOpen(e, this.rowOffset.get(e.dev) ?? e.dev * 32);
       case 'be_group_take':
-        return this.op(e.tid, w.groupTake(e));
+        return w.groupTake(e);
       case 'be_gemv':
-        return this.op(e.tid, w.gemv(e));
+        return w.gemv(e);
       case 'be_shutdown':
-        return this.op(e.tid, w.shutdown());
+        return w.shutdown();
       case 'be_call':
         return this.call(e);
       default:
-        return;
+        return null;
     }
   }
 
   /** Memory queries and the operating system's steps of init, through the backend. */
-  private call(e: TierEvent): void {
+  private call(e: TierEvent): Did | null {
     if (e.value === BACKEND_OP.memInfo) {
       const free = e.value2 < 0 ? null : { free: e.value2, total: 0 };
-      this.op(e.tid, { op: { k: 'memInfo', dev: e.dev }, result: free });
-    } else if (e.value === BACKEND_OP.syncInit) {
-      this.op(e.tid, { op: { k: 'syncInit' }, result: e.value2 === 0 });
-    } else if (e.value === BACKEND_OP.threadStart && e.value2 !== 0) {
-      const body = function* (): Generator<Op, void, unknown> {};
-      this.op(e.tid, { op: { k: 'spawn', name: 'uploader', body }, result: -1 });
+      return { op: { k: 'memInfo', dev: e.dev }, result: free };
     }
+    if (e.value === BACKEND_OP.syncInit) return { op: { k: 'syncInit' }, result: e.value2 === 0 };
+    if (e.value !== BACKEND_OP.threadStart || e.value2 === 0) return null;
+    const body = function* (): Generator<Op, void, unknown> {};
+    return { op: { k: 'spawn', name: 'uploader', body }, result: -1 };
   }
 }
 

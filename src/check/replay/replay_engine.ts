@@ -138,7 +138,15 @@ export class EngineReader {
     return r === null ? null : { mark: { k: 'ret', ret: r } };
   }
 
-  private tierReturn(fn: FnName, tid: number, v: number, w5: number, w6: number, k: number, at: number): TierReturn | null {
+  private tierReturn(
+    fn: FnName,
+    tid: number,
+    v: number,
+    w5: number,
+    w6: number,
+    k: number,
+    at: number,
+  ): TierReturn | null {
     switch (fn) {
       case 'init': {
         const state = INIT_STATES[v] ?? 'off';

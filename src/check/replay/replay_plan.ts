@@ -99,7 +99,8 @@ export function planReplay(recs: readonly Rec[]): ReplayPlan {
 /** A trace event the checkers see: a release of mx, a notify of the tier's, a thread's life. */
 function seen(op: string, role: Role): boolean {
   if (op === 'create' || op === 'join') return true;
-  if (op === 'unlock' || op === 'wait' || op === 'timedwait') return role === 'mx' || role === 'cv' || role === 'cv_take';
+  if (op === 'unlock' || op === 'wait' || op === 'timedwait')
+    return role === 'mx' || role === 'cv' || role === 'cv_take';
   return (op === 'signal' || op === 'broadcast') && (role === 'cv' || role === 'cv_take');
 }
 

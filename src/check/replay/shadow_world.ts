@@ -183,7 +183,11 @@ export class ShadowWorld implements CheckedWorld {
     const keys = e.value > 0 ? (this.rowKeys.get(e.dev) ?? []) : [];
     const rows = keys.map((k, i) => ({ layer: k.layer, eid: k.eid, tensors: tensors[i] ?? [] }));
     if (e.value2 === 1) {
-      this.ledger.openGroup(e.dev, rows.flatMap((r) => r.tensors), `group on device ${e.dev}`);
+      this.ledger.openGroup(
+        e.dev,
+        rows.flatMap((r) => r.tensors),
+        `group on device ${e.dev}`,
+      );
       this.open.set(e.dev, rows);
     }
     const op: Op = {
@@ -211,7 +215,14 @@ export class ShadowWorld implements CheckedWorld {
   gemv(e: TierEvent): Did {
     const t = this.tensor(e.id, e.dev);
     if (!t.alive) throw new Violation('MEM-DEVICE', `dense GEMV on device ${e.dev} reads a freed trunk tensor`);
-    const op: Op = { k: 'denseGemv', dev: e.dev, index: e.value, tensor: seal(t), inBuf: 'dense_in', outBuf: 'dense_out' };
+    const op: Op = {
+      k: 'denseGemv',
+      dev: e.dev,
+      index: e.value,
+      tensor: seal(t),
+      inBuf: 'dense_in',
+      outBuf: 'dense_out',
+    };
     return { op, result: undefined };
   }
 
@@ -268,7 +279,10 @@ export class ShadowWorld implements CheckedWorld {
   private checkRam(ram: RamCopy | null, id: number, layer: number, eid: number, what: string): void {
     if (ram === null) throw new Violation('MEM-RAM', `${what} of L${layer}E${eid}: RAM copy ${id} never existed`);
     if (!ram.alive)
-      throw new Violation('MEM-RAM', `${what} of L${layer}E${eid}: RAM copy ${id} was freed or recycled before this read`);
+      throw new Violation(
+        'MEM-RAM',
+        `${what} of L${layer}E${eid}: RAM copy ${id} was freed or recycled before this read`,
+      );
     if (ram.layer !== layer || ram.eid !== eid)
       throw new Violation('MEM-RAM', `${what} of L${layer}E${eid}: RAM copy ${id} holds L${ram.layer}E${ram.eid}`);
   }

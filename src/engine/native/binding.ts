@@ -462,6 +462,14 @@ const HARNESS_PROTOTYPES: Record<string, string> = {
   description: 'int th_description(th_harness *h, _Out_ uint8_t *out, int cap)',
 };
 
+let harnessTypes = false;
+/** koffi's type names are global: the harness's opaque handle is declared once a process. */
+function declareHarnessTypes(): void {
+  if (harnessTypes) return;
+  koffi.opaque('th_harness');
+  harnessTypes = true;
+}
+
 /**
  * The C tier's schedule harness (libtierlab_ctier_sched.so): one whole schedule of the C
  * tier under tierlab's scheduler per call. Each method is one C function of th.h; the
@@ -490,8 +498,10 @@ export class CTierHarnessLib {
       throw new NativeError(`${path} is not a C tier harness (it has no th_abi_version)`);
     }
     if (version !== HARNESS_ABI_VERSION)
-      throw new NativeError(`ABI mismatch: ${path} has harness ABI ${version}, this tierlab expects ${HARNESS_ABI_VERSION}`);
-    koffi.opaque('th_harness');
+      throw new NativeError(
+        `ABI mismatch: ${path} has harness ABI ${version}, this tierlab expects ${HARNESS_ABI_VERSION}`,
+      );
+    declareHarnessTypes();
     for (const [name, proto] of Object.entries(HARNESS_PROTOTYPES)) this.f[name] = lib.func(proto);
   }
 
@@ -517,7 +527,18 @@ export class CTierHarnessLib {
     choices: Uint32Array,
     summary: Float64Array,
   ): number {
-    return this.fn('run')(h, cfg, cfg.length, heat, heat?.length ?? 0, opts, opts.length, choices, choices.length, summary) as number;
+    return this.fn('run')(
+      h,
+      cfg,
+      cfg.length,
+      heat,
+      heat?.length ?? 0,
+      opts,
+      opts.length,
+      choices,
+      choices.length,
+      summary,
+    ) as number;
   }
   records(h: NativePtr, out: Int32Array): number {
     return this.fn('records')(h, out, out.length) as number;

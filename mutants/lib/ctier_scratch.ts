@@ -1,0 +1,47 @@
+/**
+ * A scratch copy of native/ (without its build output) with a C tier mutant's patches
+ * applied (mutants/ctier/), and its schedule harness built there
+ * (libtierlab_ctier_sched.so): the working tree is never written.
+ *
+ * Invariant: a patch that does not apply fails before anything is copied (PatchError,
+ * naming the mutant, the file and the text), as for the TypeScript tier's mutants.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { applyMutant } from './patch.js';
+import type { Mutant } from './types.js';
+
+export interface CTierScratch {
+  readonly dir: string;
+  /** the schedule harness this scratch built */
+  readonly library: string;
+  readonly buildSeconds: number;
+  remove(): void;
+}
+
+/** Copies native/, applies the mutant (null: none, the control), builds the harness. */
+export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch {
+  const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(join(root, f), 'utf8'));
+  const dir = mkdtempSync(join(tmpdir(), `tierlab-ctier-${m?.id ?? 'control'}-`));
+  try {
+    const build = `${sep}native${sep}build`;
+    cpSync(join(root, 'native'), join(dir, 'native'), { recursive: true, filter: (src) => !src.includes(build) });
+    for (const [file, text] of patched) writeFileSync(join(dir, file), text);
+    const t0 = performance.now();
+    execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), 'tier-sched-lib'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      maxBuffer: 1 << 26,
+    });
+    return {
+      dir,
+      library: join(dir, 'native', 'build', 'libtierlab_ctier_sched.so'),
+      buildSeconds: (performance.now() - t0) / 1000,
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
