@@ -23,6 +23,7 @@ import { propertyInfo, PROPERTIES, type PropertyId } from '../../src/check/catal
 import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
 import { CTierHarness } from '../../src/engine/native/ctier_harness.js';
 import { Progress } from './progress.js';
+import { ensureHarnessBuilt } from './ctier_build.js';
 
 export interface CTierPropertiesOptions {
   readonly suites: readonly Suite[];
@@ -45,6 +46,7 @@ export interface CTierPropertiesOptions {
 
 /** Runs the suites (or the one scenario) on the C tier; exits with the verdict. */
 export function ctierProperties(o: CTierPropertiesOptions): never {
+  ensureHarnessBuilt();
   const h = new CTierHarness();
   const progress = new Progress();
   const results: SuiteResult[] = [];

@@ -10,6 +10,7 @@
  *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
  *                      [--no-baseline | --baseline-seconds S]
  *   npm run mutants -- --replay FILE [--full] [--at REV]
+ *   npm run mutants -- --tier c [...]   the C tier's catalogue (apps/cli/ctier_mutants.ts)
  *
  * The sources are copied once at the start (a snapshot: the tree may change during a long
  * run; --at REV takes a commit's sources instead of the working tree's) and must pass a
@@ -61,6 +62,7 @@ import {
 } from './cli_args.js';
 import { writeShardFile } from '../report/shard_file.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
+import { ctierMutantReplay, ctierMutants } from './ctier_mutants.js';
 
 reportUnexpectedErrors('mutants');
 // explicitly typed, so that control flow knows it never returns
@@ -110,9 +112,33 @@ const { values } = parseOrFail('mutants', {
     'no-baseline': { type: 'boolean' },
     at: { type: 'string' },
     'baseline-seconds': { type: 'string' },
+    tier: { type: 'string' },
+    level: { type: 'string' },
+    'in-process': { type: 'boolean' },
   },
   strict: true,
 });
+
+if (values.tier !== undefined && values.tier !== 'ts' && values.tier !== 'c')
+  fail(`--tier must be ts or c, got '${values.tier}'`);
+if (values.tier !== 'c' && (values.level !== undefined || values['in-process'] === true))
+  fail('--level and --in-process are for --tier c');
+if (values.tier === 'c') {
+  if (values.replay !== undefined) await ctierMutantReplay(resolve(values.replay), values.full === true);
+  const level = values.level === undefined || values.level === '2' ? 2 : values.level === '1' ? 1 : 0;
+  if (level === 0) fail(`--level must be 1 or 2, got '${values.level ?? ''}'`);
+  const strategy = values.strategy ?? 'random';
+  if (strategy !== 'random' && strategy !== 'pct') fail(`--tier c kills by random or pct schedules, not '${strategy}'`);
+  await ctierMutants({
+    ids: values.mutant ?? [],
+    runs: values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : 3000,
+    seed: seedOption('mutants', values.seed, 20261129),
+    level: level === 1 ? 1 : 2,
+    strategy,
+    fresh: values['in-process'] !== true,
+    outDir: prepareOutputDir('mutants', 'out', values.out ?? join(REPO_ROOT, 'reports')),
+  });
+}
 
 const root = REPO_ROOT;
 if (values['catalogue-only'] === true && values['operators-only'] === true)

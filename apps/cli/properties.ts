@@ -218,7 +218,9 @@ if (values.tier === 'c') {
   const level = values.level === undefined ? 2 : values.level === '1' ? 1 : values.level === '2' ? 2 : 0;
   if (level === 0) fail(`--level must be 1 or 2, got '${values.level ?? ''}'`);
   if (values.jobs !== undefined || shard !== null || preemptions !== undefined || values['state-cache'] === true)
-    fail('--tier c runs on one job, unsharded, with the plain exhaustive search: drop --jobs, --shard, --preemptions, --state-cache');
+    fail(
+      '--tier c runs on one job, unsharded, with the plain exhaustive search: drop --jobs, --shard, --preemptions, --state-cache',
+    );
   if (strategy === 'exhaustive' && given === null) fail('--tier c --strategy exhaustive wants --scenario FILE');
   ctierProperties({
     suites,

@@ -17,6 +17,8 @@ import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
 import { writeCounterexampleHtml } from '../report/write_report.js';
 import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { replayCTierFile } from './ctier_replay.js';
+import { ensureHarnessBuilt } from './ctier_build.js';
 
 reportUnexpectedErrors('replay');
 const { values, positionals } = parseOrFail('replay', {
@@ -32,6 +34,11 @@ if (positionals.length !== 1) {
 const file = positionals[0] ?? '';
 // an InputError from the loader is one line and exit 2 (reportUnexpectedErrors)
 const cx = loadCounterexample(file);
+// a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
+if (cx.tier === 'c') {
+  ensureHarnessBuilt();
+  replayCTierFile(file, cx, values.full === true);
+}
 const r = replayCounterexample(cx.scenario, cx.choices);
 if (r.scheduleProblem !== null)
   usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);

@@ -58,9 +58,38 @@ export function shrunk(
     const again = runOnce(h, req, sc, { kind: 'choices', choices: c });
     return again.violation?.property === v.property ? trimPath(again.path) : null;
   };
-  const min = shrinkChoices(trimPath(r.path), attempt, v.property, 600);
+  const coarse = zeroChunks(trimPath(r.path), attempt, 300);
+  const min = shrinkChoices(coarse.choices, attempt, v.property, 400);
   const last = runOnce(h, req, sc, { kind: 'choices', choices: min.choices });
   return counterexample(req, t, sc.scenario, last.violation !== null ? last : r, min.choices, req.seed, min.shrinks);
+}
+
+/**
+ * The coarse first pass of shrinking a long schedule (a random run's takes a decision a
+ * step): turn whole chunks of choices quiet, halves first, then quarters, down to single
+ * choices, keeping each that still fails; the fine moves of the prefix minimizer follow.
+ */
+function zeroChunks(
+  choices: readonly number[],
+  attempt: (c: readonly number[]) => number[] | null,
+  maxRuns: number,
+): { choices: number[]; runs: number } {
+  let best = [...choices];
+  let runs = 0;
+  for (let size = best.length >> 1; size >= 1 && runs < maxRuns; size >>= 1) {
+    for (let at = 0; at < best.length && runs < maxRuns; at += size) {
+      if (!best.slice(at, at + size).some((c) => c !== 0)) continue;
+      const cand = [
+        ...best.slice(0, at),
+        ...new Array<number>(Math.min(size, best.length - at)).fill(0),
+        ...best.slice(at + size),
+      ];
+      runs++;
+      const got = attempt(cand);
+      if (got !== null && got.length <= best.length) best = got;
+    }
+  }
+  return { choices: best, runs };
 }
 
 export function counterexample(

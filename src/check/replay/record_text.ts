@@ -33,7 +33,8 @@ function line(r: Rec, plan: ReplayPlan): string | null {
         if (r.op === 'join') return `joins ${plan.names.get(r.arg) ?? `thread${r.arg}`}`;
         return r.op === 'exit' ? 'ends' : null;
       }
-      if (r.op === 'spurious' || r.op === 'timeout') return `wakes ${r.op === 'spurious' ? 'spuriously' : 'on a timeout'}`;
+      if (r.op === 'spurious' || r.op === 'timeout')
+        return `wakes ${r.op === 'spurious' ? 'spuriously' : 'on a timeout'}`;
       return `${r.op} ${role}${r.op === 'signal' && r.arg >= 0 ? ` (wakes ${plan.names.get(r.arg) ?? r.arg})` : ''}`;
     }
     case 'engine':

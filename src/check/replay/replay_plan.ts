@@ -24,7 +24,8 @@ export interface CallPlan {
   /** index of the call's ret record (-1: it never returned) */
   readonly ret: number;
   /** the record after which the checkers see the return (the ret record itself for a
-   *  refused call, whose return is where the gate let it go) */
+   *  refused call, whose return is where the gate let it go, and for one that did nothing
+   *  the checkers see) */
   readonly retAt: number;
   /** the lifecycle gate refused it (it changed nothing) */
   readonly refused: boolean;
@@ -68,7 +69,9 @@ export function planReplay(recs: readonly Rec[]): ReplayPlan {
   const returnsAfter = new Map<number, number>();
   const open = new Map<number, Open>();
   const close = (o: Open, ret: number): void => {
-    const retAt = o.refused || ret < 0 ? ret : o.last;
+    // a call that did nothing the checkers see returns where it returned (a shutdown that
+    // found the tier dead may have waited for a teardown to finish)
+    const retAt = o.refused || ret < 0 || o.last === o.at ? ret : o.last;
     calls.set(o.at, { fn: o.fn, ret, retAt, refused: o.refused, lockedMx: o.lockedMx, spawn: o.spawn });
     if (ret >= 0 && retAt !== ret) returnsAfter.set(retAt, ret);
   };
