@@ -35,7 +35,8 @@ export function replayCTier(
       keepRecords: true,
     });
     const records = result.records ?? [];
-    return { result, lines: recordLines(records, planReplay(records), opts.last), scheduleProblem: problem(choices, result) };
+    const lines = recordLines(records, planReplay(records), opts.last);
+    return { result, lines, scheduleProblem: problem(choices, result) };
   } finally {
     h.close();
   }

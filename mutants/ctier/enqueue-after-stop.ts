@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   title: 'enqueue accepts entries after stop',
   history: 'a note_block woken by shutdown enqueued what nobody would upload',
   family: 'nothing left after shutdown',
-  expectedProperties: ['SPEC-ENQUEUE', 'POST-SHUTDOWN', 'ACC-INFLIGHT', 'LIVE-SHUTDOWN'],
+  expectedProperties: ['SPEC-ENQUEUE', 'SPEC-WAKEUP', 'POST-SHUTDOWN', 'ACC-INFLIGHT', 'LIVE-SHUTDOWN'],
   patches: [
     {
       file: 'native/tier/tt_enqueue.c',

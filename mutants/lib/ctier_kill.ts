@@ -7,8 +7,18 @@
  */
 import fc from 'fast-check';
 import { harnessScenario } from '../../model/ctier/harness_config.js';
-import { scenarioArb, SUITES } from '../../properties/arbitraries.js';
-import { seededStrategy, runOnce, shrunk, type CTierRequest } from '../../properties/ctier/ctier_shared.js';
+import { scenarioArb, SUITES, type Suite } from '../../properties/arbitraries.js';
+import {
+  counterexample,
+  runOnce,
+  seededStrategy,
+  shrunk,
+  type CTierRequest,
+} from '../../properties/ctier/ctier_shared.js';
+import { trimPath } from '../../model/rt/strategy.js';
+import type { Scenario } from '../../model/scenario/scenario.js';
+import type { CTierRunResult } from '../../model/ctier/run_ctier.js';
+import type { Tally } from '../../properties/tally.js';
 import { newTally, record } from '../../properties/tally.js';
 import type { Counterexample, StrategyName } from '../../properties/types.js';
 import type { CTierHarness } from '../../src/engine/native/ctier_harness.js';
@@ -20,6 +30,10 @@ export interface CKillOptions {
   readonly strategy: Extract<StrategyName, 'random' | 'pct'>;
   /** every run in a forked child (a mutant may crash the tier) */
   readonly fresh: boolean;
+  /** 0: keep the failing schedule as it was found (no shrinking) */
+  readonly shrinkRuns?: number;
+  /** the suites whose scenarios are run in turn (default: every suite but 'mixed') */
+  readonly suites?: readonly Suite[];
 }
 
 export interface CKill {
@@ -38,8 +52,9 @@ const ROTATION = SUITES.filter((s) => s !== 'mixed');
 export function killCMutant(h: CTierHarness, o: CKillOptions): CKill {
   const tally = newTally();
   const started = performance.now();
+  const rotation = o.suites ?? ROTATION;
   for (let i = 0; i < o.runs; i++) {
-    const suite = ROTATION[i % ROTATION.length] ?? 'general';
+    const suite = rotation[i % rotation.length] ?? 'general';
     const req: CTierRequest = {
       suite,
       seed: o.seed,
@@ -54,7 +69,7 @@ export function killCMutant(h: CTierHarness, o: CKillOptions): CKill {
     const r = runOnce(h, req, sc, seededStrategy(h, req, sc, i));
     if (record(tally, r, started, undefined) || r.violation === null) continue;
     const secondsToKill = (performance.now() - started) / 1000;
-    const failure = shrunk(h, req, tally, sc, r);
+    const failure = o.shrinkRuns === 0 ? unshrunk(req, tally, sc.scenario, r) : shrunk(h, req, tally, sc, r);
     return {
       killed: true,
       runs: tally.runs,
@@ -66,4 +81,8 @@ export function killCMutant(h: CTierHarness, o: CKillOptions): CKill {
   }
   const seconds = (performance.now() - started) / 1000;
   return { killed: false, runs: tally.runs, seconds, runsToKill: -1, secondsToKill: -1, failure: null };
+}
+
+function unshrunk(req: CTierRequest, t: Tally, scenario: Scenario, r: CTierRunResult): Counterexample {
+  return counterexample(req, t, scenario, r, trimPath(r.path), req.seed, 0);
 }

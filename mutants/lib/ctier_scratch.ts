@@ -10,7 +10,7 @@
  * Invariant: a patch that does not apply fails before anything is copied (PatchError,
  * naming the mutant, the file and the text), as for the TypeScript tier's mutants.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -25,8 +25,8 @@ export interface CTierScratch {
   remove(): void;
 }
 
-/** Copies native/, applies the mutant (null: none, the control), builds the harness. */
-export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch {
+/** The scratch copy with the patches written, not yet built. */
+function prepare(root: string, m: Mutant | null): string {
   const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(join(root, f), 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), `tierlab-ctier-${m?.id ?? 'control'}-`));
   try {
@@ -36,19 +36,46 @@ export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch 
     const objects = join('native', 'build', 'tier', 'sched');
     if (existsSync(join(root, objects))) cpSync(join(root, objects), join(dir, objects), { recursive: true });
     for (const [file, text] of patched) writeFileSync(join(dir, file), text);
-    const t0 = performance.now();
-    execFileSync('make', ['-s', '-j2', '-C', join(dir, 'native'), 'tier-sched-lib'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      maxBuffer: 1 << 26,
-    });
-    return {
-      dir,
-      library: join(dir, 'native', 'build', 'libtierlab_ctier_sched.so'),
-      buildSeconds: (performance.now() - t0) / 1000,
-      remove: () => rmSync(dir, { recursive: true, force: true }),
-    };
+    return dir;
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+function scratch(dir: string, t0: number): CTierScratch {
+  return {
+    dir,
+    library: join(dir, 'native', 'build', 'libtierlab_ctier_sched.so'),
+    buildSeconds: (performance.now() - t0) / 1000,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+const MAKE = (dir: string): string[] => ['-s', '-j2', '-C', join(dir, 'native'), 'tier-sched-lib'];
+
+/** Copies native/, applies the mutant (null: none, the control), builds the harness. */
+export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch {
+  const dir = prepare(root, m);
+  const t0 = performance.now();
+  try {
+    execFileSync('make', MAKE(dir), { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return scratch(dir, t0);
+}
+
+/** The same, its build a child process this process can wait for beside others. */
+export function buildCTierScratchAsync(root: string, m: Mutant | null): Promise<CTierScratch> {
+  const dir = prepare(root, m);
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile('make', MAKE(dir), { maxBuffer: 1 << 26 }, (err, _out, stderr) => {
+      if (err === null) return resolve(scratch(dir, t0));
+      rmSync(dir, { recursive: true, force: true });
+      reject(new Error(`building the C tier harness of ${m?.id ?? 'the control'} failed: ${stderr.slice(0, 400)}`));
+    });
+  });
 }

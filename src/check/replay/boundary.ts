@@ -165,11 +165,10 @@ function fillWaitReturned(m: Memory, opts: BoundaryOptions, th: ThreadView, valu
   if (value !== 'done') return;
   const still = before.filter((s) => m.staged.has(s));
   if (still.length > 0) {
+    const keys = still.map((s) => `L${s.layer}E${s.eid}`).join(' ');
     throw new Violation(
       'POST-FILL-WAIT',
-      `fill_wait returned while ${still.length} upload(s) enqueued before it still copy from their staging copies: ${still
-        .map((s) => `L${s.layer}E${s.eid}`)
-        .join(' ')}`,
+      `fill_wait returned while ${still.length} upload(s) enqueued before it still copy from their staging copies: ${keys}`,
     );
   }
   if (!opts.faultFree || m.fullDevice) return;
