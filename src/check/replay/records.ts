@@ -136,34 +136,33 @@ function name<T extends string>(table: readonly T[], i: number, what: string): T
 }
 
 function tierEvent(w: Int32Array, b: number): TierEvent {
-  const at = (k: number): number => w[b + k] ?? 0;
-  const gate = at(W.gate);
+  const gate = w[b + W.gate] ?? 0;
   return {
     c: 'event',
-    src: name(SOURCES, at(W.src), 'source'),
-    ev: name(EVENT_KINDS, at(W.kind), 'event kind'),
-    lk: at(W.lk),
-    tid: at(W.tid),
-    fn: at(W.fn),
-    layer: at(W.layer),
-    eid: at(W.eid),
-    dev: at(W.dev),
-    part: at(W.part),
-    vlayer: at(W.vlayer),
-    veid: at(W.veid),
+    src: name(SOURCES, w[b + W.src] ?? -1, 'source'),
+    ev: name(EVENT_KINDS, w[b + W.kind] ?? -1, 'event kind'),
+    lk: w[b + W.lk] ?? 0,
+    tid: w[b + W.tid] ?? 0,
+    fn: w[b + W.fn] ?? 0,
+    layer: w[b + W.layer] ?? 0,
+    eid: w[b + W.eid] ?? 0,
+    dev: w[b + W.dev] ?? 0,
+    part: w[b + W.part] ?? 0,
+    vlayer: w[b + W.vlayer] ?? 0,
+    veid: w[b + W.veid] ?? 0,
     value: i64(w, b + W.value),
     value2: i64(w, b + W.value2),
-    inflight: at(W.inflight),
-    qn: at(W.qn),
-    waiters: at(W.waiters),
+    inflight: w[b + W.inflight] ?? 0,
+    qn: w[b + W.qn] ?? 0,
+    waiters: w[b + W.waiters] ?? 0,
     tick: i64(w, b + W.tick),
     used: i64(w, b + W.used),
     budget: i64(w, b + W.budget),
-    heat: at(W.heat) >>> 0,
-    flags: at(W.flags),
-    vflags: at(W.vflags),
-    id: at(W.id),
-    sec: at(W.sec),
+    heat: (w[b + W.heat] ?? 0) >>> 0,
+    flags: w[b + W.flags] ?? 0,
+    vflags: w[b + W.vflags] ?? 0,
+    id: w[b + W.id] ?? 0,
+    sec: w[b + W.sec] ?? 0,
     life: gate & 0xff,
     live: (gate >>> 8) & 0xff,
   };
@@ -177,46 +176,62 @@ function threadName(w: Int32Array, b: number): string {
   return utf8.decode(bytes.subarray(0, end < 0 ? 16 : end));
 }
 
-/** The first `n` records of a packed stream. */
+/** Trace operations no checker reads: points that are not about the tier's sync objects. */
+const UNREAD = new Set<SchedOp>(['backend', 'yield', 'load', 'store', 'rmw', 'start', 'none']);
+
+/** The roles of the run's objects, from the table at the stream's end. */
+function objectRoles(w: Int32Array, n: number): Map<number, Role> {
+  const roles = new Map<number, Role>();
+  for (let i = n - 1; i >= 0; i--) {
+    const b = i * REC_WORDS;
+    const cls = w[b] ?? -1;
+    if (cls === CLASS.thread) continue;
+    if (cls !== CLASS.object) break;
+    roles.set(w[b + 1] ?? 0, name(ROLES, w[b + 4] ?? -1, 'object role'));
+  }
+  return roles;
+}
+
+function schedEvent(w: Int32Array, b: number): SchedEvent {
+  const op = name(SCHED_OPS, w[b + 3] ?? -1, 'scheduler op');
+  return { c: 'sched', step: w[b + 1] ?? 0, tid: w[b + 2] ?? 0, op, obj: w[b + 4] ?? 0, arg: w[b + 5] ?? 0 };
+}
+
+/**
+ * The first `n` records of a packed stream. Left out: the trace's points that are not
+ * about a sync object (backend entries, yields, atomics, a thread's first step) and what
+ * the lifecycle gate's and the trunk's locks do (the checkers read the gate by its events);
+ * kept: everything about mx, cv, cv_take, threads' lives, and every event.
+ */
 export function decodeRecords(w: Int32Array, n: number): Rec[] {
+  const roles = objectRoles(w, n);
   const out: Rec[] = [];
   for (let i = 0; i < n; i++) {
     const b = i * REC_WORDS;
-    const at = (k: number): number => w[b + k] ?? 0;
-    switch (at(0)) {
-      case CLASS.event:
-        out.push(tierEvent(w, b));
-        break;
-      case CLASS.sched:
-        out.push({
-          c: 'sched',
-          step: at(1),
-          tid: at(2),
-          op: name(SCHED_OPS, at(3), 'scheduler op'),
-          obj: at(4),
-          arg: at(5),
-        });
-        break;
-      case CLASS.engine:
-        out.push({
-          c: 'engine',
-          kind: name(ENGINE_KINDS, at(1), 'engine event'),
-          tid: at(2),
-          a: Array.from(w.subarray(b + 3, b + 10)),
-        });
-        break;
-      case CLASS.object:
-        out.push({ c: 'object', id: at(1), role: name(ROLES, at(4), 'object role') });
-        break;
-      case CLASS.thread:
-        out.push({ c: 'thread', tid: at(1), parent: at(2), name: threadName(w, b) });
-        break;
-      case CLASS.blob:
-        out.push({ c: 'blob', offset: at(1), length: at(2) });
-        break;
-      default:
-        throw new RangeError(`record stream: record ${i} has class ${at(0)}`);
-    }
+    const cls = w[b] ?? -1;
+    if (cls === CLASS.event) out.push(tierEvent(w, b));
+    else if (cls === CLASS.sched) {
+      const e = schedEvent(w, b);
+      const role = roles.get(e.obj);
+      if (UNREAD.has(e.op) || role === 'gmx' || role === 'gcv' || role === 'tmx') continue;
+      out.push(e);
+    } else if (cls === CLASS.engine) {
+      const a = [
+        w[b + 3] ?? 0,
+        w[b + 4] ?? 0,
+        w[b + 5] ?? 0,
+        w[b + 6] ?? 0,
+        w[b + 7] ?? 0,
+        w[b + 8] ?? 0,
+        w[b + 9] ?? 0,
+      ];
+      out.push({ c: 'engine', kind: name(ENGINE_KINDS, w[b + 1] ?? -1, 'engine event'), tid: w[b + 2] ?? 0, a });
+    } else if (cls === CLASS.object)
+      out.push({ c: 'object', id: w[b + 1] ?? 0, role: name(ROLES, w[b + 4] ?? -1, 'role') });
+    else if (cls === CLASS.thread)
+      out.push({ c: 'thread', tid: w[b + 1] ?? 0, parent: w[b + 2] ?? 0, name: threadName(w, b) });
+    else if (cls === CLASS.blob) out.push({ c: 'blob', offset: w[b + 1] ?? 0, length: w[b + 2] ?? 0 });
+    else throw new RangeError(`record stream: record ${i} has class ${cls}`);
   }
   return out;
 }
