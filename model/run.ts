@@ -9,7 +9,7 @@ import type { DriverDecisions } from '../src/check/checkers/driver.js';
 import { engineMain } from '../src/engine/driver.js';
 import type { Gen } from '../src/ops.js';
 import type { Checker } from '../src/check/checker.js';
-import { CoverageChecker } from '../src/check/checkers/coverage.js';
+import { CoverageChecker, type CoverageMark } from '../src/check/checkers/coverage.js';
 import { GuardedReads } from '../src/check/guarded_reads.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
 import { MAX_GROUP_ROWS } from '../src/tier/config.js';
@@ -52,7 +52,7 @@ export interface RunOptions {
 
 export interface RunResult extends RunOutcome {
   readonly trace: Trace | null;
-  readonly coverage: ReadonlySet<string>;
+  readonly coverage: ReadonlySet<CoverageMark>;
   readonly tier: Tier;
   readonly world: SimulatedWorld;
 }
@@ -101,6 +101,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const checks = {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
+    wantSwaps: s.wantSwaps,
     watchSlots: opts.watchSlots === true,
     // a hand-written main thread is not the engine's driver, unless it says what it stands for
     ...(opts.main === undefined

@@ -27,7 +27,7 @@ import { scenarioSubject } from '../model/explore/subject.js';
 import { runTasks } from '../model/explore/workers/pool.js';
 import { DEFAULT_PREEMPTIONS_SCENARIO, shrunkCounterexample, shortestFailure } from './runner_explore.js';
 import { newTally, record, summarize, type Tally } from './tally.js';
-import type { ScenarioRequest, SuiteResult } from './types.js';
+import { addCounts, type ScenarioRequest, type SuiteResult } from './types.js';
 
 /** A scenario request without callbacks (it crosses thread and process boundaries). */
 export type PlainScenarioRequest = Omit<ScenarioRequest, 'onProgress'>;
@@ -83,8 +83,8 @@ export function joinSearchParts(req: PlainScenarioRequest, parts: readonly Searc
   for (const p of [...parts].sort((a, b) => a.index - b.index)) {
     tally.runs += p.tally.runs;
     tally.steps += p.tally.steps;
-    for (const [k, v] of Object.entries(p.tally.violations)) tally.violations[k] = (tally.violations[k] ?? 0) + v;
-    for (const [k, v] of Object.entries(p.tally.coverage)) tally.coverage[k] = (tally.coverage[k] ?? 0) + v;
+    addCounts(tally.violations, p.tally.violations);
+    addCounts(tally.coverage, p.tally.coverage);
     if (tally.firstFailAtRun < 0 && p.tally.firstFailAtRun >= 0) {
       tally.firstFailAtRun = tally.runs - p.tally.runs + p.tally.firstFailAtRun;
       tally.firstFailSeconds = p.tally.firstFailSeconds;

@@ -14,19 +14,21 @@
  * mutant survives or the control fails, 2 on bad input.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { killCMutant, type CKill, type CKillOptions } from '../../mutants/lib/ctier_kill.js';
 import { buildCTierScratch } from '../../mutants/lib/ctier_scratch.js';
 import type { Mutant } from '../../mutants/lib/types.js';
 import { loadCounterexample, saveCounterexample } from '../../properties/counterexample_file.js';
-import { EXIT } from '../../src/check/exit_codes.js';
+import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
 import { CTierHarness, harnessPath } from '../../src/engine/native/ctier_harness.js';
 import { usageError } from './cli_args.js';
 import { ensureHarnessBuilt } from './ctier_build.js';
 import { replayCTierFile } from './ctier_replay.js';
+import type { MutantsOptions } from './mutants_options.js';
+import { prepareOutputDir } from './output_dir.js';
 
-export interface CTierMutantsOptions extends CKillOptions {
+interface CTierMutantsOptions extends CKillOptions {
   readonly ids: readonly string[];
   readonly outDir: string;
 }
@@ -38,7 +40,22 @@ interface Row {
   readonly buildSeconds: number;
 }
 
-export async function ctierMutants(o: CTierMutantsOptions): Promise<never> {
+/** `npm run mutants -- --tier c ...`: the kills, or one counterexample's replay. */
+export async function ctierMutants(m: MutantsOptions): Promise<ExitCode> {
+  if (m.replay !== undefined) return ctierMutantReplay(resolve(m.replay), m.full);
+  const o: CTierMutantsOptions = {
+    ids: m.ids,
+    runs: m.runs ?? 3000,
+    seed: m.seed,
+    level: m.level,
+    strategy: m.strategy === 'pct' ? 'pct' : 'random',
+    fresh: !m.inProcess,
+    outDir: prepareOutputDir('mutants', 'out', m.out ?? join(REPO_ROOT, 'reports')),
+  };
+  return killAll(o);
+}
+
+async function killAll(o: CTierMutantsOptions): Promise<ExitCode> {
   ensureHarnessBuilt();
   const all = await loadCatalogue(join(REPO_ROOT, 'mutants/ctier'));
   const unknown = o.ids.filter((id) => !all.some((e) => e.mutant.id === id));
@@ -57,7 +74,7 @@ export async function ctierMutants(o: CTierMutantsOptions): Promise<never> {
   writeTable(o.outDir, rows, o);
   const survived = rows.filter((r) => !r.kill.killed);
   process.stdout.write(`\n${rows.length - survived.length} of ${rows.length} C tier mutants killed\n`);
-  process.exit(survived.length > 0 ? EXIT.safety : EXIT.ok);
+  return survived.length > 0 ? EXIT.safety : EXIT.ok;
 }
 
 function killWith(library: string, o: CKillOptions): CKill {
@@ -117,15 +134,18 @@ function writeTable(dir: string, rows: readonly Row[], o: CTierMutantsOptions): 
 }
 
 /** `--tier c --replay FILE`: the file's mutant built, its schedule replayed on it. */
-export async function ctierMutantReplay(file: string, full: boolean): Promise<never> {
+async function ctierMutantReplay(file: string, full: boolean): Promise<ExitCode> {
   const cx = loadCounterexample(file);
   if (cx.tier !== 'c') usageError('mutants', `${file} is not a counterexample of the C tier (no "tier": "c")`);
   ensureHarnessBuilt();
-  if (cx.mutant === null) replayCTierFile(file, cx, full);
+  if (cx.mutant === null) return replayCTierFile(file, cx, full);
   const all = await loadCatalogue(join(REPO_ROOT, 'mutants/ctier'));
   const m = all.find((e) => e.mutant.id === cx.mutant)?.mutant;
   if (m === undefined) usageError('mutants', `${file}: no C tier mutant ${cx.mutant ?? ''} (mutants/ctier/)`);
   const scratch = buildCTierScratch(REPO_ROOT, m);
-  process.on('exit', () => scratch.remove());
-  replayCTierFile(file, cx, full, scratch.library);
+  try {
+    return replayCTierFile(file, cx, full, scratch.library);
+  } finally {
+    scratch.remove();
+  }
 }

@@ -10,81 +10,65 @@
  * reference); level 1 by what crosses its boundary only. --fresh runs every schedule in a
  * forked child (a tier that may crash). Exit codes as every command's (src/check/exit_codes.ts).
  */
-import type { Scenario } from '../../model/scenario/scenario.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { replayCTier } from '../../model/ctier/replay_ctier.js';
-import type { Suite } from '../../properties/arbitraries.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
 import { checkCTier } from '../../properties/ctier/ctier_runner.js';
 import type { CTierRequest } from '../../properties/ctier/ctier_shared.js';
 import { buildReport, writeReport } from '../../properties/report.js';
-import type { StrategyName, SuiteResult } from '../../properties/types.js';
+import type { SuiteResult } from '../../properties/types.js';
 import { propertyInfo, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { CTierHarness } from '../../src/engine/native/ctier_harness.js';
 import { Progress } from './progress.js';
 import { ensureHarnessBuilt } from './ctier_build.js';
+import type { PropertiesOptions } from './properties_options.js';
 
-export interface CTierPropertiesOptions {
-  readonly suites: readonly Suite[];
-  readonly scenario: Scenario | null;
-  readonly seed: number;
-  readonly runs: number;
-  readonly seconds?: number;
-  readonly property?: PropertyId;
-  readonly strategy: StrategyName;
-  readonly depth?: number;
-  readonly level: 1 | 2;
-  readonly fresh: boolean;
-  readonly reportDir: string;
-  readonly bail: boolean;
-  readonly quiet: boolean;
-  readonly full: boolean;
-  readonly mutant: string | null;
-  readonly args: readonly string[];
-}
-
-/** Runs the suites (or the one scenario) on the C tier; exits with the verdict. */
-export function ctierProperties(o: CTierPropertiesOptions): never {
+/** Runs the suites (or the one scenario) on the C tier; returns the verdict's exit code. */
+export function ctierProperties(o: PropertiesOptions): ExitCode {
   ensureHarnessBuilt();
   const h = new CTierHarness();
   const progress = new Progress();
   const results: SuiteResult[] = [];
   const replays = new Map<SuiteResult, string>();
-  const labels: readonly (Suite | 'scenario')[] = o.scenario !== null ? ['scenario'] : o.suites;
-  for (const [i, label] of labels.entries()) {
-    progress.update(`[${i + 1}/${labels.length}] ${label} (C tier, level ${o.level}) ...`);
-    const req: CTierRequest = {
-      suite: label,
-      ...(o.scenario !== null ? { scenario: o.scenario } : {}),
-      seed: o.seed + i,
-      runs: o.runs,
-      ...(o.seconds !== undefined ? { seconds: o.seconds / labels.length } : {}),
-      ...(o.property !== undefined ? { property: o.property } : {}),
-      strategy: o.strategy,
-      ...(o.depth !== undefined ? { depth: o.depth } : {}),
-      level: o.level,
-      fresh: o.fresh,
-      onProgress: (runs) => progress.update(`[${i + 1}/${labels.length}] ${label} (C tier): ${runs} runs ...`),
-    };
-    const r = checkCTier(h, req);
-    results.push(r);
-    progress.done(
-      `[${i + 1}/${labels.length}] ${label.padEnd(11)} ${String(r.runs).padStart(6)} runs ${r.seconds.toFixed(1).padStart(6)} s  ` +
-        `${r.failure === null ? (Object.keys(r.violations).length > 0 ? 'VIOLATIONS' : 'ok') : `FAIL ${r.failure.property}`}`,
-    );
-    if (r.guarantee !== undefined) progress.done(`  ${r.guarantee.statement}`);
-    if (r.failure !== null) {
+  const labels = o.given !== null ? (['scenario'] as const) : o.suites;
+  // one scenario's exhaustive search runs to its end unless --runs caps it
+  const runs = Number.isFinite(o.runs) ? o.runs : 100_000;
+  try {
+    for (const [i, label] of labels.entries()) {
+      progress.update(`[${i + 1}/${labels.length}] ${label} (C tier, level ${o.level}) ...`);
+      const req: CTierRequest = {
+        suite: label,
+        ...(o.given !== null ? { scenario: o.given } : {}),
+        seed: o.seed + i,
+        runs,
+        ...(o.seconds !== undefined ? { seconds: o.seconds / labels.length } : {}),
+        ...(o.property !== undefined ? { property: o.property } : {}),
+        strategy: o.strategy,
+        ...(o.depth !== undefined ? { depth: o.depth } : {}),
+        level: o.level,
+        fresh: o.fresh,
+        onProgress: (n) => progress.update(`[${i + 1}/${labels.length}] ${label} (C tier): ${n} runs ...`),
+      };
+      const r = checkCTier(h, req);
+      results.push(r);
+      progress.done(
+        `[${i + 1}/${labels.length}] ${label.padEnd(11)} ${String(r.runs).padStart(6)} runs ${r.seconds.toFixed(1).padStart(6)} s  ` +
+          `${r.failure === null ? (Object.keys(r.violations).length > 0 ? 'VIOLATIONS' : 'ok') : `FAIL ${r.failure.property}`}`,
+      );
+      if (r.guarantee !== undefined) progress.done(`  ${r.guarantee.statement}`);
+      if (r.failure === null) continue;
       replays.set(r, reportFailure(o, r));
       if (o.bail) break;
     }
+  } finally {
+    h.close();
   }
-  h.close();
   return finish(o, results, replays);
 }
 
 /** Saves, prints and returns the replay command of a suite's counterexample. */
-function reportFailure(o: CTierPropertiesOptions, r: SuiteResult): string {
+function reportFailure(o: PropertiesOptions, r: SuiteResult): string {
   const f = r.failure;
   if (f === null) return '';
   const file = saveCounterexample(`${o.reportDir}/counterexamples`, {
@@ -117,8 +101,8 @@ function reportFailure(o: CTierPropertiesOptions, r: SuiteResult): string {
   return replay;
 }
 
-function finish(o: CTierPropertiesOptions, results: SuiteResult[], replays: Map<SuiteResult, string>): never {
-  const command = `npm run properties -- ${o.args.join(' ')}`;
+function finish(o: PropertiesOptions, results: SuiteResult[], replays: Map<SuiteResult, string>): ExitCode {
+  const command = `npm run properties -- ${o.argv.join(' ')}`;
   const report = buildReport(results, { seed: o.seed, strategy: o.strategy, command, replays });
   writeReport(o.reportDir, report, results);
   const t = report.totals;
@@ -132,6 +116,6 @@ function finish(o: CTierPropertiesOptions, results: SuiteResult[], replays: Map<
     for (const id of Object.keys(r.violations)) if (PROPERTIES.some((p) => p.id === id)) violated.add(id as PropertyId);
     if (r.failure !== null) violated.add(r.failure.property);
   }
-  const failed = violated.size > 0;
-  process.exit(failed ? exitForViolations(violated) || EXIT.safety : report.complete ? EXIT.ok : EXIT.incomplete);
+  if (violated.size > 0) return exitForViolations(violated) || EXIT.safety;
+  return report.complete ? EXIT.ok : EXIT.incomplete;
 }

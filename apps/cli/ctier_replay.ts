@@ -2,17 +2,17 @@
  * `npm run replay -- FILE` for a counterexample of the C tier (its file says `tier: "c"`):
  * the scenario and its schedule run again by the C tier's harness under the scheduler,
  * judged at the file's level; prints the run's records (the last 80 lines, or all with
- * --full) and the verdict, and exits as the run that found it did. A schedule that is not
+ * --full) and the verdict, and returns the exit code of the run that found it. A schedule that is not
  * a path of its scenario is bad input (exit 2): it would replay some other run.
  */
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { replayCTier } from '../../model/ctier/replay_ctier.js';
 import type { CounterexampleFile } from '../../properties/counterexample_file.js';
 import { propertyInfo } from '../../src/check/catalogue.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { usageError } from './cli_args.js';
 
-export function replayCTierFile(file: string, cx: CounterexampleFile, full: boolean, library?: string): never {
+export function replayCTierFile(file: string, cx: CounterexampleFile, full: boolean, library?: string): ExitCode {
   const level = cx.level ?? 2;
   const r = replayCTier(cx.scenario, cx.choices, level, {
     ...(library !== undefined ? { library, fresh: true } : {}),
@@ -34,5 +34,5 @@ export function replayCTierFile(file: string, cx: CounterexampleFile, full: bool
       '',
     ].join('\n'),
   );
-  process.exit(v === null ? EXIT.ok : exitForViolations([v.property]));
+  return v === null ? EXIT.ok : exitForViolations([v.property]);
 }

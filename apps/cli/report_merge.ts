@@ -20,7 +20,7 @@ import { buildReport, writeReport } from '../../properties/report.js';
 import { joinSearchParts, type SearchPart } from '../../properties/search_parts.js';
 import type { SuiteResult } from '../../properties/types.js';
 import { isPropertyId, type PropertyId } from '../../src/check/catalogue.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { checkShardSet, readShardFile, type MutantsShard, type PropertiesShard } from '../report/shard_file.js';
 import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 
@@ -28,7 +28,7 @@ export async function mergeShardReports(
   dirs: readonly string[],
   out: string,
   log: (line: string) => void,
-): Promise<number> {
+): Promise<ExitCode> {
   const shards = dirs.map((d) => readShardFile(d));
   checkShardSet(dirs, shards);
   const command = `npm run report -- merge ${dirs.join(' ')}`;
@@ -45,7 +45,7 @@ function mergeProperties(
   out: string,
   command: string,
   log: (line: string) => void,
-): number {
+): ExitCode {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const results: SuiteResult[] = [];
@@ -105,7 +105,7 @@ function mergeMutants(
   out: string,
   command: string,
   log: (line: string) => void,
-): number {
+): ExitCode {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const order = new Map(first.mutants.map((id, i) => [id, i]));

@@ -288,6 +288,7 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
         : standardCheckers(checkCtx, {
             faultFree,
             refinement: true,
+            wantSwaps: spec.wantSwaps,
             watchSlots: true,
             driver: driverDecisions(plan),
           })),

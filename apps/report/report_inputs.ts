@@ -5,7 +5,7 @@
  * runs the simulator; the loader and the replay glue fill these in.
  *
  * These are subsets of the writers' own types (properties/report.ts, mutants/lib/result.ts,
- * apps/oracle/oracle_report.ts, model/explore/bench/bench_report.ts);
+ * apps/oracle/oracle_report.ts, apps/cli/bench/bench_report.ts);
  * test/report/inputs_match_writers.test.ts keeps them assignable, so a writer that renames
  * a field fails the type check instead of drawing an empty section.
  */
@@ -25,7 +25,7 @@ export interface CounterexampleView {
   readonly trace: TraceData;
   /** what the replay found now (null: it replays clean, e.g. a fixed bug) */
   readonly violation: { readonly property: string; readonly detail: string } | null;
-  /** the property's one-line statement (properties/catalogue.ts) */
+  /** the property's one-line statement (src/check/catalogue.ts) */
   readonly statement: string | null;
   /** the command that prints this trace again */
   readonly replay: string;

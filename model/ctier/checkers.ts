@@ -21,6 +21,8 @@ export interface CTierCheckOptions {
   readonly faultFree: boolean;
   readonly devices: number;
   readonly plan: DriverPlan;
+  /** the engine wants LFRU swaps (the reference decides with the backend whether they happen) */
+  readonly wantSwaps: boolean;
 }
 
 export function ctierCheckers(o: CTierCheckOptions): CheckerFactory {
@@ -29,8 +31,9 @@ export function ctierCheckers(o: CTierCheckOptions): CheckerFactory {
     const driver = driverDecisions(o.plan);
     if (shadow === null) return [boundary, new DriverChecker(driver)];
     const ctx = { st: shadow.st, world };
-    const standard: Checker[] = standardCheckers(ctx, { faultFree: o.faultFree, refinement: false, driver });
-    const lockstep = new GatedLockstep(new RefinementChecker(shadow.st, world), plan, callOf);
+    const opts = { faultFree: o.faultFree, refinement: false, wantSwaps: o.wantSwaps, driver };
+    const standard: Checker[] = standardCheckers(ctx, opts);
+    const lockstep = new GatedLockstep(new RefinementChecker(shadow.st, world, o.wantSwaps), plan, callOf);
     return [...standard, boundary, lockstep];
   };
 }

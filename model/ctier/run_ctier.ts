@@ -67,7 +67,12 @@ export function runCTier(h: CTierHarness, sc: HarnessScenario, o: CTierRunOption
   const { records, blob } = h.records();
   const replay = new Replay(
     { records, blob, level: o.level, cfg: sc.tier, world: sc.world },
-    ctierCheckers({ faultFree: sc.faultFree, devices: sc.scenario.devices, plan: sc.plan }),
+    ctierCheckers({
+      faultFree: sc.faultFree,
+      devices: sc.scenario.devices,
+      plan: sc.plan,
+      wantSwaps: sc.scenario.wantSwaps,
+    }),
   );
   const violation = judge(replay, run, records);
   return {

@@ -19,7 +19,7 @@ import type { SimulatedWorld } from '../sim_engine/sim_world.js';
 import { addThreads, type ThreadCounters } from './state/state_digest.js';
 import { addValue, Hasher, valueDigest } from './state/digest_hash.js';
 import type { Checker } from '../../src/check/checker.js';
-import { CoverageChecker } from '../../src/check/checkers/coverage.js';
+import { CoverageChecker, type CoverageMark } from '../../src/check/checkers/coverage.js';
 import { TableReader, TableWatch } from '../../src/check/table_watch.js';
 import { trackReads } from './state/read_tracker.js';
 import { compiledThreads, type ThreadCompilation } from './state/compile_threads.js';
@@ -29,7 +29,7 @@ export interface SubjectRun {
   readonly violation: Violation | null;
   readonly steps: number;
   /** coverage marks the run reached (for the property report) */
-  readonly coverage?: ReadonlySet<string>;
+  readonly coverage?: ReadonlySet<CoverageMark>;
 }
 
 /** What a thread observes, told to the strategy (thread_position.ts). */

@@ -15,8 +15,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/tier/trunk_place.ts',
-      find: 'sort((a, b) => (value[b] ?? 0) - (value[a] ?? 0) || a - b)',
-      replace: 'sort((a, b) => (value[a] ?? 0) - (value[b] ?? 0) || a - b)',
+      find: 'sort((a, b) => (value[b] ?? 0) - (value[a] ?? 0))',
+      replace: 'sort((a, b) => (value[a] ?? 0) - (value[b] ?? 0))',
     },
   ],
 };

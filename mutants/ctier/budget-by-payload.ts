@@ -9,7 +9,7 @@ export const mutant: Mutant = {
   id: 'budget-by-payload',
   title: "an expert is charged its payload, not the allocator's footprint",
   history: '#687: planned counts exceeded what the device held',
-  family: 'device accounting',
+  family: 'accounting',
   expectedProperties: ['ACC-FOOTPRINT', 'DEV-BUDGET', 'POST-RESIDENCY', 'SPEC-INIT'],
   patches: [
     {

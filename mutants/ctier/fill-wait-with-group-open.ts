@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   id: 'fill-wait-with-group-open',
   title: 'fill_wait is called while a group is open',
   history: 'a refill placed inside the token deadlocked against a swap',
-  family: 'liveness',
+  family: 'deadlock freedom',
   expectedProperties: ['DRV-FILL-WAIT', 'LIVE-DEADLOCK', 'LIVE-SHUTDOWN'],
   patches: [
     {

@@ -10,7 +10,7 @@ export const mutant: Mutant = {
   id: 'null-weights-offered',
   title: 'the warmstart offers experts with no RAM copy and reports the plan as residency',
   history: 'a warmstart that said "N in VRAM" while some of them had never been copied',
-  family: 'postconditions',
+  family: 'fill_wait residency',
   expectedProperties: ['POST-RESIDENCY', 'COMP-MISS-WEIGHTS', 'PROG-FILL'],
   patches: [
     {

@@ -9,7 +9,7 @@ export const mutant: Mutant = {
   id: 'shutdown-no-wake',
   title: 'shutdown sets stop and signals cv but does not broadcast cv_take',
   history: '#1340: a swap parked on issue_open slept through shutdown; the join hung',
-  family: 'liveness',
+  family: 'liveness after shutdown',
   expectedProperties: ['LIVE-SHUTDOWN', 'LIVE-DEADLOCK', 'LIVE-LOST-WAKEUP', 'SPEC-WAKEUP'],
   patches: [
     {

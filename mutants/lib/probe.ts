@@ -17,6 +17,11 @@ import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import { scenarioArb, scheduleArb, SUITES } from '../../properties/arbitraries.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
+import type { PropertyId } from '../../src/check/catalogue.js';
+
+/** runs failing each property, and CRASH (mutants/lib/result.ts MatrixCounts; this file runs
+ *  in a scratch copy that holds no other file of mutants/) */
+type MatrixCounts = Partial<Record<PropertyId | 'CRASH', number>>;
 
 const { values } = parseArgs({
   options: { cx: { type: 'string' }, 'matrix-seconds': { type: 'string' }, seed: { type: 'string' } },
@@ -26,7 +31,7 @@ const { values } = parseArgs({
 interface ProbeResult {
   steps: number | null;
   replayedProperty: string | null;
-  matrix: Record<string, number> | null;
+  matrix: MatrixCounts | null;
   matrixRuns: number;
 }
 
@@ -42,7 +47,7 @@ if (values.cx !== undefined) {
 const seconds = Number(values['matrix-seconds'] ?? '0');
 if (seconds > 0) {
   const seed = Number(values.seed ?? '1');
-  const matrix: Record<string, number> = {};
+  const matrix: MatrixCounts = {};
   const perSuiteMs = (seconds * 1000) / SUITES.length;
   for (const [i, suite] of SUITES.entries()) {
     const arb = fc.tuple(scenarioArb(suite), scheduleArb());
@@ -50,7 +55,7 @@ if (seconds > 0) {
     for (let chunk = 0; performance.now() < until; chunk++) {
       for (const [scenario, choices] of fc.sample(arb, { seed: seed + 1000 * i + chunk, numRuns: 20 })) {
         out.matrixRuns++;
-        let id: string | null;
+        let id: PropertyId | 'CRASH' | null;
         try {
           id = runScenario(scenario, { strategy: new ChoicesStrategy(choices) }).violation?.property ?? null;
         } catch {

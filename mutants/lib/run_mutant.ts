@@ -14,7 +14,8 @@ import { runChild } from './child.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
-import type { MutantResult } from './result.js';
+import { addCounts, type ViolationCounts } from '../../properties/types.js';
+import type { MatrixCounts, MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
 import type { MutantEntry, RunSettings } from './types.js';
 
@@ -111,9 +112,8 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       );
     }
     const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { suites: ReportSuite[] };
-    const violations: Record<string, number> = {};
-    for (const suite of report.suites)
-      for (const [id, n] of Object.entries(suite.violations)) violations[id] = (violations[id] ?? 0) + n;
+    const violations: ViolationCounts = {};
+    for (const suite of report.suites) addCounts(violations, suite.violations);
     const failing = report.suites.find((x) => x.failure !== null);
     if (failing === undefined || failing.failure === null) {
       if (Object.keys(violations).length > 0) {
@@ -158,12 +158,12 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     if (s.matrixSeconds > 0) probeArgs.push('--matrix-seconds', String(s.matrixSeconds));
     const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 60) * 1000 });
     let steps: number | null = f.steps ?? null;
-    let matrix: Record<string, number> | null = null;
+    let matrix: MatrixCounts | null = null;
     let matrixRuns = 0;
     if (probe.rc === 0) {
       const p = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as {
         steps?: number | null;
-        matrix?: Record<string, number> | null;
+        matrix?: MatrixCounts | null;
         matrixRuns?: number;
       };
       steps = p.steps ?? steps;

@@ -5,7 +5,7 @@
  * mutex `mx` with two condition variables `cv` and `cv_take`, an uploader thread, a ring
  * of upload entries, an in-flight counter), over a backend given as a parameter
  * (tt_backend.h). The protocol is PROTOCOL.md's, as tierlab's reference has it
- * (src/spec/) and its TypeScript tier implements it (src/tier/); this tier makes the same
+ * (src/protocol_ref/) and its TypeScript tier implements it (src/tier/); this tier makes the same
  * decisions, in the same order, with the same arithmetic (README.md says where it adds
  * the lifecycle gate the TypeScript tier does not have yet).
  * Invariants:

@@ -10,7 +10,7 @@
 #    self-test, the same self-test against the Vulkan library, the C upload benches
 #    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
 #  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
-# Then one device call runs scripts/gpu/remote.sh there. See README, "Running on a GPU".
+# Then one device call runs scripts/gpu/remote.sh there (scripts/gpu/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.carry/gpu
@@ -32,12 +32,12 @@ cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
 # search's instrumented frames use) reads __filename; the aliases keep clear of sources
 # that import createRequire or fileURLToPath themselves
 banner="import { createRequire as bundleRequire } from 'node:module'; import { fileURLToPath as bundlePath } from 'node:url'; const require = bundleRequire(import.meta.url); const __filename = bundlePath(import.meta.url); const __dirname = bundlePath(new URL('.', import.meta.url));"
-for entry in apps/cli/oracle.ts apps/cli/bench.ts apps/cli/native_defects.ts fixtures/generate.ts; do
+for entry in apps/cli/bin/oracle.ts apps/cli/bin/bench.ts apps/cli/bin/native_defects.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
 done
 
-npx tsx apps/cli/native_defects.ts --backend cuda,vulkan --build-into "$out/defects"
+npx tsx apps/cli/bin/native_defects.ts --backend cuda,vulkan --build-into "$out/defects"
 # the bundles compress about 7x, and a device call carries at most 64 MiB in all
 xz -T2 -6 -f "$out"/*.mjs
 

@@ -60,13 +60,35 @@ export type PropertyId = (typeof PROPERTY_IDS)[number];
 /** Safety: something bad happened. Liveness: something good never happened (a hang). */
 export type PropertyKind = 'safety' | 'liveness';
 
+/** The families the properties guard, each a defect family of DEFECTS.md. */
+export const PROPERTY_FAMILIES = [
+  'accounting',
+  'device accounting',
+  'device memory safety',
+  'RAM lifetime',
+  'host memory safety',
+  'bounds',
+  'buffer ownership',
+  'fill_wait residency',
+  'nothing left after shutdown',
+  'exactly once',
+  'memory safety',
+  'deadlock freedom',
+  'liveness',
+  'liveness after shutdown',
+  'refinement',
+  'sync discipline',
+  'driver',
+] as const;
+export type PropertyFamily = (typeof PROPERTY_FAMILIES)[number];
+
 /** The SPEC-* ids: a divergence of the tier from the reference (src/protocol_ref/), by family. */
 export type SpecPropertyId = Extract<PropertyId, `SPEC-${string}`>;
 
 export interface PropertyInfo {
   readonly id: PropertyId;
   readonly kind: PropertyKind;
-  readonly family: string;
+  readonly family: PropertyFamily;
   readonly statement: string;
   readonly reason: string;
   /** when the check runs */

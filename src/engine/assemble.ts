@@ -135,12 +135,15 @@ export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Check
     progressChecker(ctx, opts),
   ];
   if (opts.driver !== undefined) checkers.push(new DriverChecker(opts.driver));
-  return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.watchSlots === true)] : checkers;
+  if (!opts.refinement) return checkers;
+  return [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.wantSwaps, opts.watchSlots === true)];
 }
 
 export interface CheckerOptions extends FillConditions {
   /** the lockstep check against the reference (off only to measure its cost) */
   readonly refinement: boolean;
+  /** the engine wants LFRU swaps (the reference decides with the backend whether they happen) */
+  readonly wantSwaps: boolean;
   /**
    * Check large slot tables by the slots written since the last release (table_watch.ts)
    * instead of scanning them: for real runs, whose tables are large and whose tier reads

@@ -77,7 +77,6 @@ export function* issue(st: TierState, route: RouteInfo): Gen<boolean[]> {
     const ok = yield* perform({ k: 'issueGroup', dev, rowOffset, rows: devRows });
     if (!ok) {
       for (const k of positions[dev] ?? []) mask[k] = false;
-      // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
       yield { k: 'mark', what: 'issue-failed', detail: `dev${dev}` };
       continue;
     }
@@ -140,7 +139,6 @@ export function* denseMatmul(st: TierState, index: number): Gen<boolean> {
   yield UNLOCK;
   if (resident !== null) {
     const dev = resident.dev;
-    // Stryker disable next-line StringLiteral: buffer labels; any name apart from the group's is the same program (the ledger's claim catches a shared one)
     yield { k: 'denseGemv', dev, index, tensor: resident.tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
     yield LOCK;
     st.denseInflight--;

@@ -21,7 +21,6 @@ export function* note(st: TierState, layer: number, eid: number, ram: RamRef | n
   let ok = false;
   if (st.active) {
     const slot = slotOf(st, layer, eid);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
     if (slot.heat < HEAT_MAX) slot.heat++;
     if (st.cfg.streaming) {
       ok = yield* promoteStreamingLocked(st, slot, ram);
@@ -39,7 +38,6 @@ export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRe
   let ok = false;
   if (st.active) {
     const slot = slotOf(st, layer, eid);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
     if (slot.heat < HEAT_MAX) slot.heat++;
     slot.ram = ram;
     enterWaitLocked(st);
@@ -54,7 +52,6 @@ export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRe
 /** Streaming promotion (mx held): copy now or never; the pointer dies with the call. */
 function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null): Gen<boolean> {
   slot.ram = null;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (enqueueLocked refuses the same, first)
   if (ram === null || slot.resident || slot.queued || slot.tensors !== null) return false;
   const dev = slot.home;
   if ((st.used[dev] ?? 0) + st.expBytes <= (st.budget[dev] ?? 0)) {
@@ -71,7 +68,6 @@ function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null):
   cold.resident = false;
   const ok = yield* enqueueLocked(st, slot.layer, slot.eid, ram, { layer: cold.layer, eid: cold.eid }, false);
   if (!ok) cold.resident = true;
-  // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
   else
     yield {
       k: 'mark',

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function nativeDefects(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/native_defects.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/native_defects.ts', ...args], {
     encoding: 'utf8',
     timeout: 300_000,
   });

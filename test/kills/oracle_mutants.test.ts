@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function oracleMutants(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/oracle_mutants.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/oracle_mutants.ts', ...args], {
     encoding: 'utf8',
     timeout: 300_000,
   });

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 function oracle(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/oracle.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/oracle.ts', ...args], {
     encoding: 'utf8',
     timeout: 600_000,
   });

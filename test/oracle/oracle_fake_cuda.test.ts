@@ -37,7 +37,7 @@ function tsx(script: string, args: string[]) {
 describe.runIf(HAS_NVCC)('the CUDA host code on the stand-in runtime, through the oracle', () => {
   it('every run of the matrix on two devices is token-exact and bit-identical; the slow bus meets uploads', () => {
     const report = join(tmp, 'oracle');
-    const r = tsx('apps/cli/oracle.ts', [
+    const r = tsx('apps/cli/bin/oracle.ts', [
       '--backend',
       'cuda',
       '--lib',
@@ -64,7 +64,7 @@ describe.runIf(HAS_NVCC)('the CUDA host code on the stand-in runtime, through th
   it('upload-done-early is killed on it by the slow bus', () => {
     const report = join(tmp, 'defects');
     const args = ['--backend', 'cuda', '--fake-cuda', '--defect', 'upload-done-early', '--report', report];
-    const r = tsx('apps/cli/native_defects.ts', args);
+    const r = tsx('apps/cli/bin/native_defects.ts', args);
     expect(r.code, r.out).toBe(0);
     const table = JSON.parse(readFileSync(join(report, 'native-defects.json'), 'utf8')) as {
       rows: { id: string; status: string; evidence: string }[];

@@ -27,7 +27,7 @@ beforeAll(() => {
 
 function oracle(env: Record<string, string>, report: string, fixture = 'fixtures/tiny-moe', tokens = 64) {
   const args = ['--backend', 'vulkan', '--tokens', String(tokens), '--fixture', fixture, '--report', report];
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/oracle.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/oracle.ts', ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 600_000,

@@ -176,17 +176,17 @@ describe('the commands that read scenarios say what is wrong in one line and exi
   const cases: readonly (readonly [string, string[], RegExp])[] = [
     [
       'properties --scenario',
-      ['apps/cli/properties.ts', '--scenario', scenarioFile, '--report', tmp],
+      ['apps/cli/bin/properties.ts', '--scenario', scenarioFile, '--report', tmp],
       /^properties: --scenario .*bad\.json: routes\[0\]\[0\]\[1\]: 99 is out of range \[0, 7\]$/,
     ],
     [
       'replay',
-      ['apps/cli/replay.ts', cxFile],
+      ['apps/cli/bin/replay.ts', cxFile],
       /^replay: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range \[1, 64\]$/,
     ],
     [
       'mutants --replay',
-      ['apps/cli/mutants.ts', '--replay', cxFile],
+      ['apps/cli/bin/mutants.ts', '--replay', cxFile],
       /^mutants: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range/,
     ],
   ];

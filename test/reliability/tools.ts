@@ -1,6 +1,6 @@
 /**
  * What the reliability trials (trials.ts) are made of: running a command the way a user
- * does (`node --import tsx apps/cli/X.ts`, in the repository, with a private temp folder
+ * does (`node --import tsx apps/cli/bin/<tool>.ts`, in the repository, with a private temp folder
  * so that leaks can be counted), and judging what came back.
  *
  * Verdicts, as the review used them: `clean` is one line on stderr naming the problem and
@@ -73,9 +73,9 @@ export class Workspace {
     return { ...process.env, TMPDIR: this.tmp, FORCE_COLOR: '0', ...extra };
   }
 
-  /** `npm run <tool> -- args`, as the node process npm runs (apps/cli/<tool>.ts) */
+  /** `npm run <tool> -- args`, as the node process npm runs (apps/cli/bin/<tool>.ts) */
   cli(tool: string, args: readonly string[], opts: RunOptions = {}): Ran {
-    return this.node([`apps/cli/${tool}.ts`, ...args], opts);
+    return this.node([`apps/cli/bin/${tool}.ts`, ...args], opts);
   }
 
   /** node --import tsx with these arguments, in the repository */

@@ -9,7 +9,7 @@ import { alive, okIf, type Outcome, type Trial, type Workspace } from './tools.j
 
 const tsx = (tool: string, ...args: string[]): [string, string[]] => [
   process.execPath,
-  ['--import', 'tsx', `apps/cli/${tool}.ts`, ...args],
+  ['--import', 'tsx', `apps/cli/bin/${tool}.ts`, ...args],
 ];
 
 /** a properties run long enough to be interrupted, its report in the workspace */

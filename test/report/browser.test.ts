@@ -155,13 +155,22 @@ describe('the HTML report in headless Chromium', () => {
     try {
       const [node, tsx] = tsxCommand(REPO_ROOT);
       const env = { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' };
-      const args = [...tsx, 'apps/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
+      const args = [
+        ...tsx,
+        'apps/cli/bin/properties.ts',
+        '--bail',
+        '--quiet',
+        '--seconds',
+        '10',
+        '--report',
+        reportDir,
+      ];
       const r = await runChild(node, args, { cwd: scratch.dir, env, timeoutMs: 120_000 });
       expect(r.rc, r.stderr).toBe(1);
       // the report built inside the scratch copy (no mutants/lib there) replays in-process
       mkdirSync(inScratch);
       cpSync(join(reportDir, 'properties.json'), join(inScratch, 'properties.json'));
-      const built = await runChild(node, [...tsx, 'apps/cli/report.ts', 'build', inScratch], {
+      const built = await runChild(node, [...tsx, 'apps/cli/bin/report.ts', 'build', inScratch], {
         cwd: scratch.dir,
         env,
         timeoutMs: 120_000,

@@ -80,13 +80,13 @@ describe('reports written by the commands load and render', () => {
     expect(html).not.toContain('All properties held.');
   });
 
-  const gpu = 'reports/gpu';
+  const gpu = 'fixtures/reports/gpu';
   const oracleDirs = existsSync(gpu)
     ? readdirSync(gpu, { recursive: true, encoding: 'utf8' })
         .filter((f) => /(^|\/)oracle-[a-z]+\.json$/.test(f))
         .map((f) => join(gpu, f, '..'))
     : [];
-  it('the committed GPU oracle reports', async () => {
+  it('the GPU oracle reports kept as test data (fixtures/reports/gpu/)', async () => {
     expect(oracleDirs.length).toBeGreaterThan(0);
     for (const dir of oracleDirs) {
       const inputs = await loadReportInputs(dir);

@@ -36,7 +36,7 @@ describe('kill matrix', () => {
 
 describe('oracle residency over time', () => {
   const report = JSON.parse(
-    readFileSync('reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8'),
+    readFileSync('fixtures/reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8'),
   ) as OracleInput;
 
   it('says the report has no per-token residency when it has none', () => {

@@ -222,9 +222,9 @@ export interface ExhaustiveSection {
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** One row measured in a fresh process (jobs_child.ts), so every row starts as cold as a user's run. */
+/** One row measured in a fresh process (jobs_child.ts, run by apps/cli/bin/jobs_child.ts), so every row starts as cold as a user's run. */
 function childRow(req: JobsChildRequest): JobsRow {
-  const child = new URL('./jobs_child.ts', import.meta.url);
+  const child = new URL('../bin/jobs_child.ts', import.meta.url);
   const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(child), JSON.stringify(req)], {
     encoding: 'utf8',
     timeout: (req.seconds + 120) * 1000,

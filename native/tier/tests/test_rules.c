@@ -1,6 +1,6 @@
 /*
  * The contract figures the seed engine's own tests pin (PROTOCOL.md, "Contract details"),
- * in the C tier, the same values the reference's tests use (test/spec/): the admission
+ * in the C tier, the same values the reference's tests use (test/protocol_ref/): the admission
  * rule in 64 bits, heat saturation and decay, the allocator granularity and exp_bytes,
  * the trunk charge, the heat file's bytes, and init's refusals in their order.
  */

@@ -90,7 +90,8 @@ export class ShadowWorld implements CheckedWorld {
 
   /** The tensor of a backend id; an id never allocated is a dead record. */
   tensor(id: number, dev: number): SimTensor {
-    return this.tensors.get(id) ?? { id, dev, layer: -1, eid: -1, part: 'unknown', bytes: 0, alive: false, refs: 0 };
+    // a handle the backend never made: dead from the start, so any use of it is a violation
+    return this.tensors.get(id) ?? { id, dev, layer: -1, eid: -1, part: 'gate', bytes: 0, alive: false, refs: 0 };
   }
 
   stagingCopy(id: number): SimStaging | null {
@@ -220,8 +221,8 @@ export class ShadowWorld implements CheckedWorld {
       dev: e.dev,
       index: e.value,
       tensor: seal(t),
-      inBuf: 'dense_in',
-      outBuf: 'dense_out',
+      inBuf: `dense_in${e.dev}`,
+      outBuf: `dense_out${e.dev}`,
     };
     return { op, result: undefined };
   }

@@ -574,8 +574,3 @@ function guessTarget(path: string): string {
   const m = /libtierlab_(\w+)\.so$/.exec(path);
   return m?.[1] ?? 'cpu';
 }
-
-/** Where the library for a backend is built. */
-export function libraryPath(backend: string): string {
-  return process.env.TIERLAB_LIB ?? `native/build/libtierlab_${backend}.so`;
-}
