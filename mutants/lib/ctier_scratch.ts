@@ -52,7 +52,8 @@ function scratch(dir: string, t0: number): CTierScratch {
   };
 }
 
-const MAKE = (dir: string): string[] => ['-s', '-j2', '-C', join(dir, 'native'), 'tier-sched-lib'];
+// the library itself, not tier-sched-lib: its export check is the tree's, once
+const MAKE = (dir: string): string[] => ['-s', '-C', join(dir, 'native'), 'build/libtierlab_ctier_sched.so'];
 
 /** Copies native/, applies the mutant (null: none, the control), builds the harness. */
 export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch {

@@ -39,6 +39,7 @@ const SUITE: Record<string, Suite> = {
   'shutdown-leaks-tensors': 'fill-once',
   'shutdown-no-wake': 'shutdown',
   'streaming-pointer-retained': 'streaming',
+  'swaps-turned-off': 'shutdown',
   'swaps-without-reclaim': 'shutdown',
   'take-failure-drops-experts': 'streaming',
   'trunk-worst-value-first': 'general',
