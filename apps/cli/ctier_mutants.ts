@@ -6,7 +6,7 @@
  * its one-line replay; the kill table goes to OUT/mutants-ctier.{json,md}.
  *
  *   npm run mutants -- --tier c [--mutant ID ...] [--runs N] [--seed N] [--level 1|2]
- *                      [--strategy random|pct] [--in-process] [--out DIR]
+ *                      [--strategy random|pct] [--in-process] [--out DIR] [--catalogue-dir DIR]
  *   npm run mutants -- --tier c --replay FILE [--full]
  *
  * --runs bounds each mutant (default 3000 runs); nothing is timed for a verdict. Runs are
@@ -30,6 +30,8 @@ import { prepareOutputDir } from './output_dir.js';
 
 interface CTierMutantsOptions extends CKillOptions {
   readonly ids: readonly string[];
+  /** the catalogue: mutants/ctier/, or --catalogue-dir (patches on files under native/) */
+  readonly catalogueDir: string;
   readonly outDir: string;
 }
 
@@ -42,9 +44,11 @@ interface Row {
 
 /** `npm run mutants -- --tier c ...`: the kills, or one counterexample's replay. */
 export async function ctierMutants(m: MutantsOptions): Promise<ExitCode> {
-  if (m.replay !== undefined) return ctierMutantReplay(resolve(m.replay), m.full);
+  const catalogueDir = m.catalogueDir !== undefined ? resolve(m.catalogueDir) : join(REPO_ROOT, 'mutants/ctier');
+  if (m.replay !== undefined) return ctierMutantReplay(resolve(m.replay), m.full, catalogueDir);
   const o: CTierMutantsOptions = {
     ids: m.ids,
+    catalogueDir,
     runs: m.runs ?? 3000,
     seed: m.seed,
     level: m.level,
@@ -57,9 +61,9 @@ export async function ctierMutants(m: MutantsOptions): Promise<ExitCode> {
 
 async function killAll(o: CTierMutantsOptions): Promise<ExitCode> {
   ensureHarnessBuilt();
-  const all = await loadCatalogue(join(REPO_ROOT, 'mutants/ctier'));
+  const all = await loadCatalogue(o.catalogueDir);
   const unknown = o.ids.filter((id) => !all.some((e) => e.mutant.id === id));
-  if (unknown.length > 0) usageError('mutants', `no C tier mutant ${unknown.join(', ')} (mutants/ctier/)`);
+  if (unknown.length > 0) usageError('mutants', `no C tier mutant ${unknown.join(', ')} (${o.catalogueDir})`);
   const chosen = all.filter((e) => o.ids.length === 0 || o.ids.includes(e.mutant.id));
   const control = killWith(harnessPath(), { ...o, runs: Math.min(o.runs, 400) });
   if (control.killed) {
@@ -134,14 +138,14 @@ function writeTable(dir: string, rows: readonly Row[], o: CTierMutantsOptions): 
 }
 
 /** `--tier c --replay FILE`: the file's mutant built, its schedule replayed on it. */
-async function ctierMutantReplay(file: string, full: boolean): Promise<ExitCode> {
+async function ctierMutantReplay(file: string, full: boolean, catalogueDir: string): Promise<ExitCode> {
   const cx = loadCounterexample(file);
   if (cx.tier !== 'c') usageError('mutants', `${file} is not a counterexample of the C tier (no "tier": "c")`);
   ensureHarnessBuilt();
   if (cx.mutant === null) return replayCTierFile(file, cx, full);
-  const all = await loadCatalogue(join(REPO_ROOT, 'mutants/ctier'));
+  const all = await loadCatalogue(catalogueDir);
   const m = all.find((e) => e.mutant.id === cx.mutant)?.mutant;
-  if (m === undefined) usageError('mutants', `${file}: no C tier mutant ${cx.mutant ?? ''} (mutants/ctier/)`);
+  if (m === undefined) usageError('mutants', `${file}: no C tier mutant ${cx.mutant ?? ''} (${catalogueDir})`);
   const scratch = buildCTierScratch(REPO_ROOT, m);
   try {
     return replayCTierFile(file, cx, full, scratch.library);

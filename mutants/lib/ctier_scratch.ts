@@ -25,16 +25,19 @@ export interface CTierScratch {
   remove(): void;
 }
 
+/** The tree's build output a scratch copies: the harness's objects (make rebuilds only what a patch touched). */
+const HARNESS_OBJECTS = [join('native', 'build', 'tier', 'sched')];
+
 /** The scratch copy with the patches written, not yet built. */
-function prepare(root: string, m: Mutant | null): string {
+function prepare(root: string, m: Mutant | null, objectDirs: readonly string[] = HARNESS_OBJECTS): string {
   const patched = m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(join(root, f), 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), `tierlab-ctier-${m?.id ?? 'control'}-`));
   try {
     const build = `${sep}native${sep}build`;
     cpSync(join(root, 'native'), join(dir, 'native'), { recursive: true, filter: (src) => !src.includes(build) });
     // the objects after the sources (newer), the patched files after both (newest)
-    const objects = join('native', 'build', 'tier', 'sched');
-    if (existsSync(join(root, objects))) cpSync(join(root, objects), join(dir, objects), { recursive: true });
+    for (const objects of objectDirs)
+      if (existsSync(join(root, objects))) cpSync(join(root, objects), join(dir, objects), { recursive: true });
     for (const [file, text] of patched) writeFileSync(join(dir, file), text);
     return dir;
   } catch (e) {
@@ -61,6 +64,30 @@ export function buildCTierScratch(root: string, m: Mutant | null): CTierScratch 
   const t0 = performance.now();
   try {
     execFileSync('make', MAKE(dir), { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return scratch(dir, t0);
+}
+
+/**
+ * The same with other make targets (paths under native/, e.g. the stress programs) and the
+ * tree's objects of those targets copied too; `library` is the harness's path there.
+ */
+export function buildCTierScratchFor(
+  root: string,
+  m: Mutant | null,
+  targets: readonly string[],
+  objectDirs: readonly string[],
+): CTierScratch {
+  const dir = prepare(root, m, [...HARNESS_OBJECTS, ...objectDirs]);
+  const t0 = performance.now();
+  try {
+    execFileSync('make', ['-s', '-C', join(dir, 'native'), ...targets], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      maxBuffer: 1 << 26,
+    });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;

@@ -12,40 +12,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { killCMutant } from '../../mutants/lib/ctier_kill.js';
+import { killCMutantExhaustive } from '../../mutants/lib/ctier_kill_exhaustive.js';
+import { CTIER_SUITE as SUITE } from '../../mutants/lib/ctier_suites.js';
 import { buildCTierScratchAsync, type CTierScratch } from '../../mutants/lib/ctier_scratch.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import type { MutantEntry } from '../../mutants/lib/types.js';
 import { harnessScenario } from '../../model/ctier/harness_config.js';
 import { runCTier } from '../../model/ctier/run_ctier.js';
-import type { Suite } from '../../properties/arbitraries.js';
 import { CTierHarness } from '../../src/engine/native/ctier_harness.js';
 import { buildHarness } from './build.js';
 
-/** the suite aimed at each defect (the catalogue's family) */
-const SUITE: Record<string, Suite> = {
-  'abandon-frees-victim': 'shutdown',
-  'budget-by-payload': 'general',
-  'driver-already-as-fresh-start': 'lifecycle',
-  'enqueue-after-stop': 'shutdown',
-  'failed-upload-no-decrement': 'wide',
-  'fill-wait-queue-empty': 'full-groups',
-  'fill-wait-with-group-open': 'general',
-  'heat-file-counts-unchecked': 'lifecycle',
-  'heat-file-trailing-bytes-accepted': 'lifecycle',
-  'issue-stride-overrun': 'wide',
-  'note-planned-twice-refunds': 'lifecycle',
-  'null-weights-offered': 'full-groups',
-  'planned-null-keeps-reservation': 'wide',
-  'shutdown-leaks-tensors': 'fill-once',
-  'shutdown-no-wake': 'shutdown',
-  'streaming-pointer-retained': 'streaming',
-  'swaps-turned-off': 'shutdown',
-  'swaps-without-reclaim': 'shutdown',
-  'take-failure-drops-experts': 'streaming',
-  'trunk-worst-value-first': 'general',
-  'victim-freed-while-group-open': 'shutdown',
-  'warmstart-frees-live-copy': 'shutdown',
-};
 /** the mutants a boundary-only check (level 1) must kill: their defect crosses it */
 const LEVEL1 = [
   'abandon-frees-victim',
@@ -132,5 +108,24 @@ describe('the C tier catalogue under the scheduler', () => {
     timeout: 600_000,
   }, () => {
     expect(kills(1, LEVEL1)).toEqual([]);
+  });
+
+  it('the systematic search (one delay per scenario, deepest first) kills races without sampling', () => {
+    const problems: string[] = [];
+    for (const id of ['fill-wait-queue-empty', 'shutdown-no-wake', 'abandon-frees-victim']) {
+      const h = new CTierHarness(scratches.get(id)?.library ?? '');
+      const suites = [SUITE[id] ?? 'general'];
+      const k = killCMutantExhaustive(h, {
+        runs: 400,
+        seed: 20261204,
+        level: 2,
+        fresh: false,
+        perScenario: 200,
+        suites,
+      });
+      h.close();
+      if (!k.killed) problems.push(`${id}: survived ${k.runs} schedules`);
+    }
+    expect(problems).toEqual([]);
   });
 });
