@@ -1,7 +1,7 @@
 /**
  * The parts of `npm run bench -- --only ctier` on small inputs: the one-delay schedules the
  * exhaustive column searches, the stress program run to the end of a tiny budget (its
- * iterations counted from its own progress lines), and the table with the issue's three
+ * iterations counted from its own progress lines), plain and under ThreadSanitizer, and the table with the issue's three
  * targets decided from the numbers it is given. Bounded by runs and iterations; the stress
  * program's watchdog is a safety net that a clean run of three iterations never meets.
  */
@@ -50,6 +50,13 @@ describe('the C tier bench', () => {
     expect(b.status, b.stderr).toBe(0);
     const r = await runStress('native/build/tier/tier_stress', { iterations: 3, sleepUs: 0, seed: 7 });
     expect(r).toMatchObject({ outcome: 'clean', iterations: 3, what: '' });
+  });
+
+  it('the stress program under ThreadSanitizer: clean on the unmutated tier', async () => {
+    const b = spawnSync('make', ['-s', '-C', 'native', 'build/tier/tsan/tier_stress'], { encoding: 'utf8' });
+    expect(b.status, b.stderr).toBe(0);
+    const r = await runStress('native/build/tier/tsan/tier_stress', { iterations: 20, sleepUs: 20, seed: 7 });
+    expect(r).toMatchObject({ outcome: 'clean', iterations: 20 });
   });
 
   it('renders the table and decides each target from the numbers', () => {

@@ -2,7 +2,8 @@
  * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan and
  * under TSan, the Vulkan backend's bit-exactness test and the self-test's staged uploads
  * and completions on lavapipe (validation-clean; skipped, with one line saying what to
- * install, where the Vulkan packages are missing), a compile of the CUDA library wherever
+ * install, where the Vulkan packages are missing), the C tier (native/tier/) over the Vulkan
+ * engine there, a compile of the CUDA library wherever
  * nvcc exists, and the CUDA backend's host code on the fake CUDA runtime (it cannot run
  * on a GPU here, but its streams, events, reapers and heap run under the sanitizers).
  */
@@ -39,6 +40,12 @@ describe('native engine', () => {
     const r = make('vulkan-selftest');
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/[1-9]\d* failed/);
+  });
+
+  it.skipIf(NO_VULKAN)('the C tier on the Vulkan engine (lavapipe): warmstart, bit-identical groups and trunk', () => {
+    const r = make('tier-engine-check-vulkan');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/1 passed, 0 failed/);
   });
 
   it.runIf(HAS_NVCC)('the CUDA library compiles (sm_90, static runtime, no FMA contraction)', () => {
