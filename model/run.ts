@@ -83,7 +83,7 @@ export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof 
 }
 
 /** No upload, staging copy or load can fail, and every device holds its budget. */
-function fillCannotFail(s: Scenario): boolean {
+export function fillCannotFail(s: Scenario): boolean {
   const f = s.faults;
   if (f.uploadFails.length + f.stageFails.length + f.loadFails.length > 0) return false;
   return s.capacityExperts.every((c, d) => {

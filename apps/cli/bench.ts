@@ -11,7 +11,12 @@
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]
  *                    [--backend cpu|cuda|vulkan] [--lib PATH] [--device N]
  *                    [--experts-gib G] [--width F] [--hidden H] [--fills N] [--tokens N]
+ *   npm run bench -- --only ctier [--ctier-runs N] [--speed-runs N] [--per-scenario N]
+ *                    [--stress-iterations N] [--tsan-iterations N] [--sleep-us U] [--seed S]
+ *                    [--mutant ID,...]
  *
+ * The ctier section (apps/cli/bench/ctier_bench.ts) is run only on request: it builds every
+ * C catalogue defect with its harness and stress programs and runs the stress test (minutes).
  * Sections run in the order above (each a function of apps/cli/bench/sections.ts); the
  * mutation runs come last because they take longest
  * (and run child processes: on a shared machine, give --jobs 1 for steadier times).
@@ -31,6 +36,7 @@ import {
   parseOrFail,
   positiveOption,
   secondsOption,
+  seedOption,
   sharedOptions,
   usageError,
 } from './cli_args.js';
@@ -44,7 +50,7 @@ function fail(message: string): never {
 function parse(argv: readonly string[]) {
   return parseOrFail('bench', argv, {
     options: {
-      ...sharedOptions('only', 'out', 'seconds', 'jobs', 'backend', 'lib', 'tokens'),
+      ...sharedOptions('only', 'out', 'seconds', 'jobs', 'backend', 'lib', 'tokens', 'seed'),
       repeats: { type: 'string' },
       'scaling-seconds': { type: 'string' },
       'explore-seconds': { type: 'string' },
@@ -57,6 +63,13 @@ function parse(argv: readonly string[]) {
       width: { type: 'string' },
       hidden: { type: 'string' },
       fills: { type: 'string' },
+      'ctier-runs': { type: 'string' },
+      'speed-runs': { type: 'string' },
+      'per-scenario': { type: 'string' },
+      'stress-iterations': { type: 'string' },
+      'tsan-iterations': { type: 'string' },
+      'sleep-us': { type: 'string' },
+      mutant: { type: 'string' },
     },
     strict: true,
   }).values;
@@ -95,6 +108,16 @@ function readBenchOptions(argv: readonly string[]): BenchOptions {
     expertHidden: intOption('bench', values.hidden, 'hidden', 64, 8192, 2048),
     uploadFills: count(values.fills, 'fills', 1),
     uploadTokens: count(values.tokens, 'tokens', 8),
+    ctier: {
+      runs: count(values['ctier-runs'], 'ctier-runs', 3000),
+      speedRuns: count(values['speed-runs'], 'speed-runs', 3000),
+      perScenario: count(values['per-scenario'], 'per-scenario', 200),
+      stressIterations: count(values['stress-iterations'], 'stress-iterations', 1000),
+      tsanIterations: count(values['tsan-iterations'], 'tsan-iterations', 300),
+      sleepUs: intOption('bench', values['sleep-us'], 'sleep-us', 0, 1_000_000, 50),
+      seed: seedOption('bench', values.seed, 20261204),
+      ids: values.mutant === undefined ? [] : values.mutant.split(','),
+    },
     log: (line: string): void => void process.stderr.write(`${line}\n`),
   };
 }

@@ -10,6 +10,7 @@
  *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
  *                      [--no-baseline | --baseline-seconds S]
  *   npm run mutants -- --replay FILE [--full] [--at REV]
+ *   npm run mutants -- --tier c [...]   the C tier's catalogue (apps/cli/ctier_mutants.ts)
  *
  * The sources are copied once at the start (a snapshot: the tree may change during a long
  * run; --at REV takes a commit's sources instead of the working tree's) and must pass a
@@ -48,6 +49,7 @@ import type { ExitCode } from '../../src/check/exit_codes.js';
 import { writeShardFile } from '../report/shard_file.js';
 import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { runIdentity } from './cli_args.js';
+import { ctierMutants } from './ctier_mutants.js';
 import { fail, readMutantsOptions, type MutantsOptions } from './mutants_options.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
 import { Progress } from './progress.js';
@@ -98,6 +100,8 @@ function onInterrupt(state: { onSignal: (signal: string) => void }): () => void 
 
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const o = readMutantsOptions(argv);
+  // the C tier's catalogue under the scheduler (apps/cli/ctier_mutants.ts)
+  if (o.tier === 'c') return ctierMutants(o);
   // an interrupted run leaves no scratch copy and no child behind, and writes what finished
   const state = { onSignal: (_signal: string): void => {} };
   const removeHandlers = onInterrupt(state);

@@ -42,6 +42,9 @@ function parse(argv: readonly string[]) {
       'no-baseline': { type: 'boolean' },
       at: { type: 'string' },
       'baseline-seconds': { type: 'string' },
+      tier: { type: 'string' },
+      level: { type: 'string' },
+      'in-process': { type: 'boolean' },
     },
     strict: true,
   }).values;
@@ -72,6 +75,12 @@ export interface MutantsOptions {
   readonly typecheck: boolean;
   readonly keep: boolean;
   readonly baseline: boolean;
+  /** which tier's catalogue: tierlab's own (ts), or the C tier's under the scheduler (c) */
+  readonly tier: 'ts' | 'c';
+  /** the C tier's: 2 judged by its event log too, 1 by its boundary only */
+  readonly level: 1 | 2;
+  /** the C tier's: runs in this process rather than in forked children */
+  readonly inProcess: boolean;
 }
 
 export function readMutantsOptions(argv: readonly string[]): MutantsOptions {
@@ -127,6 +136,24 @@ export function readMutantsOptions(argv: readonly string[]): MutantsOptions {
     typecheck: values.typecheck === true,
     keep: values.keep === true,
     baseline: values['no-baseline'] !== true,
+    ...tierOptions(values),
+  };
+}
+
+/** --tier c and its own options (apps/cli/ctier_mutants.ts). */
+function tierOptions(values: ReturnType<typeof parse>) {
+  const tier = values.tier ?? 'ts';
+  if (tier !== 'ts' && tier !== 'c') fail(`--tier must be ts or c, got '${tier}'`);
+  if (tier !== 'c' && (values.level !== undefined || values['in-process'] === true))
+    fail('--level and --in-process are for --tier c');
+  const level = values.level === undefined || values.level === '2' ? 2 : values.level === '1' ? 1 : 0;
+  if (level === 0) fail(`--level must be 1 or 2, got '${values.level ?? ''}'`);
+  if (tier === 'c' && values.strategy !== undefined && values.strategy !== 'random' && values.strategy !== 'pct')
+    fail(`--tier c kills by random or pct schedules, not '${values.strategy}'`);
+  return {
+    tier: tier === 'c' ? ('c' as const) : ('ts' as const),
+    level: level === 1 ? (1 as const) : (2 as const),
+    inProcess: values['in-process'] === true,
   };
 }
 

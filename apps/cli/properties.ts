@@ -36,6 +36,9 @@
  * in parts of its tree (properties/search_parts.ts; default 1, as the parts overlap); the
  * verdicts are those of one job. --shard i/n runs part i (from 0) of n, for a CI matrix: it also writes
  * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
+ *
+ * --tier c [--level 1|2] [--fresh] runs the same suites on the C tier (native/tier/) under
+ * tierlab's scheduler (apps/cli/ctier_properties.ts).
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,6 +59,7 @@ import { runIdentity } from './cli_args.js';
 import { shownPath } from './output_dir.js';
 import { Progress } from './progress.js';
 import { readPropertiesOptions, type PropertiesOptions } from './properties_options.js';
+import { ctierProperties } from './ctier_properties.js';
 
 /** What the run has found so far, label by label. */
 interface Run {
@@ -68,6 +72,7 @@ interface Run {
 
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const o = readPropertiesOptions(argv);
+  if (o.tier === 'c') return ctierProperties(o);
   const progress = new Progress();
   const run: Run = { results: [], shardLabels: [], replays: new Map(), failed: false, failedEarly: false };
   // a default run (the one mutation runs make) also searches the committed scenarios the

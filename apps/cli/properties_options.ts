@@ -8,6 +8,9 @@
  * --shortest need one scenario, --shard of one scenario's search needs the unbounded DPOR
  * search, and --scenario excludes --suite. The state cache is on by default where it is sound
  * (the unbounded DPOR search of one scenario); a search of one scenario names its own report.
+ * --tier c (the C tier under the scheduler) takes
+ * --level and --fresh, runs on one job, unsharded, and searches one scenario exhaustively
+ * without a bound or a cache.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -73,6 +76,12 @@ export interface PropertiesOptions {
   readonly full: boolean;
   /** the mutant a mutation run names in the environment (its counterexamples record it) */
   readonly mutant: string | null;
+  /** which tier: tierlab's own (ts), or the C tier under the scheduler (c) */
+  readonly tier: 'ts' | 'c';
+  /** the C tier's: 2 judged by its event log too, 1 by its boundary only */
+  readonly level: 1 | 2;
+  /** the C tier's: each schedule in a forked child */
+  readonly fresh: boolean;
 }
 
 function parse(argv: readonly string[]) {
@@ -90,6 +99,9 @@ function parse(argv: readonly string[]) {
       replay: { type: 'boolean' },
       scenario: { type: 'string' },
       shortest: { type: 'boolean' },
+      tier: { type: 'string' },
+      level: { type: 'string' },
+      fresh: { type: 'boolean' },
     },
     strict: true,
   }).values;
@@ -137,6 +149,29 @@ function searchFlags(values: Values, strategy: StrategyName, given: Scenario | n
     fail('--shard splits an unbounded DPOR search of one scenario: give --preemptions inf, without --no-reduction');
   }
   return { depth, confidence, preemptions, reduction, stateCache, replay, shortest };
+}
+
+/** --tier, and the C tier's own options, checked against the rest. */
+function tierOptions(values: Values, strategy: StrategyName, given: Scenario | null) {
+  const tier = values.tier ?? 'ts';
+  if (tier !== 'ts' && tier !== 'c') fail(`--tier must be ts or c, got '${tier}'`);
+  if (tier !== 'c' && (values.level !== undefined || values.fresh === true))
+    fail('--level and --fresh are for --tier c');
+  const level = values.level === undefined || values.level === '2' ? 2 : values.level === '1' ? 1 : 0;
+  if (level === 0) fail(`--level must be 1 or 2, got '${values.level ?? ''}'`);
+  if (tier === 'c') {
+    const search = values.preemptions !== undefined || values['state-cache'] === true || values.replay === true;
+    if (values.jobs !== undefined || values.shard !== undefined || search || values.shortest === true)
+      fail(
+        '--tier c runs on one job, unsharded, with the plain exhaustive search: drop --jobs, --shard, --preemptions, --state-cache, --replay, --shortest',
+      );
+    if (strategy === 'exhaustive' && given === null) fail('--tier c --strategy exhaustive wants --scenario FILE');
+  }
+  return {
+    tier: tier === 'c' ? ('c' as const) : ('ts' as const),
+    level: level === 1 ? (1 as const) : (2 as const),
+    fresh: values.fresh === true,
+  };
 }
 
 /** Which suites run: --suite's one, or all; --scenario explores one scenario instead. */
@@ -194,6 +229,7 @@ export function readPropertiesOptions(argv: readonly string[]): PropertiesOption
     full: values.full === true,
     // mutation runs name their mutant; a counterexample records it (and its file name shows it)
     mutant: mutantOfEnvironment(),
+    ...tierOptions(values, strategy, given),
   };
 }
 

@@ -18,6 +18,8 @@ import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_cod
 import { writeCounterexampleHtml } from '../report/write_report.js';
 import { shownPath } from './output_dir.js';
 import { parseOrFail, sharedOptions, usageError } from './cli_args.js';
+import { ensureHarnessBuilt } from './ctier_build.js';
+import { replayCTierFile } from './ctier_replay.js';
 
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const { values, positionals } = parseOrFail('replay', argv, {
@@ -33,6 +35,11 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const file = positionals[0] ?? '';
   // an InputError from the loader is one line and exit 2 (run_command.ts)
   const cx = loadCounterexample(file);
+  // a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
+  if (cx.tier === 'c') {
+    ensureHarnessBuilt();
+    return replayCTierFile(file, cx, values.full === true);
+  }
   const r = replayCounterexample(cx.scenario, cx.choices);
   if (r.scheduleProblem !== null)
     usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);

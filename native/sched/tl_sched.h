@@ -66,6 +66,10 @@ TL_SCHED_API void tl_sched_yield(void);
 TL_SCHED_API void tl_sched_backend_enter(const char *what, const volatile void *obj);
 /* a scheduling point before an atomic access to addr (is_store: 0 load, 1 store, 2 both) */
 TL_SCHED_API void tl_sched_atomic_point(const volatile void *addr, int is_store);
+/* the running managed thread's id (-1 outside a run), and in *trace_events (when not null)
+ * the number of trace events the run has recorded so far: a program's own log entry made
+ * now belongs after exactly that many trace events (a harness merges the two by it) */
+TL_SCHED_API int tl_sched_current(unsigned *trace_events);
 /* names the calling managed thread / an object (mutex, condvar) in traces and reports */
 TL_SCHED_API void tl_sched_name_thread(const char *name);
 TL_SCHED_API void tl_sched_name_object(const volatile void *addr, const char *name);

@@ -16,20 +16,22 @@ static uint64_t part_bytes(const fb_fake *f, int part) {
 
 int fb_mem_info(void *ctx, int dev, uint64_t *free_bytes, uint64_t *total) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_MEM_INFO, dev)) return -1;
+  int fail = fb_enter(f, FB_MEM_INFO, dev);
   pthread_mutex_lock(&f->mx);
   uint64_t cap = f->cfg.capacity[dev], held = f->l.held[dev];
-  pthread_mutex_unlock(&f->mx);
   *free_bytes = held < cap ? cap - held : 0;
   *total = cap;
-  return 0;
+  fb_event_at(f, TT_EV_BE_CALL, 0, dev, -1, -1, -1, TT_OP_MEM_INFO,
+              fail ? -1 : (int64_t)*free_bytes);
+  pthread_mutex_unlock(&f->mx);
+  return fail ? -1 : 0;
 }
 
 void *fb_stage_call(void *ctx, void *ram, int layer, int eid) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_STAGE, -1)) return NULL;
+  int fail = fb_enter(f, FB_STAGE, -1);
   pthread_mutex_lock(&f->mx);
-  fb_obj *r = fb_obj_of(f, ram, FB_OBJ_RAM, "stage");
+  fb_obj *r = fail ? NULL : fb_obj_of(f, ram, FB_OBJ_RAM, "stage");
   fb_obj *s = NULL;
   if (r != NULL) {
     if (!r->alive)
@@ -42,8 +44,10 @@ void *fb_stage_call(void *ctx, void *ram, int layer, int eid) {
   if (s != NULL) {
     f->l.stages++;
     f->l.staging_live++;
-    fb_event(f, TT_EV_BE_STAGE, s, -1, 0, 0);
   }
+  /* the key asked for, the RAM copy read, the copy made (0: none) */
+  fb_event_at(f, TT_EV_BE_STAGE, s != NULL ? s->id : 0, -1, layer, eid, -1,
+              (int64_t)fb_id_of(ram, FB_OBJ_RAM), s != NULL);
   pthread_mutex_unlock(&f->mx);
   return s;
 }
@@ -53,13 +57,14 @@ void fb_unstage(void *ctx, void *staging) {
   fb_enter(f, FB_UNSTAGE, -1);
   pthread_mutex_lock(&f->mx);
   fb_obj *s = fb_obj_of(f, staging, FB_OBJ_STAGING, "unstage");
+  fb_event_at(f, TT_EV_BE_UNSTAGE, s != NULL ? s->id : 0, -1, s != NULL ? s->layer : -1,
+              s != NULL ? s->eid : -1, -1, 0, 0);
   if (s != NULL && !s->alive) {
     fb_violation(f, &f->l.double_frees, "unstage of L%dE%d's staging copy twice", s->layer, s->eid);
   } else if (s != NULL) {
     s->alive = 0;
     f->l.unstages++;
     f->l.staging_live--;
-    fb_event(f, TT_EV_BE_UNSTAGE, s, -1, 0, 0);
   }
   pthread_mutex_unlock(&f->mx);
 }
@@ -87,14 +92,9 @@ fb_obj *fb_device_obj(fb_fake *f, void *handle, const char *what) {
 
 void *fb_upload(void *ctx, int dev, void *staging, int part, int layer, int eid) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_UPLOAD, dev)) {
-    pthread_mutex_lock(&f->mx);
-    f->l.upload_failures++;
-    pthread_mutex_unlock(&f->mx);
-    return NULL;
-  }
+  int fail = fb_enter(f, FB_UPLOAD, dev);
   pthread_mutex_lock(&f->mx);
-  fb_obj *s = fb_obj_of(f, staging, FB_OBJ_STAGING, "upload");
+  fb_obj *s = fail ? NULL : fb_obj_of(f, staging, FB_OBJ_STAGING, "upload");
   fb_obj *t = NULL;
   if (s != NULL) {
     if (!s->alive)
@@ -108,6 +108,9 @@ void *fb_upload(void *ctx, int dev, void *staging, int part, int layer, int eid)
   } else {
     f->l.upload_failures++;
   }
+  /* the part asked for, the staging copy read, the tensor made (0: the upload failed) */
+  fb_event_at(f, TT_EV_BE_UPLOAD, t != NULL ? t->id : 0, dev, layer, eid, part,
+              (int64_t)fb_id_of(staging, FB_OBJ_STAGING), t != NULL ? (int64_t)t->bytes : 0);
   pthread_mutex_unlock(&f->mx);
   return t;
 }
@@ -117,6 +120,7 @@ void fb_free(void *ctx, int dev, void *tensor) {
   fb_enter(f, FB_FREE, dev);
   pthread_mutex_lock(&f->mx);
   fb_obj *t = fb_device_obj(f, tensor, "free");
+  if (t != NULL) fb_event(f, TT_EV_BE_FREE, t, t->dev, (int64_t)t->bytes, dev);
   if (t != NULL && !t->alive) {
     fb_violation(f, &f->l.double_frees, "free of L%dE%d part %d twice (device %d)", t->layer,
                  t->eid, t->part, dev);
@@ -132,7 +136,6 @@ void fb_free(void *ctx, int dev, void *tensor) {
     else
       f->l.dense_live--;
     if (f->cfg.reclaims) f->l.held[t->dev] -= t->bytes;
-    fb_event(f, TT_EV_BE_FREE, t, t->dev, (int64_t)t->bytes, 0);
   }
   pthread_mutex_unlock(&f->mx);
 }

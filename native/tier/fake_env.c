@@ -9,7 +9,12 @@
 
 static void *fb_host_alloc(void *ctx, int what, size_t bytes) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_HOST_ALLOC, -1)) return NULL;
+  if (fb_enter(f, FB_HOST_ALLOC, -1)) {
+    pthread_mutex_lock(&f->mx);
+    fb_event_at(f, TT_EV_BE_HOST, 0, -1, -1, -1, what, (int64_t)bytes, -1); /* refused */
+    pthread_mutex_unlock(&f->mx);
+    return NULL;
+  }
   void *mem = calloc(1, bytes > 0 ? bytes : 1);
   if (mem == NULL) return NULL;
   pthread_mutex_lock(&f->mx);
@@ -31,6 +36,7 @@ static void fb_host_free(void *ctx, int what, void *p) {
   fb_obj *o = f->objs;
   while (o != NULL && !(o->kind == FB_OBJ_HOST && o->mem == p && o->alive)) o = o->next;
   if (o == NULL) {
+    fb_event_at(f, TT_EV_BE_HOST, 0, -1, -1, -1, what, 0, 0);
     fb_violation(f, &f->l.double_frees, "host free of array %d at %p: not a live host array", what,
                  p);
   } else {
@@ -43,7 +49,13 @@ static void fb_host_free(void *ctx, int what, void *p) {
 }
 
 static int fb_env_fault(void *ctx, int site) {
-  return fb_enter(ctx, site == TT_ENV_SYNC_INIT ? FB_SYNC_INIT : FB_THREAD_START, -1);
+  fb_fake *f = ctx;
+  int op = site == TT_ENV_SYNC_INIT ? FB_SYNC_INIT : FB_THREAD_START;
+  int fail = fb_enter(f, op, -1);
+  pthread_mutex_lock(&f->mx);
+  fb_event_at(f, TT_EV_BE_CALL, 0, -1, -1, -1, -1, op, fail); /* value2: 1 failed */
+  pthread_mutex_unlock(&f->mx);
+  return fail;
 }
 
 static void fb_shutdown(void *ctx) {

@@ -40,18 +40,30 @@ static int open_group(fb_fake *f, int dev, int n, void *const *parts[3], const f
   return 0;
 }
 
+/* One event per row asked for: the gate tensor's id and expert, the up and down ids. */
+static void log_rows(fb_fake *f, int dev, int n, void *const *parts[3]) {
+  for (int r = 0; r < n; r++) {
+    const fb_obj *g = parts[0][r];
+    int known = fb_id_of(g, FB_OBJ_TENSOR) != 0;
+    fb_event_at(f, TT_EV_BE_GROUP_ROW, fb_id_of(g, FB_OBJ_TENSOR), dev, known ? g->layer : -1,
+                known ? g->eid : -1, r, (int64_t)fb_id_of(parts[1][r], FB_OBJ_TENSOR),
+                (int64_t)fb_id_of(parts[2][r], FB_OBJ_TENSOR));
+  }
+}
+
 int fb_issue(void *ctx, int dev, int n, void *const *gate, void *const *up, void *const *down,
              const float *x, int hidden) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_ISSUE, dev)) return 1;
+  int fail = fb_enter(f, FB_ISSUE, dev);
   void *const *parts[3] = {gate, up, down};
   pthread_mutex_lock(&f->mx);
-  int rc = open_group(f, dev, n, parts, x, hidden);
+  log_rows(f, dev, n, parts);
+  int rc = fail ? -1 : open_group(f, dev, n, parts, x, hidden);
   if (rc == 0) {
     f->l.issues++;
     f->l.groups_open++;
-    fb_event(f, TT_EV_BE_GROUP_OPEN, NULL, dev, n, 0);
   }
+  fb_event(f, TT_EV_BE_GROUP_OPEN, NULL, dev, n, rc == 0);
   pthread_mutex_unlock(&f->mx);
   return rc == 0 ? 0 : 1;
 }
@@ -78,6 +90,7 @@ int fb_take(void *ctx, int dev, int n, float *y, int hidden) {
   fb_group *g = &f->group[dev];
   int rc = 1;
   if (!g->open || g->n != n || g->hidden != hidden) {
+    fb_event(f, TT_EV_BE_GROUP_TAKE, NULL, dev, n, -1);
     fb_violation(f, NULL, "take on device %d of %d rows: the open group has %d", dev, n,
                  g->open ? g->n : 0);
   } else {
@@ -92,9 +105,10 @@ int fb_take(void *ctx, int dev, int n, float *y, int hidden) {
 
 void *fb_dense_upload(void *ctx, int dev, int index, const tt_trunk_offer *o) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_DENSE_UPLOAD, dev)) return NULL;
+  int fail = fb_enter(f, FB_DENSE_UPLOAD, dev);
   pthread_mutex_lock(&f->mx);
-  fb_obj *t = fb_device_alloc(f, FB_OBJ_DENSE, dev, o->layer, -1, -1, tt_trunk_charge(o));
+  fb_obj *t =
+      fail ? NULL : fb_device_alloc(f, FB_OBJ_DENSE, dev, o->layer, -1, -1, tt_trunk_charge(o));
   if (t != NULL) {
     t->rows = o->rows > 0 ? o->rows : 1;
     t->cols = o->cols > 0 ? o->cols : 1;
@@ -102,23 +116,31 @@ void *fb_dense_upload(void *ctx, int dev, int index, const tt_trunk_offer *o) {
     f->l.dense_uploads++;
     f->l.dense_live++;
   }
+  /* a trunk matrix: part -1, value its index, value2 the bytes charged (0: failed) */
+  fb_event_at(f, TT_EV_BE_UPLOAD, t != NULL ? t->id : 0, dev, o->layer, -1, -1, index,
+              t != NULL ? (int64_t)t->bytes : 0);
   pthread_mutex_unlock(&f->mx);
   return t;
 }
 
 int fb_dense_gemv(void *ctx, int dev, void *w, const float *x, float *y) {
   fb_fake *f = ctx;
-  if (fb_enter(f, FB_DENSE_GEMV, dev)) return 1;
+  int fail = fb_enter(f, FB_DENSE_GEMV, dev);
   pthread_mutex_lock(&f->mx);
   fb_obj *t = fb_obj_of(f, w, FB_OBJ_DENSE, "dense gemv");
+  if (fail) {
+    fb_event_at(f, TT_EV_BE_GEMV, t != NULL ? t->id : 0, dev, -1, -1, -1, t != NULL ? t->index : -1,
+                0);
+    pthread_mutex_unlock(&f->mx);
+    return 1;
+  }
   int ok = t != NULL && t->alive && t->dev == dev;
   if (t != NULL && !t->alive)
     fb_violation(f, &f->l.use_after_free, "dense GEMV on device %d reads freed trunk #%d", dev,
                  t->index);
-  if (ok) {
-    f->l.gemvs++;
-    fb_event(f, TT_EV_BE_GEMV, t, dev, t->index, 0);
-  }
+  if (ok) f->l.gemvs++;
+  fb_event_at(f, TT_EV_BE_GEMV, t != NULL ? t->id : 0, dev, -1, -1, -1, t != NULL ? t->index : -1,
+              ok);
   int index = ok ? t->index : 0, rows = ok ? t->rows : 0, cols = ok ? t->cols : 1;
   pthread_mutex_unlock(&f->mx);
   if (ok) fb_dense_output(index, rows, cols, x, y);

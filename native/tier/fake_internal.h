@@ -56,6 +56,11 @@ fb_obj *fb_obj_new(fb_fake *f, int kind, int dev, int layer, int eid, int part, 
 fb_obj *fb_obj_of(fb_fake *f, void *handle, int kind, const char *what);
 void fb_violation(fb_fake *f, uint64_t *counter, const char *fmt, ...);
 void fb_event(fb_fake *f, int kind, const fb_obj *o, int dev, int64_t value, int64_t value2);
+/* An event naming what a call was asked (layer, eid, part) and the allocation it concerns. */
+void fb_event_at(fb_fake *f, int kind, uint64_t id, int dev, int layer, int eid, int part,
+                 int64_t value, int64_t value2);
+/* The id of a handle of `kind` of this backend, or 0 (no violation recorded: for events). */
+uint64_t fb_id_of(const void *handle, int kind);
 
 fb_obj *fb_device_obj(fb_fake *f, void *handle, const char *what);
 /* A device allocation of `bytes` on dev: NULL when dev's capacity would be exceeded. */

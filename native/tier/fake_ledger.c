@@ -89,6 +89,28 @@ void fb_event(fb_fake *f, int kind, const fb_obj *o, int dev, int64_t value, int
   tt_log_emit(f->log, &ev);
 }
 
+void fb_event_at(fb_fake *f, int kind, uint64_t id, int dev, int layer, int eid, int part,
+                 int64_t value, int64_t value2) {
+  if (f->log == NULL) return;
+  tt_event ev;
+  tt_event_clear(&ev, TT_SRC_BACKEND, kind, TT_LK_BACKEND);
+  ev.id = id;
+  ev.dev = dev;
+  ev.layer = layer;
+  ev.eid = eid;
+  ev.part = part;
+  ev.value = value;
+  ev.value2 = value2;
+  tt_log_emit(f->log, &ev);
+}
+
+uint64_t fb_id_of(const void *handle, int kind) {
+  const fb_obj *o = handle;
+  if (o == NULL || o->magic != FB_MAGIC) return 0;
+  if (o->kind == kind || (kind == FB_OBJ_TENSOR && o->kind == FB_OBJ_DENSE)) return o->id;
+  return 0;
+}
+
 fb_fake *fb_create(const fb_config *cfg, tt_log *log) {
   if (cfg == NULL || cfg->devices < 1 || cfg->devices > TT_MAX_DEVICES) return NULL;
   fb_fake *f = calloc(1, sizeof *f);

@@ -11,7 +11,7 @@
 #                        and the CPU engine through the adapter); "N passed, N failed" last
 #   make tier-tsan       the same tests under ThreadSanitizer
 #   make tier-stress     the stress program (real threads, sleeps in the fake's hooks):
-#                        STRESS_ARGS="--iterations N --sleep-us U --seed S [--log FILE]"
+#                        STRESS_ARGS="--iterations N --sleep-us U --seed S [--progress] [--log FILE]"
 #   make tier-stress-tsan  the same program under ThreadSanitizer
 #   make tier-check-exports  each tier library exports exactly the TT_API functions
 #   make tier-engine-check-cpu|cuda|vulkan  the engine scenario through the tier library
@@ -138,3 +138,5 @@ tier-stress-tsan: $(TIER_GEN)/tsan/tier_stress
 
 -include $(TIER_ASAN_OBJ:.o=.d) $(TIER_TSAN_OBJ:.o=.d) $(TIER_STRESS_OBJ:.o=.d) $(TIER_STRESS_TSAN_OBJ:.o=.d) \
          $(TIER_CORE_OBJ:.o=.d) $(TIER_FAKE_OBJ:.o=.d) $(TIER_ENGINE_OBJ:.o=.d)
+
+include $(TIER_DIR)/harness/harness.mk

@@ -105,7 +105,12 @@ enum {
   X(BE_HOST, "be_host")                   \
   X(BE_FAULT, "be_fault")                 \
   X(BE_VIOLATION, "be_violation")         \
-  X(BE_SHUTDOWN, "be_shutdown")
+  X(BE_SHUTDOWN, "be_shutdown")           \
+  X(BE_UPLOAD, "be_upload")               \
+  X(BE_GROUP_ROW, "be_group_row")         \
+  X(HEAT_SET, "heat_set")                 \
+  X(CHARGED, "charged")                   \
+  X(UNLOCK, "unlock")
 
 #define TT_EV_ENUM(name, text) TT_EV_##name,
 enum { TT_EVENT_KINDS(TT_EV_ENUM) TT_EV_COUNT };

@@ -77,7 +77,12 @@ int tt_heat_load(tt_tier *t) {
   uint32_t *heat = malloc(count * sizeof *heat);
   int ok = heat != NULL && tt_heat_decode(bytes, n, g->cfg.layers, g->cfg.experts, heat);
   if (ok)
-    for (size_t i = 0; i < count; i++) g->slots[i].heat = heat[i] >> 1;
+    for (size_t i = 0; i < count; i++) {
+      g->slots[i].heat = heat[i] >> 1;
+      int layer = (int)(i / (size_t)g->cfg.experts), eid = (int)(i % (size_t)g->cfg.experts);
+      if (g->slots[i].heat != 0 && TT_LOGGING(t))
+        tt_ev(t, TT_EV_HEAT_SET, layer, eid, tt_home(g, eid), 0, 0);
+    }
   free(heat);
   free(bytes);
   return ok ? 1 : -1;

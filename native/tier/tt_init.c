@@ -124,7 +124,7 @@ static void set_budgets(tt_tier *t) {
       want = rc != 0 || free_bytes < g->cfg.reserve_bytes ? 0 : free_bytes - g->cfg.reserve_bytes;
     }
     g->budget[dev] = want;
-    if (TT_LOGGING(t)) tt_ev(t, TT_EV_BUDGET, -1, -1, dev, (int64_t)want, 0);
+    if (TT_LOGGING(t)) tt_ev(t, TT_EV_BUDGET, -1, -1, dev, (int64_t)want, (int64_t)g->exp_bytes);
   }
 }
 

@@ -78,7 +78,7 @@ static int note_block_locked(tt_tier *t, int layer, int eid, void *ram) {
   tt_heat_up(s);
   s->ram = ram;
   g->waiters++;
-  while (g->qn == g->cfg.ring_capacity && !g->stop) tt_wait_take(t);
+  while (g->qn == g->cfg.ring_capacity && !g->stop) tt_wait_take_for(t, layer, eid);
   int ok = tt_enqueue_locked(t, layer, eid, ram, -1, -1, 0);
   tt_leave_wait_locked(t);
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_NOTED, layer, eid, tt_home(g, eid), ok, 1);

@@ -80,7 +80,7 @@ static int note_planned_locked(tt_tier *t, int layer, int eid, void *ram) {
   if (ram != NULL) {
     s->ram = ram;
     g->waiters++;
-    while (g->qn == g->cfg.ring_capacity && !g->stop) tt_wait_take(t);
+    while (g->qn == g->cfg.ring_capacity && !g->stop) tt_wait_take_for(t, layer, eid);
     ok = tt_enqueue_locked(t, layer, eid, ram, -1, -1, 1);
     tt_leave_wait_locked(t);
   }

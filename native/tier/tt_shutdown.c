@@ -85,7 +85,9 @@ static void release_locked(tt_tier *t) {
       g->used[tt_home(g, (int)(i % g->cfg.experts))] -= g->exp_bytes;
   }
   tt_trunk_uncharge(t);
-  if (TT_LOGGING(t)) tt_ev(t, TT_EV_RELEASED, -1, -1, -1, g->qn, 0);
+  /* one per device: each carries that device's used and budget after the release */
+  for (int dev = 0; dev < g->devices && TT_LOGGING(t); dev++)
+    tt_ev(t, TT_EV_RELEASED, -1, -1, dev, g->qn, 0);
 }
 
 /* Outside mx, alone: expert tensors, the trunk, staging copies, sync objects, arrays. */

@@ -150,6 +150,9 @@ void tt_lock(tt_tier *t);
 void tt_unlock(tt_tier *t);
 void tt_wait_cv(tt_tier *t);
 void tt_wait_take(tt_tier *t);
+/* The same for a caller about one expert (note_block, note_planned): the wait event then
+ * carries that expert's heat and flags, which the call changed in this section. */
+void tt_wait_take_for(tt_tier *t, int layer, int eid);
 void tt_signal_cv(tt_tier *t);
 void tt_broadcast_take(tt_tier *t);
 

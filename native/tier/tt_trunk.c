@@ -72,6 +72,7 @@ static void place_one(tt_tier *t, int id, const tt_trunk_offer *o) {
   if (TT_LOGGING(t)) tt_ev_trunk(t, TT_EV_TRUNK_PLACED, id, dev, (int64_t)charge);
   pthread_mutex_unlock(&t->trunk.tmx);
   g->used[dev] += charge;
+  if (TT_LOGGING(t)) tt_ev(t, TT_EV_CHARGED, -1, -1, dev, (int64_t)charge, id);
   tt_gate_trunk_count(t, 1);
 }
 
@@ -101,6 +102,7 @@ void tt_trunk_charge_live(tt_tier *t) {
     if (e->tensor == NULL || e->dev >= t->g.devices) continue;
     t->g.used[e->dev] += e->charge;
     e->charged = 1;
+    if (TT_LOGGING(t)) tt_ev(t, TT_EV_CHARGED, -1, -1, e->dev, (int64_t)e->charge, i);
   }
   pthread_mutex_unlock(&t->trunk.tmx);
 }
@@ -109,7 +111,10 @@ void tt_trunk_uncharge(tt_tier *t) {
   pthread_mutex_lock(&t->trunk.tmx);
   for (int i = 0; i < t->trunk.n; i++) {
     tt_trunk_entry *e = &t->trunk.e[i];
-    if (e->tensor != NULL && e->charged) t->g.used[e->dev] -= e->charge;
+    if (e->tensor != NULL && e->charged) {
+      t->g.used[e->dev] -= e->charge;
+      if (TT_LOGGING(t)) tt_ev(t, TT_EV_CHARGED, -1, -1, e->dev, -(int64_t)e->charge, i);
+    }
     e->charged = 0;
   }
   pthread_mutex_unlock(&t->trunk.tmx);

@@ -1,6 +1,7 @@
 /**
  * The native engine's own checks as part of `npm test`: the C tests under ASan+UBSan and
- * under TSan, and the Vulkan backend's bit-exactness test on lavapipe (skipped, with one
+ * under TSan, the Vulkan backend's bit-exactness test and the C tier (native/tier/) over the
+ * Vulkan engine on lavapipe (skipped, with one
  * line saying what to install, where the Vulkan packages are missing). The longer native
  * checks (the Vulkan self-test under the validation layers, the CUDA library's compile,
  * the CUDA host code on the stand-in runtime under three sanitizers) are
@@ -36,5 +37,11 @@ describe('native engine', () => {
     const r = make('vulkan-test');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed, 0 failed/);
+  });
+
+  it.skipIf(NO_VULKAN)('the C tier on the Vulkan engine (lavapipe): warmstart, bit-identical groups and trunk', () => {
+    const r = make('tier-engine-check-vulkan');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/1 passed, 0 failed/);
   });
 });

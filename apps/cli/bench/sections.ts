@@ -20,10 +20,14 @@ import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
 import { measureUpload } from './upload.js';
+import { measureCTier, type CTierBenchOptions } from './ctier_bench.js';
 
-export const BENCH_SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload'] as const;
+export const BENCH_SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload', 'ctier'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
-/** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
+/**
+ * what a plain `npm run bench` runs: the upload section needs a native library and a GiB;
+ * the C tier's builds every catalogue defect three ways and runs the stress test (minutes)
+ */
 export const DEFAULT_SECTIONS: readonly BenchSection[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
 
 /** What the sections are asked: every number read and checked before the first one runs. */
@@ -49,6 +53,8 @@ export interface BenchOptions {
   readonly expertHidden: number;
   readonly uploadFills: number;
   readonly uploadTokens: number;
+  /** the C tier's section (ctier_bench.ts) */
+  readonly ctier: Omit<CTierBenchOptions, 'root' | 'log'>;
   readonly log: (line: string) => void;
 }
 
@@ -140,7 +146,13 @@ async function upload(o: BenchOptions, report: BenchReport): Promise<boolean> {
   return report.upload.problems.length > 0;
 }
 
-const SECTIONS: Readonly<Record<BenchSection, Section>> = { speed, scaling, exhaustive, race, mutants, upload };
+async function ctier(o: BenchOptions, report: BenchReport): Promise<boolean> {
+  const { section, unexpected } = await measureCTier({ ...o.ctier, root: o.root, log: o.log });
+  report.ctier = section;
+  return unexpected;
+}
+
+const SECTIONS: Readonly<Record<BenchSection, Section>> = { speed, scaling, exhaustive, race, mutants, upload, ctier };
 
 /** Runs one section into the report; whether it found what it ought not to. */
 export function runSection(section: BenchSection, o: BenchOptions, report: BenchReport): Promise<boolean> {

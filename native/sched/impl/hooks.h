@@ -34,6 +34,12 @@ TL_SCHED_API void tl_sched_atomic_point(const volatile void *addr, int is_store)
   tls_point(S, op, idx, TLS_NONE, 0, 0);
 }
 
+TL_SCHED_API int tl_sched_current(unsigned *trace_events) {
+  tls_run *S = tls_active_run();
+  if (trace_events != NULL) *trace_events = S != NULL ? S->res->n_events : 0u;
+  return S != NULL ? (int)S->running : -1;
+}
+
 TL_SCHED_API void tl_sched_name_thread(const char *name) {
   tls_run *S = tls_active_run();
   if (S == NULL) return;

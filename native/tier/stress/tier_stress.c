@@ -10,8 +10,11 @@
  * then the ledger must be clean (no live tensor, staging copy or host array, no
  * violation) and every call must have returned (a hang is reported by the caller's
  * timeout: this program has no clock of its own in any verdict).
- * Usage: tier_stress [--iterations N] [--sleep-us U] [--seed S] [--stop-at-first] [--log FILE]
- * (--log writes every event of every iteration to FILE as NDJSON: a free run's log.)
+ * Usage: tier_stress [--iterations N] [--sleep-us U] [--seed S] [--stop-at-first] [--progress]
+ *                    [--log FILE]
+ * (--log writes every event of every iteration to FILE as NDJSON: a free run's log;
+ * --progress writes "iteration N" to stderr as each one starts, so a caller that kills a
+ * hung run, or a sanitizer that stops one, knows how far it got.)
  * Prints one line per failure and a summary; exit 0 clean, 1 a failure, 2 bad input.
  */
 #include <pthread.h>
@@ -30,7 +33,7 @@
 typedef struct opts {
   long iterations, sleep_us;
   unsigned seed;
-  int stop_at_first;
+  int stop_at_first, progress;
   tt_log *log; /* --log FILE: every iteration's events, as NDJSON (NULL: no log) */
 } opts;
 
@@ -214,6 +217,10 @@ static int parse(int argc, char **argv, opts *o, const char **log_path) {
       o->stop_at_first = 1;
       continue;
     }
+    if (strcmp(argv[i], "--progress") == 0) {
+      o->progress = 1;
+      continue;
+    }
     if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
       *log_path = argv[++i];
       continue;
@@ -256,6 +263,7 @@ int main(int argc, char **argv) {
   long failures = 0, first = -1, done = 0;
   for (long i = 0; i < o.iterations; i++) {
     char failure[200];
+    if (o.progress) fprintf(stderr, "iteration %ld\n", i);
     done++;
     if (iteration(&o, o.seed + (unsigned)i, failure, sizeof failure) == 0) continue;
     if (failures++ == 0) first = i;
