@@ -4,11 +4,12 @@
  * checkers; the simulated world answers; the runtime runs the engine's main thread to the
  * end or to the first violation.
  */
-import { assemble, standardCheckers } from '../src/engine/assemble.js';
+import { assemble, driverDecisions, standardCheckers } from '../src/engine/assemble.js';
+import type { DriverDecisions } from '../src/check/checkers/driver.js';
 import { engineMain } from '../src/engine/driver.js';
 import type { Gen } from '../src/ops.js';
 import type { Checker } from '../src/check/checker.js';
-import { CoverageChecker } from '../src/check/checkers/coverage.js';
+import { CoverageChecker, type CoverageMark } from '../src/check/checkers/coverage.js';
 import { GuardedReads } from '../src/check/guarded_reads.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
 import { MAX_GROUP_ROWS } from '../src/tier/config.js';
@@ -39,6 +40,8 @@ export interface RunOptions {
   readonly watchSlots?: boolean;
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
+  /** the driver decisions a hand-written main thread is held to (DRV-*; absent: none) */
+  readonly driver?: DriverDecisions;
   /** sees the tier and the world before the first step (state digests, probes) */
   readonly onBuilt?: (tier: Tier, world: SimulatedWorld) => void;
   /** sees the run's checkers before the first step (the state cache digests their memory) */
@@ -49,7 +52,7 @@ export interface RunOptions {
 
 export interface RunResult extends RunOutcome {
   readonly trace: Trace | null;
-  readonly coverage: ReadonlySet<string>;
+  readonly coverage: ReadonlySet<CoverageMark>;
   readonly tier: Tier;
   readonly world: SimulatedWorld;
 }
@@ -72,11 +75,15 @@ export function buildRun(s: Scenario, world: SimulatedWorld): ReturnType<typeof 
     reserveExperts: RESERVE_EXPERTS,
     heatFile: s.heatFile !== null,
     tokens: s.routes.length,
+    trunk:
+      s.trunk !== undefined && s.trunk.length > 0
+        ? s.trunk.map((m, i) => ({ name: `trunk${i}`, layer: -1, ...m }))
+        : undefined,
   });
 }
 
 /** No upload, staging copy or load can fail, and every device holds its budget. */
-function fillCannotFail(s: Scenario): boolean {
+export function fillCannotFail(s: Scenario): boolean {
   const f = s.faults;
   if (f.uploadFails.length + f.stageFails.length + f.loadFails.length > 0) return false;
   return s.capacityExperts.every((c, d) => {
@@ -94,7 +101,14 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   const checks = {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
+    wantSwaps: s.wantSwaps,
     watchSlots: opts.watchSlots === true,
+    // a hand-written main thread is not the engine's driver, unless it says what it stands for
+    ...(opts.main === undefined
+      ? { driver: driverDecisions(plan) }
+      : opts.driver !== undefined
+        ? { driver: opts.driver }
+        : {}),
   };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
   if (opts.checks !== false && opts.guardReads !== false) {

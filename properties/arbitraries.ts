@@ -22,7 +22,8 @@ import fc from 'fast-check';
 import type { ShutdownPoint } from '../src/engine/driver.js';
 import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
 import { laterArb } from './later_arbs.js';
-import type { HeatFileDefect, Scenario } from '../model/scenario/scenario.js';
+import { CARELESS_HABITS, type CarelessHabit } from '../src/engine/careless.js';
+import { HEAT_FILE_DEFECTS, type HeatFileDefect, type Scenario, type TrunkMatrix } from '../model/scenario/scenario.js';
 import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
 /** 'mixed' draws from every other suite: the quickest first look (mutation runs bail
@@ -224,6 +225,22 @@ function rampHeatArb(shape: Shape): fc.Arbitrary<number[][]> {
   return fc.array(row, { minLength: shape.layers, maxLength: shape.layers });
 }
 
+/**
+ * Payload bytes at and around the device allocator's edges (src/tier/sizes.ts: the 8 KiB
+ * grain and its 1/16 padding, 512 KiB, 1 MiB, 2 MiB), so trunk matrices of mixed sizes
+ * differ in value per charged byte and the placer's order is exercised.
+ */
+const ALLOCATOR_EDGES = [1, 4096, 7680, 7681, 8191, 8192, 8193, 24576, 65536, 122880, 524288, 524289, 1048577];
+
+/** Half the runs: one uniform matrix per device (denseBytes); else 2-6 of mixed sizes. */
+function trunkArb(): fc.Arbitrary<TrunkMatrix[]> {
+  const matrix = fc.record({
+    weightBytes: fc.constantFrom(...ALLOCATOR_EDGES),
+    scaleBytes: fc.constantFrom(0, 4, 512, 8193),
+  });
+  return fc.oneof(fc.constant<TrunkMatrix[]>([]), fc.array(matrix, { minLength: 2, maxLength: 6 }));
+}
+
 /** `arb` with probability p, else null. */
 function maybe<T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | null> {
   const w = Math.round(p * 20);
@@ -332,9 +349,18 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
         : lifecycle
           ? maybe(heatArb(shape, false), 0.75)
           : maybe(heatArb(shape, false), 0.5),
+    // every kind of file the reader must tell apart (HEAT_FILE_DEFECTS), well formed most often
     heatFileDefect: lifecycle
-      ? fc.constantFrom<HeatFileDefect>('none', 'none', 'bad-magic', 'wrong-shape', 'truncated')
-      : fc.constant<HeatFileDefect>('none'),
+      ? fc.oneof(
+          { weight: 3, arbitrary: fc.constant<HeatFileDefect>('none') },
+          { weight: 7, arbitrary: fc.constantFrom(...HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
+        )
+      : suite === 'general'
+        ? fc.oneof(
+            { weight: 1, arbitrary: fc.constant<HeatFileDefect>('none') },
+            { weight: 1, arbitrary: fc.constantFrom(...HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
+          )
+        : fc.constant<HeatFileDefect>('none'),
     streaming: suite === 'streaming' ? fc.constant(true) : suite === 'general' ? fc.boolean() : fc.constant(false),
     wantSwaps: swapHeavy || suite === 'streaming' || suite === 'replan' ? fc.constant(true) : fc.boolean(),
     reclaims:
@@ -350,6 +376,14 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
     startTick: lifecycle ? fc.constantFrom(0, 1021, 1022, 1023) : fc.constant(0),
     shutdownAt: shutdownAtArb(suite, shape, aim),
     initTwice: lifecycle ? fc.boolean() : fc.constant(false),
+    // a careless engine, within the contract, now and then (the general and lifecycle suites)
+    careless:
+      lifecycle || suite === 'general'
+        ? fc.oneof(
+            { weight: 1, arbitrary: fc.constant<CarelessHabit[]>([]) },
+            { weight: 1, arbitrary: fc.subarray([...CARELESS_HABITS], { minLength: 1 }) },
+          )
+        : fc.constant<CarelessHabit[]>([]),
     runs: lifecycle ? fc.constantFrom<1 | 2>(1, 2, 2) : fc.constant<1 | 2>(1),
   };
 }
@@ -420,6 +454,8 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
             : suite === 'streaming'
               ? fc.constantFrom(false, false, false, true)
               : fc.boolean(),
+      // mixed sizes, so the placement's order by value per byte matters (dense runs only)
+      trunk: full ? fc.constant<TrunkMatrix[]>([]) : trunkArb(),
       faults: full ? fc.constant(NO_FAULTS) : faultsArb(suite),
       ramShort: fc.integer({ min: 0, max: 20 }),
       // now and then a configuration init must refuse: int8 experts with a scale group, or
@@ -469,7 +505,9 @@ function scenarioAimed(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
         shutdownAt: r.shutdownAt,
         denseBytes: r.dense ? 64 * 1024 : 0,
         denseWhileGroupOpen: r.dense,
+        trunk: r.dense ? r.trunk : [],
         initTwice: r.initTwice,
+        careless: r.careless,
         runs: r.runs,
         faults: r.faults,
         spuriousWakeups: r.spuriousWakeups,

@@ -5,6 +5,11 @@
  * that puts the bug back, under which the schedule violates the file's `property` (the
  * tests check both halves: clean on today's sources, that property with the patch).
  *
+ * A counterexample of the C tier (native/tier/, run by its schedule harness) says so:
+ * `tier: "c"` and the level it was judged at (1: the boundary only, 2: the tier's event
+ * log too); its choices are the scheduler's decisions. Without `tier` it is the
+ * TypeScript tier's.
+ *
  * Invariants: a loaded counterexample has the right shape and ranges or the loader throws
  * an InputError naming the file and the JSON path; a mutant id is plain text (it is
  * printed and becomes part of a file name); a saved file lands inside the directory it is
@@ -39,6 +44,10 @@ export interface CounterexampleFile {
   readonly choices: number[];
   /** the patch that puts a fixed bug back (files in properties/replays/); null: none */
   readonly regression: Regression | null;
+  /** the C tier's counterexample (absent: the TypeScript tier's) */
+  readonly tier?: 'c';
+  /** the C tier's: the level it was judged at */
+  readonly level?: 1 | 2;
 }
 
 const KEYS = ['format', 'version', 'property', 'detail', 'mutant', 'scenario', 'choices'] as const;
@@ -110,7 +119,8 @@ export function loadCounterexample(file: string): CounterexampleFile {
     );
   }
   const r: JsonReader = new JsonReader(file);
-  const o = r.object(data, '', 'regression' in d ? [...KEYS, 'regression'] : KEYS);
+  const optional = (['regression', 'tier', 'level'] as const).filter((k) => k in d);
+  const o = r.object(data, '', [...KEYS, ...optional]);
   const property = r.string(o.property, 'property');
   if (!isPropertyId(property))
     r.fail('property', `${JSON.stringify(property.slice(0, 60))} is not a catalogued property`);
@@ -131,7 +141,16 @@ export function loadCounterexample(file: string): CounterexampleFile {
     scenario: parseScenario(o.scenario, file, 'scenario'),
     choices,
     regression,
+    ...readTier(r, o.tier, o.level),
   };
+}
+
+/** The C tier's fields: `tier` "c" and its `level`, or neither. */
+function readTier(r: JsonReader, tier: unknown, level: unknown): { tier?: 'c'; level?: 1 | 2 } {
+  if (tier === undefined && level === undefined) return {};
+  if (tier !== 'c') r.fail('tier', `${JSON.stringify(tier)} is not a tier (want "c", or no tier: the TypeScript one)`);
+  if (level !== 1 && level !== 2) r.fail('level', `${JSON.stringify(level)} is not a level (want 1 or 2)`);
+  return { tier: 'c', level };
 }
 
 function readRegression(r: JsonReader, value: unknown): Regression {

@@ -51,4 +51,13 @@ export const EXPERT_SHAPES: readonly ExpertShape[] = [
   // exactly 1 MiB and exactly 3 MiB per weight: the edges of the 1 MiB and 2 MiB rules
   { hidden: 1024, width: 1024, format: 1, group: 0 },
   { hidden: 2048, width: 1536, format: 1, group: 0 },
+  // one row past each edge: just over 512 KiB, 1 MiB and 2 MiB per weight
+  { hidden: 513, width: 1024, format: 1, group: 0 },
+  { hidden: 1025, width: 1024, format: 1, group: 0 },
+  { hidden: 2049, width: 1024, format: 1, group: 0 },
+  // small tensors on the 8 KiB grain: 7,680 bytes pad to exactly one grain, 8,192 to two;
+  // odd int4 dimensions round half bytes up, and scale sizes not a multiple of 16
+  { hidden: 120, width: 64, format: 1, group: 0 },
+  { hidden: 128, width: 64, format: 1, group: 0 },
+  { hidden: 129, width: 127, format: 2, group: 0 },
 ];

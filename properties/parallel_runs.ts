@@ -21,7 +21,14 @@
  * time budget makes every run depend on the machine anyway).
  */
 import { checkScenario, checkSuite } from './runner.js';
-import type { CheckRequest, ScenarioRequest, SuiteResult } from './types.js';
+import {
+  addCounts,
+  type CheckRequest,
+  type CoverageCounts,
+  type ScenarioRequest,
+  type SuiteResult,
+  type ViolationCounts,
+} from './types.js';
 import { runTasks } from '../model/explore/workers/pool.js';
 import { newTally, summarize } from './tally.js';
 
@@ -89,16 +96,16 @@ export function joinUnits(request: PlainRequest, units: readonly UnitResult[]): 
   let runs = 0;
   let steps = 0;
   let seconds = 0;
-  const violations: Record<string, number> = {};
-  const coverage: Record<string, number> = {};
+  const violations: ViolationCounts = {};
+  const coverage: CoverageCounts = {};
   let failure: SuiteResult['failure'] = null;
   for (const { result: r } of sorted) {
     if (failure !== null) break;
     runs += r.runs;
     steps += r.steps;
     seconds += r.seconds;
-    for (const [k, v] of Object.entries(r.violations)) violations[k] = (violations[k] ?? 0) + v;
-    for (const [k, v] of Object.entries(r.coverage)) coverage[k] = (coverage[k] ?? 0) + v;
+    addCounts(violations, r.violations);
+    addCounts(coverage, r.coverage);
     if (r.failure !== null) failure = { ...r.failure, runsToFind: runs - r.runs + r.failure.runsToFind };
   }
   return { ...first.result, runs, steps, seconds, violations, coverage, failure };
@@ -116,9 +123,10 @@ export async function runUnits(
   size: number,
   jobs: number,
   units?: readonly number[],
+  onDone?: (done: number, total: number) => void,
 ): Promise<UnitResult[]> {
   const module = new URL('./parallel_runs.ts', import.meta.url).href;
   const which = units ?? unitsOfShard(unitCount(request, size), null);
   const tasks = which.map((unit) => ({ module, fn: 'runUnit', arg: { request, unit, size } satisfies UnitSpec }));
-  return runTasks<UnitResult>(tasks, jobs);
+  return runTasks<UnitResult>(tasks, jobs, onDone);
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { COVERAGE_MARKS } from '../src/check/checkers/coverage.js';
 import { describeScenario } from '../model/scenario/scenario.js';
 import { PROPERTIES } from '../src/check/catalogue.js';
-import type { SuiteResult } from './types.js';
+import { addCounts, type SuiteResult, type ViolationCounts } from './types.js';
 
 export interface PropertiesReport {
   readonly date: string;
@@ -45,9 +45,8 @@ export function buildReport(
   const runs = suites.reduce((a, s) => a + s.runs, 0);
   const steps = suites.reduce((a, s) => a + s.steps, 0);
   const seconds = suites.reduce((a, s) => a + s.seconds, 0);
-  const violations: Record<string, number> = {};
-  for (const s of suites)
-    for (const [id, n] of Object.entries(s.violations)) violations[id] = (violations[id] ?? 0) + n;
+  const violations: ViolationCounts = {};
+  for (const s of suites) addCounts(violations, s.violations);
   const coverage = COVERAGE_MARKS.map((mark) => {
     const n = suites.reduce((a, s) => a + (s.coverage[mark] ?? 0), 0);
     return { mark, runs: n, percent: runs > 0 ? (100 * n) / runs : 0 };
@@ -90,9 +89,15 @@ export function buildReport(
   };
 }
 
-export function writeReport(dir: string, report: PropertiesReport, suites: readonly SuiteResult[]): void {
+/** Writes DIR/NAME.json and DIR/NAME.md (NAME: `properties`, or a one-scenario run's own name). */
+export function writeReport(
+  dir: string,
+  report: PropertiesReport,
+  suites: readonly SuiteResult[],
+  name = 'properties',
+): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'properties.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   const md: string[] = [];
   const verdict = !report.ok
     ? 'VIOLATIONS FOUND'
@@ -145,5 +150,5 @@ export function writeReport(dir: string, report: PropertiesReport, suites: reado
       );
     }
   }
-  writeFileSync(join(dir, 'properties.md'), md.join('\n') + '\n');
+  writeFileSync(join(dir, `${name}.md`), md.join('\n') + '\n');
 }

@@ -168,10 +168,19 @@ export function shortestFailure(
   req: Omit<ScenarioRequest, 'onProgress'>,
   property: PropertyId,
   tally: Tally,
+  onProgress?: (line: string) => void,
 ): { failure: Counterexample | null; note: string } {
   const s = shortestCounterexample(scenarioSubject(req.scenario), {
     property,
     ...(req.seconds !== undefined ? { maxSeconds: req.seconds } : {}),
+    ...(onProgress !== undefined
+      ? {
+          onProgress: (p: { expanded: number; states: number; seconds: number }) =>
+            onProgress(
+              `shortest ${property}: ${p.expanded.toLocaleString('en-US')} states expanded, ${p.states.toLocaleString('en-US')} known, ${p.seconds.toFixed(0)} s`,
+            ),
+        }
+      : {}),
   });
   if (s.found === null)
     return { failure: null, note: `shortest: no ${property} counterexample found again (${s.runs} runs)` };

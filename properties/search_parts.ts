@@ -22,12 +22,12 @@ import { mergeShards, type ShardResult } from '../model/explore/dpor/shard_merge
 import { dporSearch } from '../model/explore/dpor/search.js';
 import { dporParallel } from '../model/explore/dpor/parallel.js';
 import { search } from '../model/explore/search.js';
-import type { SearchOptions } from '../model/explore/search_types.js';
+import type { SearchOptions, SearchStats } from '../model/explore/search_types.js';
 import { scenarioSubject } from '../model/explore/subject.js';
 import { runTasks } from '../model/explore/workers/pool.js';
 import { DEFAULT_PREEMPTIONS_SCENARIO, shrunkCounterexample, shortestFailure } from './runner_explore.js';
 import { newTally, record, summarize, type Tally } from './tally.js';
-import type { ScenarioRequest, SuiteResult } from './types.js';
+import { addCounts, type ScenarioRequest, type SuiteResult } from './types.js';
 
 /** A scenario request without callbacks (it crosses thread and process boundaries). */
 export type PlainScenarioRequest = Omit<ScenarioRequest, 'onProgress'>;
@@ -42,11 +42,14 @@ export interface SearchPart extends ShardResult {
   readonly tally: Tally;
 }
 
-/** Part `index` of `count` of the search (in a worker, in this thread, or in one CI job). */
-export function searchPart(spec: SearchPartSpec): SearchPart {
+/**
+ * Part `index` of `count` of the search (in a worker, in this thread, or in one CI job);
+ * `onProgress` (in this thread only) hears how far it got now and then.
+ */
+export function searchPart(spec: SearchPartSpec, onProgress?: (line: string) => void): SearchPart {
   const req = spec.request;
   const tally = newTally();
-  const opts = searchOptions(req, tally, spec.count > 1);
+  const opts = searchOptions(req, tally, spec.count > 1, onProgress);
   const subject = scenarioSubject(req.scenario);
   if (splits(req))
     return { index: spec.index, count: spec.count, result: dporSearch(subject, { ...opts, shard: spec }), tally };
@@ -55,10 +58,24 @@ export function searchPart(spec: SearchPartSpec): SearchPart {
   return { index: 0, count: 1, result: search(subject, opts), tally };
 }
 
+/** How far a search got, in one line. */
+export function progressLine(s: SearchStats): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const states = s.states !== null ? `, ${n(s.states)} distinct states` : '';
+  const cached = s.cached > 0 ? `, ${n(s.cached)} runs stopped at a known state` : '';
+  return `${n(s.schedules)} schedules${cached}${states}, ${s.seconds.toFixed(0)} s`;
+}
+
 /** The search's options; each schedule it completes goes into `tally`. */
-function searchOptions(req: PlainScenarioRequest, tally: Tally, keepStates: boolean): SearchOptions {
+function searchOptions(
+  req: PlainScenarioRequest,
+  tally: Tally,
+  keepStates: boolean,
+  onProgress?: (line: string) => void,
+): SearchOptions {
   const started = performance.now();
   return {
+    ...(onProgress !== undefined ? { onProgress: (s: SearchStats) => onProgress(progressLine(s)) } : {}),
     preemptions: req.preemptions ?? DEFAULT_PREEMPTIONS_SCENARIO,
     reduce: req.reduction !== false,
     stateCache: req.stateCache === true,
@@ -76,15 +93,22 @@ export function splits(req: PlainScenarioRequest): boolean {
   return req.reduction !== false && req.preemptions !== undefined && !Number.isFinite(req.preemptions);
 }
 
-/** Joins the parts (all `count` of them, or the ones at hand) into the suite result. */
-export function joinSearchParts(req: PlainScenarioRequest, parts: readonly SearchPart[]): SuiteResult {
+/**
+ * Joins the parts (all `count` of them, or the ones at hand) into the suite result; with
+ * --shortest, then searches for the shortest counterexample (`onProgress` hears of it).
+ */
+export function joinSearchParts(
+  req: PlainScenarioRequest,
+  parts: readonly SearchPart[],
+  onProgress?: (line: string) => void,
+): SuiteResult {
   const whole = mergeShards(parts);
   const tally = newTally();
   for (const p of [...parts].sort((a, b) => a.index - b.index)) {
     tally.runs += p.tally.runs;
     tally.steps += p.tally.steps;
-    for (const [k, v] of Object.entries(p.tally.violations)) tally.violations[k] = (tally.violations[k] ?? 0) + v;
-    for (const [k, v] of Object.entries(p.tally.coverage)) tally.coverage[k] = (tally.coverage[k] ?? 0) + v;
+    addCounts(tally.violations, p.tally.violations);
+    addCounts(tally.coverage, p.tally.coverage);
     if (tally.firstFailAtRun < 0 && p.tally.firstFailAtRun >= 0) {
       tally.firstFailAtRun = tally.runs - p.tally.runs + p.tally.firstFailAtRun;
       tally.firstFailSeconds = p.tally.firstFailSeconds;
@@ -94,7 +118,7 @@ export function joinSearchParts(req: PlainScenarioRequest, parts: readonly Searc
   let failure = null;
   let shortestNote = '';
   if (v !== null && req.shortest === true) {
-    const s = shortestFailure(req, v.property, tally);
+    const s = shortestFailure(req, v.property, tally, onProgress);
     failure = s.failure;
     shortestNote = s.note;
   } else if (v !== null) {
@@ -131,7 +155,11 @@ export async function exhaustiveParts(
   req: PlainScenarioRequest,
   jobs: number,
   shard: { index: number; count: number } | null,
+  onProgress?: (line: string) => void,
 ): Promise<SearchPart[]> {
+  // one part in this thread: it can say how far it got as it goes
+  if (shard === null && (jobs <= 1 || !splits(req)))
+    return [searchPart({ request: req, index: 0, count: 1 }, onProgress)];
   if (shard === null && jobs > 1 && splits(req) && req.stateCache !== true) {
     const tally = newTally();
     const subject = {
@@ -139,7 +167,7 @@ export async function exhaustiveParts(
       fn: 'scenarioSubject',
       arg: req.scenario,
     };
-    const result = await dporParallel(subject, searchOptions(req, tally, false), jobs);
+    const result = await dporParallel(subject, searchOptions(req, tally, false, onProgress), jobs);
     return [{ index: 0, count: 1, result, tally }];
   }
   const module = new URL('./search_parts.ts', import.meta.url).href;
@@ -155,5 +183,6 @@ export async function exhaustiveParts(
   return runTasks<SearchPart>(
     specs.map((arg) => ({ module, fn: 'searchPart', arg })),
     jobs,
+    onProgress === undefined ? undefined : (done, total) => onProgress(`${done} of ${total} parts of the search done`),
   );
 }

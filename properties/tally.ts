@@ -8,7 +8,8 @@
  */
 import type { Guarantee } from '../model/explore/guarantee.js';
 import type { Violation } from '../src/check/violation.js';
-import type { Counterexample, StrategyName, SuiteResult } from './types.js';
+import type { CoverageMark } from '../src/check/checkers/coverage.js';
+import type { Counterexample, CoverageCounts, StrategyName, SuiteResult, ViolationCounts } from './types.js';
 import type { Suite } from './arbitraries.js';
 
 export interface Tally {
@@ -16,8 +17,8 @@ export interface Tally {
   steps: number;
   firstFailAtRun: number;
   firstFailSeconds: number;
-  violations: Record<string, number>;
-  coverage: Record<string, number>;
+  violations: ViolationCounts;
+  coverage: CoverageCounts;
 }
 
 export function newTally(): Tally {
@@ -28,7 +29,7 @@ export function newTally(): Tally {
 export interface RunRecord {
   readonly violation: Violation | null;
   readonly steps: number;
-  readonly coverage?: ReadonlySet<string>;
+  readonly coverage?: ReadonlySet<CoverageMark>;
 }
 
 export function record(t: Tally, r: RunRecord, started: number, wanted: string | undefined): boolean {

@@ -4,9 +4,21 @@
  * by the runners (runner.ts, runner_explore.ts), the tally and the reports.
  */
 import type { PropertyId } from '../src/check/catalogue.js';
+import type { CoverageMark } from '../src/check/checkers/coverage.js';
 import type { Guarantee } from '../model/explore/guarantee.js';
 import type { Scenario } from '../model/scenario/scenario.js';
 import type { Suite } from './arbitraries.js';
+
+/** Runs per property id that violated it (an id no run violated is absent). */
+export type ViolationCounts = Partial<Record<PropertyId, number>>;
+/** Runs per coverage mark that reached it (a mark no run reached is absent). */
+export type CoverageCounts = Partial<Record<CoverageMark, number>>;
+
+/** Adds `from`'s counts into `into`, key by key, in `from`'s order. */
+export function addCounts<K extends string>(into: Partial<Record<K, number>>, from: Partial<Record<K, number>>): void {
+  // the keys of a counts record are its vocabulary's words (Object.keys types them as strings)
+  for (const k of Object.keys(from) as K[]) into[k] = (into[k] ?? 0) + (from[k] ?? 0);
+}
 
 export const STRATEGIES = ['choices', 'random', 'pct', 'exhaustive'] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
@@ -68,9 +80,9 @@ export interface SuiteResult {
   readonly seconds: number;
   readonly failure: Counterexample | null;
   /** violations seen per property id (before shrinking) */
-  readonly violations: Record<string, number>;
+  readonly violations: ViolationCounts;
   /** coverage mark -> runs that reached it */
-  readonly coverage: Record<string, number>;
+  readonly coverage: CoverageCounts;
   /** PCT and exhaustive search on one given scenario: what was covered, in numbers */
   readonly guarantee?: Guarantee;
 }

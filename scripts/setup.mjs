@@ -11,7 +11,8 @@
  *    missing system package is never a failure of npm test, and never a silent pass.
  *    clang-format, for the C format check, is installed the same way (that check is
  *    skipped, saying so, where it cannot be).
- * Idempotent and quiet when there is nothing to do. Plain Node, no dependencies.
+ * Idempotent and quiet when there is nothing to do (a build it has to make is announced in
+ * one line). Plain Node, no dependencies.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -44,6 +45,9 @@ if (!existsSync(join(root, 'node_modules')) || mtime(stamp) < mtime('package-loc
 }
 
 if (process.argv.includes('--native')) {
+  // a build from scratch takes a while on two busy cores: say so, rather than sit silent
+  if (!runs('make', ['-q', '-s', '-C', 'native', 'cpu']))
+    say('building the native CPU engine (make -C native cpu) ...');
   try {
     run('make', ['-s', '-C', 'native', 'cpu']);
   } catch {

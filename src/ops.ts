@@ -44,6 +44,10 @@ export function mutexOfOp(op: { readonly mutex?: 'gmx' }): MutexName {
 export const EXPERT_PARTS = ['gate', 'up', 'down'] as const;
 export type ExpertPart = (typeof EXPERT_PARTS)[number];
 
+/** A device's buffers that one op at a time may have in flight (ownership is checked): a
+ *  group's input and output, and the dense GEMV's, per device. */
+export type DeviceBuffer = `group_in${number}` | `group_out${number}` | `dense_in${number}` | `dense_out${number}`;
+
 export interface ExpertKey {
   readonly layer: number;
   readonly eid: number;
@@ -128,8 +132,8 @@ export type BackendOp =
       readonly index: number;
       readonly tensor: TensorHandle;
       /** device buffers the GEMV reads and writes (ownership is checked) */
-      readonly inBuf: string;
-      readonly outBuf: string;
+      readonly inBuf: DeviceBuffer;
+      readonly outBuf: DeviceBuffer;
     }
   /** init places trunk offer `index` on dev: its int8 rows and scales */
   | {

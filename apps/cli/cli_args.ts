@@ -1,23 +1,92 @@
 /**
- * What every tierlab command does with its arguments and with failures: bad arguments are
- * one line naming the command and the problem on stderr, exit status 2; an error nobody
- * expected is one line saying "internal error" and what to report, exit status 70.
+ * The options of tierlab's commands: the table of the options several commands share, so
+ * that each is spelt and read one way, and the readers that turn a value into a number, a
+ * seed, a budget, a shard. Bad arguments are a UsageError: `runCommand` (run_command.ts)
+ * prints it as one line naming the command and the problem on stderr, exit status 2.
  *
  * Invariants: a count is an integer in range (a fraction handed to fast-check never ends,
  * a zero checks nothing), a budget in seconds is positive, a seed is a 32-bit unsigned
  * integer (fast-check folds larger ones onto smaller ones), and an empty value
- * (`--runs=`) is refused rather than read as 0. Also the options several commands
- * share: `--jobs N` (worker threads or processes, default every core) and `--shard i/n`.
+ * (`--runs=`) is refused rather than read as 0. `--jobs N` (worker threads or processes)
+ * defaults to every core, and `--shard i/n` counts i from 0.
  */
 import { cpus } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { EXIT } from '../../src/check/exit_codes.js';
-import { InputError } from '../../src/input/input_error.js';
+
+/** Bad arguments for `tool`: one line, exit 2 (the message may run over lines; it is printed as one). */
+export class UsageError extends Error {
+  readonly tool: string;
+
+  constructor(tool: string, message: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.tool = tool;
+  }
+}
 
 export function usageError(tool: string, message: string): never {
-  // messages from elsewhere (Node's parser, esbuild) may run over several lines
-  process.stderr.write(`${tool}: ${message.trim().replace(/\s*\n\s*/g, ' ')}\n`);
-  process.exit(EXIT.badInput);
+  throw new UsageError(tool, message);
+}
+
+/**
+ * The options more than one command takes, each spelt and typed once (a command's own
+ * options sit beside them in its parse). Values are read by the readers below; defaults
+ * are the command's.
+ */
+export const SHARED_OPTIONS = {
+  /** a 32-bit seed: seedOption */
+  seed: { type: 'string' },
+  /** runs per suite: countOption */
+  runs: { type: 'string' },
+  /** a budget in seconds: secondsOption */
+  seconds: { type: 'string' },
+  /** worker threads or processes: jobsOption */
+  jobs: { type: 'string' },
+  /** part i of n: shardOption */
+  shard: { type: 'string' },
+  /** a search strategy: one of STRATEGIES */
+  strategy: { type: 'string' },
+  /** a property suite: one of SUITES */
+  suite: { type: 'string' },
+  /** the report directory of `properties`, `oracle` and the kill tables */
+  report: { type: 'string' },
+  /** the report directory of `mutants`, `bench` and `report merge` */
+  out: { type: 'string' },
+  /** print no trace (the report has everything) */
+  quiet: { type: 'boolean' },
+  /** print a whole trace, not its last records */
+  full: { type: 'boolean' },
+  /** narrow to the runs (or sections) whose name holds TEXT */
+  only: { type: 'string' },
+  /** a native backend: NATIVE_BACKENDS */
+  backend: { type: 'string' },
+  /** device ids, comma-separated */
+  devices: { type: 'string' },
+  /** tokens per oracle run */
+  tokens: { type: 'string' },
+  /** a model directory */
+  fixture: { type: 'string' },
+  /** a native library file */
+  lib: { type: 'string' },
+  /** another catalogue of tier mutants */
+  'catalogue-dir': { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+type SharedName = keyof typeof SHARED_OPTIONS;
+
+/** The shared options a command takes, by name. */
+export function sharedOptions<K extends SharedName>(...names: K[]): Pick<typeof SHARED_OPTIONS, K> {
+  return Object.fromEntries(names.map((n) => [n, SHARED_OPTIONS[n]])) as Pick<typeof SHARED_OPTIONS, K>;
+}
+
+/** Whether `value` is one of a vocabulary's words (a strategy, a suite, a backend), as its type. */
+export function isOneOf<T extends string>(words: readonly T[], value: string): value is T {
+  return (words as readonly string[]).includes(value);
+}
+
+/** Words as a sentence lists them: `cpu, cuda or vulkan`. */
+export function wordList(words: readonly string[], last: 'or' | 'and' = 'or'): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1) ?? ''}`;
 }
 
 /** the largest seed: fast-check reads seeds as 32-bit integers */
@@ -79,34 +148,17 @@ export function positiveOption(tool: string, value: string | undefined, name: st
   return n;
 }
 
-/** parseArgs, but an unknown or malformed option is a usage error, not a stack trace */
-export function parseOrFail<T extends ParseArgsConfig>(tool: string, config: T): ReturnType<typeof parseArgs<T>> {
+/** parseArgs over `argv`, but an unknown or malformed option is a usage error, not a stack trace */
+export function parseOrFail<T extends ParseArgsConfig>(
+  tool: string,
+  argv: readonly string[],
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs(config);
+    return parseArgs<T>({ ...config, args: [...argv] });
   } catch (e) {
     return usageError(tool, (e as Error).message);
   }
-}
-
-/**
- * Installs the last line of defence: bad input that escaped the command's own checks is
- * still one line and exit 2; anything else is an internal error, one line with where it
- * was thrown and the command to report, exit 70 (TIERLAB_DEBUG=1 prints the stack too).
- */
-export function reportUnexpectedErrors(tool: string): void {
-  const command = `npm run ${tool}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-  const handler = (e: unknown): void => {
-    if (e instanceof InputError) usageError(tool, e.message);
-    const err = e instanceof Error ? e : new Error(String(e));
-    const where = /\n\s+at (?:.*\()?([^()\n]+:\d+:\d+)\)?/.exec(err.stack ?? '')?.[1] ?? 'unknown place';
-    process.stderr.write(
-      `${tool}: internal error: ${err.name}: ${err.message.split('\n')[0] ?? ''} (at ${where}); please report it with the command: ${command}\n`,
-    );
-    if (process.env.TIERLAB_DEBUG === '1') process.stderr.write(`${err.stack ?? ''}\n`);
-    process.exit(EXIT.internal);
-  };
-  process.on('uncaughtException', handler);
-  process.on('unhandledRejection', handler);
 }
 
 /** The most jobs anyone asks for: more threads than this is a typo, not a machine. */

@@ -10,6 +10,7 @@
  *                      [--typecheck] [--keep] [--out DIR] [--list] [--at REV]
  *                      [--no-baseline | --baseline-seconds S]
  *   npm run mutants -- --replay FILE [--full] [--at REV]
+ *   npm run mutants -- --tier c [...]   the C tier's catalogue (apps/cli/ctier_mutants.ts)
  *
  * The sources are copied once at the start (a snapshot: the tree may change during a long
  * run; --at REV takes a commit's sources instead of the working tree's) and must pass a
@@ -31,42 +32,27 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SUITES } from '../../properties/arbitraries.js';
-import { STRATEGIES } from '../../properties/types.js';
 import { applyArguedEquivalence } from '../../mutants/lib/argued.js';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { killAllChildren } from '../../mutants/lib/child.js';
-import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
-import type { MutantResult } from '../../mutants/lib/result.js';
-import { buildMutantsReport, writeMutantsReport, type MutantsReport } from '../../mutants/lib/report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
-import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
-import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
-import { makeSnapshot, removeAllScratches, resolveCommit } from '../../mutants/lib/scratch.js';
 import { runPool } from '../../mutants/lib/pool.js';
+import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
+import { buildMutantsReport, writeMutantsReport, type MutantsReport } from '../../mutants/lib/report.js';
+import type { MutantResult } from '../../mutants/lib/result.js';
+import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
+import { makeSnapshot, removeAllScratches, type Scratch } from '../../mutants/lib/scratch.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
-import { Progress } from './progress.js';
-import {
-  countOption,
-  jobsOption,
-  parseOrFail,
-  reportUnexpectedErrors,
-  runIdentity,
-  secondsOption,
-  seedOption,
-  shardOption,
-  usageError,
-} from './cli_args.js';
+import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
+import type { ExitCode } from '../../src/check/exit_codes.js';
 import { writeShardFile } from '../report/shard_file.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
+import { runIdentity } from './cli_args.js';
+import { ctierMutants } from './ctier_mutants.js';
+import { fail, readMutantsOptions, type MutantsOptions } from './mutants_options.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
-
-reportUnexpectedErrors('mutants');
-// explicitly typed, so that control flow knows it never returns
-function fail(message: string): never {
-  return usageError('mutants', message);
-}
+import { Progress } from './progress.js';
 
 /** The commit (short) and the uncommitted source changes a run saw (git is optional). */
 function sourcesAt(dir: string, commit: string | null): { commit: string; changed: string[] } {
@@ -86,267 +72,275 @@ function sourcesAt(dir: string, commit: string | null): { commit: string; change
   };
 }
 
-const { values } = parseOrFail('mutants', {
-  options: {
-    'catalogue-only': { type: 'boolean' },
-    'operators-only': { type: 'boolean' },
-    mutant: { type: 'string', multiple: true },
-    seconds: { type: 'string' },
-    jobs: { type: 'string' },
-    shard: { type: 'string' },
-    seed: { type: 'string' },
-    strategy: { type: 'string' },
-    runs: { type: 'string' },
-    suite: { type: 'string' },
-    'matrix-seconds': { type: 'string' },
-    'include-equivalent': { type: 'boolean' },
-    typecheck: { type: 'boolean' },
-    keep: { type: 'boolean' },
-    out: { type: 'string' },
-    list: { type: 'boolean' },
-    replay: { type: 'string' },
-    full: { type: 'boolean' },
-    'catalogue-dir': { type: 'string' },
-    'no-baseline': { type: 'boolean' },
-    at: { type: 'string' },
-    'baseline-seconds': { type: 'string' },
-  },
-  strict: true,
-});
-
-const root = REPO_ROOT;
-if (values['catalogue-only'] === true && values['operators-only'] === true)
-  fail('--catalogue-only and --operators-only exclude each other');
-// checked here: a mutant's properties run that refuses them would look like a dead mutant
-if (values.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(values.strategy)) {
-  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy}'`);
+/**
+ * SIGINT or SIGTERM: kill the children, write what finished (`onSignal`, set once there is
+ * something to write), remove the scratch copies and exit 130 or 143. Returns the removal
+ * of the handlers.
+ */
+function onInterrupt(state: { onSignal: (signal: string) => void }): () => void {
+  const handlers = (
+    [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const
+  ).map(([signal, code]) => {
+    const handler = (): void => {
+      killAllChildren();
+      state.onSignal(signal);
+      removeAllScratches();
+      process.exit(code);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+  };
 }
-if (values.suite !== undefined && !(SUITES as readonly string[]).includes(values.suite))
-  fail(`no suite '${values.suite}'; known: ${SUITES.join(', ')}`);
-// every number is read before anything slow starts
-const seconds = secondsOption('mutants', values.seconds, 'seconds', 30);
-const seed = seedOption('mutants', values.seed, 20261129);
-const runs = values.runs !== undefined ? countOption('mutants', values.runs, 'runs', 1) : undefined;
-const matrixSeconds = secondsOption(
-  'mutants',
-  values['matrix-seconds'],
-  'matrix-seconds',
-  2,
-  'no sampling pass, an empty kill matrix',
-);
-const jobs = jobsOption('mutants', values.jobs);
-const shard = shardOption('mutants', values.shard);
-const baselineSeconds = secondsOption('mutants', values['baseline-seconds'], 'baseline-seconds', Math.min(seconds, 3));
-// --at reaches git only as the commit it names
-let commit: string | null = null;
-if (values.at !== undefined) {
+
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const o = readMutantsOptions(argv);
+  // the C tier's catalogue under the scheduler (apps/cli/ctier_mutants.ts)
+  if (o.tier === 'c') return ctierMutants(o);
+  // an interrupted run leaves no scratch copy and no child behind, and writes what finished
+  const state = { onSignal: (_signal: string): void => {} };
+  const removeHandlers = onInterrupt(state);
   try {
-    commit = resolveCommit(root, values.at);
-  } catch (e) {
-    fail(`--at: ${(e as Error).message}`);
+    if (o.replay !== undefined) {
+      // replays on the working tree's sources, or on a commit's with --at
+      const from = o.commit !== null ? makeSnapshot(REPO_ROOT, o.commit) : null;
+      const rc = await replayMutantCounterexample(REPO_ROOT, resolve(o.replay), o.full, o.catalogueDir, from?.dir);
+      from?.remove();
+      return rc as ExitCode;
+    }
+    const outDir = prepareOutputDir('mutants', 'out', o.out ?? join(REPO_ROOT, 'reports'));
+    // one snapshot of the sources for the whole run: the tree may change under a long run
+    const snapshot = makeSnapshot(REPO_ROOT, o.commit ?? undefined);
+    const removeSnapshot = (): void => snapshot.remove();
+    process.on('exit', removeSnapshot);
+    try {
+      return await judge(o, outDir, snapshot, state);
+    } finally {
+      snapshot.remove();
+      process.removeListener('exit', removeSnapshot);
+    }
+  } finally {
+    removeHandlers();
   }
 }
-// an interrupted run leaves no scratch copy and no child behind, and writes what finished
-// (SIGINT: 130, SIGTERM: 143)
-let writePartial: (signal: string) => void = () => {};
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => {
-    killAllChildren();
-    writePartial(signal);
-    removeAllScratches();
-    process.exit(code);
-  });
-}
 
-if (values.replay !== undefined) {
-  // replays on the working tree's sources, or on a commit's with --at
-  const from = commit !== null ? makeSnapshot(root, commit) : null;
-  const rc = await replayMutantCounterexample(
-    root,
-    resolve(values.replay),
-    values.full === true,
-    values['catalogue-dir'],
-    from?.dir,
+/** The mutants selected, judged on the snapshot (or listed with --list). */
+async function judge(
+  o: MutantsOptions,
+  outDir: string,
+  snapshot: Scratch,
+  state: { onSignal: (signal: string) => void },
+): Promise<ExitCode> {
+  // what the snapshot holds, resolved now: HEAD may move during a long run
+  const sources = sourcesAt(REPO_ROOT, o.commit);
+  let entries: MutantEntry[];
+  try {
+    entries = await selectMutants(
+      REPO_ROOT,
+      {
+        catalogue: o.catalogue,
+        operators: o.operators,
+        ids: o.ids,
+        ...(o.catalogueDir !== undefined ? { catalogueDir: resolve(o.catalogueDir) } : {}),
+      },
+      snapshot.dir,
+    );
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (o.list) return listMutants(entries);
+  const settings: RunSettings = {
+    root: REPO_ROOT,
+    sourceDir: snapshot.dir,
+    ...(o.commit !== null ? { replaySuffix: ` --at ${sources.commit}` } : {}),
+    outDir,
+    seconds: o.seconds,
+    seed: o.seed,
+    ...(o.strategy !== undefined ? { strategy: o.strategy } : {}),
+    ...(o.runs !== undefined ? { runs: o.runs } : {}),
+    ...(o.suite !== undefined ? { suite: o.suite } : {}),
+    matrixSeconds: o.matrixSeconds,
+    typecheck: o.typecheck,
+    keep: o.keep,
+  };
+  const runEquivalent = o.includeEquivalent || o.ids.length > 0;
+  // a shard takes every n-th mutant of the whole list (equivalent ones included, as results)
+  const shard = o.shard;
+  const mine = shard === null ? entries : entries.filter((_, i) => i % shard.count === shard.index);
+  const toRun = mine.filter((e) => runEquivalent || e.equivalent === undefined);
+  const skipped = mine.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
+  if (o.baseline && toRun.length > 0) {
+    process.stderr.write('baseline: the unmutated sources, a short run ...\n');
+    const problem = await checkBaseline(settings, o.baselineSeconds);
+    if (problem !== null)
+      fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
+  }
+  const run = new MutantsRun(o, settings, sources, toRun, skipped);
+  const all = await run.judgeAll(state);
+  if (shard !== null) run.writeShard(entries, shard);
+  process.stderr.write(
+    `${htmlReportLine(await writeHtmlReport(settings.outDir, { onProgress: progressTo('mutants') }))}\n`,
   );
-  from?.remove();
-  process.exit(rc);
+  process.stdout.write(summaryLines(all, run.reportPath()));
+  return all.some((r) => r.kind === 'catalogue' && r.status !== 'killed') ? 1 : 0;
 }
 
-const outDir = prepareOutputDir('mutants', 'out', values.out ?? join(root, 'reports'));
-// one snapshot of the sources for the whole run: the tree may change under a long run
-const snapshot = makeSnapshot(root, commit ?? undefined);
-process.on('exit', () => snapshot.remove());
-// what the snapshot holds, resolved now: HEAD may move during a long run
-const sources = sourcesAt(root, commit);
-let entries: MutantEntry[];
-try {
-  entries = await selectMutants(
-    root,
-    {
-      catalogue: values['operators-only'] !== true,
-      operators: values['catalogue-only'] !== true,
-      ids: values.mutant ?? [],
-      ...(values['catalogue-dir'] !== undefined ? { catalogueDir: resolve(values['catalogue-dir']) } : {}),
-    },
-    snapshot.dir,
-  );
-} catch (e) {
-  fail((e as Error).message);
-}
-
-if (values.list === true) {
+function listMutants(entries: readonly MutantEntry[]): ExitCode {
   for (const e of entries) {
     const tag = e.equivalent !== undefined ? `  [equivalent ${e.equivalent.slice(0, 2)}]` : '';
     process.stdout.write(`${e.mutant.id.padEnd(58)} ${e.mutant.title}${tag}\n`);
   }
   process.stdout.write(`${entries.length} mutants\n`);
-  process.exit(0);
+  return 0;
 }
 
-const settings: RunSettings = {
-  root,
-  sourceDir: snapshot.dir,
-  ...(commit !== null ? { replaySuffix: ` --at ${sources.commit}` } : {}),
-  outDir,
-  seconds,
-  seed,
-  ...(values.strategy !== undefined ? { strategy: values.strategy } : {}),
-  ...(runs !== undefined ? { runs } : {}),
-  ...(values.suite !== undefined ? { suite: values.suite } : {}),
-  matrixSeconds,
-  typecheck: values.typecheck === true,
-  keep: values.keep === true,
-};
-const runEquivalent = values['include-equivalent'] === true || (values.mutant?.length ?? 0) > 0;
-// a shard takes every n-th mutant of the whole list (equivalent ones included, as results)
-const mine = shard === null ? entries : entries.filter((_, i) => i % shard.count === shard.index);
-const toRun = mine.filter((e) => runEquivalent || e.equivalent === undefined);
-const skipped = mine.filter((e) => !runEquivalent && e.equivalent !== undefined).map(equivalentResult);
-
-if (values['no-baseline'] !== true && toRun.length > 0) {
-  process.stderr.write('baseline: the unmutated sources, a short run ...\n');
-  const problem = await checkBaseline(settings, baselineSeconds);
-  if (problem !== null)
-    fail(`${problem}\n(no mutant can be judged against sources that fail; --no-baseline skips this check)`);
-}
-
-const startLoad = loadavg();
-const started = performance.now();
-const progress = new Progress();
-let finished = 0;
-const active = new Set<string>();
-const status = (): string =>
-  `[${finished}/${toRun.length}] ${((performance.now() - started) / 1000).toFixed(0)} s, running: ${[...active].join(', ')}`;
-const ticker = setInterval(() => progress.update(status()), 1000);
-
-function line(r: MutantResult): string {
-  const head = `[${String(finished).padStart(String(toRun.length).length)}/${toRun.length}] ${r.id}`;
-  if (r.status === 'killed') {
-    return `${head}: killed by ${r.property}${r.asExpected === false ? ' (UNEXPECTED)' : ''} after ${r.runsToKill} runs, ${r.secondsToKill?.toFixed(2)} s (wall ${r.wallSeconds.toFixed(1)} s); ${r.choices} choices, ${r.steps} steps`;
+/** One line per set: the catalogue's kills, the operators' score; where the report is. */
+function summaryLines(all: readonly MutantResult[], reportPath: string): string {
+  const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
+  const ops = summarize(all.filter((r) => r.kind === 'operator'));
+  const out: string[] = [''];
+  if (cat.total > 0) {
+    out.push(
+      `catalogue: ${cat.killed}/${cat.total} killed, ${cat.survived} survived, ${cat.stillborn} stillborn; ` +
+        (cat.inconclusive > 0 ? `${cat.inconclusive} inconclusive; ` : '') +
+        `seconds to kill median ${cat.secondsToKillMedian?.toFixed(2) ?? '-'}, worst ${cat.secondsToKillWorst?.toFixed(2) ?? '-'}; ` +
+        `counterexample median ${cat.stepsMedian ?? '-'} steps, ${cat.choicesMedian ?? '-'} choices`,
+    );
   }
-  if (r.status === 'survived') return `${head}: SURVIVED ${r.runs} runs (wall ${r.wallSeconds.toFixed(1)} s)`;
-  if (r.status === 'inconclusive')
-    return `${head}: INCONCLUSIVE (${r.property ?? ''}): ${r.error ?? ''}; ${r.replay ?? ''}`;
-  return `${head}: ${r.status.toUpperCase()}: ${r.error ?? ''}`;
+  if (ops.total > 0) {
+    out.push(
+      `operators: ${ops.total} generated, ${ops.killed} killed, ${ops.equivalent} equivalent (by construction, or by argument in mutants/equivalent.md), ${ops.survived} survived, ${ops.stillborn} stillborn, ${ops.inconclusive} inconclusive` +
+        (ops.score !== null ? `; score ${(100 * ops.score).toFixed(1)} %` : ''),
+    );
+  }
+  out.push(`report in ${reportPath}`, '');
+  return out.join('\n');
 }
 
-const args = process.argv.slice(2);
-const date = new Date().toISOString();
-/** Writes the report of the mutants finished so far (all of them when `complete`). */
-function writeReport(results: readonly MutantResult[], complete: boolean, interrupted: string | null): MutantsReport {
-  // survivors that mutants/equivalent.md shows equivalent by argument are reported as such
-  const all = applyArguedEquivalence([...results, ...skipped], join(root, 'mutants/equivalent.md'));
-  const report = buildMutantsReport(all, {
-    date,
-    command: `npm run mutants${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
-    progress: {
-      planned: toRun.length + skipped.length,
-      finished: results.length + skipped.length,
-      complete,
-      interrupted,
-    },
-    // the scratch copies' paths are gone when the report is read
-    settings: { ...settings, root: undefined, outDir: undefined, sourceDir: undefined, jobs },
-    machine: { cores: cpus().length, loadAverageAtStart: startLoad },
-    sources,
-    wallSeconds: (performance.now() - started) / 1000,
-  });
-  writeMutantsReport(settings.outDir, report);
-  return report;
-}
-function reportPath(): string {
-  return shownPath(join(settings.outDir, 'mutants.md'));
-}
-const done: MutantResult[] = [];
-writePartial = (signal) => {
-  clearInterval(ticker);
-  writeReport(done, false, signal);
-  progress.done(
-    `mutants: interrupted by ${signal}: ${done.length} of ${toRun.length} mutants finished; partial report in ${reportPath()}`,
-  );
-};
-writeReport(done, false, null);
+/** A run over the mutants to judge: the pool, the progress lines and the report rewritten as they finish. */
+class MutantsRun {
+  private readonly progress = new Progress();
+  private readonly started = performance.now();
+  private readonly startLoad = loadavg();
+  private readonly date = new Date().toISOString();
+  private readonly done: MutantResult[] = [];
+  private readonly active = new Set<string>();
+  private finished = 0;
+  private final: MutantsReport | null = null;
 
-const results = await runPool(
-  toRun,
-  jobs,
-  async (e) => {
-    active.add(e.mutant.id);
-    progress.update(status());
+  constructor(
+    private readonly o: MutantsOptions,
+    private readonly settings: RunSettings,
+    private readonly sources: { commit: string; changed: string[] },
+    private readonly toRun: readonly MutantEntry[],
+    private readonly skipped: readonly MutantResult[],
+  ) {}
+
+  reportPath(): string {
+    return shownPath(join(this.settings.outDir, 'mutants.md'));
+  }
+
+  /** Runs every mutant (the report rewritten after each); the results in the order they were selected. */
+  async judgeAll(state: { onSignal: (signal: string) => void }): Promise<readonly MutantResult[]> {
+    const ticker = setInterval(() => this.progress.update(this.status()), 1000);
+    state.onSignal = (signal) => {
+      clearInterval(ticker);
+      this.writeReport(this.done, false, signal);
+      this.progress.done(
+        `mutants: interrupted by ${signal}: ${this.done.length} of ${this.toRun.length} mutants finished; partial report in ${this.reportPath()}`,
+      );
+    };
+    this.writeReport(this.done, false, null);
     try {
-      return await runMutant(e, settings);
+      const results = await runPool(
+        this.toRun,
+        this.o.jobs,
+        (e) => this.judgeOne(e),
+        (r) => this.onFinished(r),
+      );
+      // the final report lists the mutants in the order they were selected, not as they finished
+      this.final = this.writeReport(results, true, null);
+      return this.final.results;
     } finally {
-      active.delete(e.mutant.id);
+      clearInterval(ticker);
+      state.onSignal = () => {};
     }
-  },
-  (r) => {
-    finished++;
-    done.push(r);
-    writeReport(done, false, null);
-    progress.done(line(r));
-  },
-);
-clearInterval(ticker);
-writePartial = () => {};
-// the final report lists the mutants in the order they were selected, not as they finished
-const final = writeReport(results, true, null);
-const all = final.results;
-if (shard !== null) {
-  const { summary: _summary, results: _results, ...meta } = final;
-  const mutants = entries.map((e) => e.mutant.id);
-  writeShardFile(settings.outDir, {
-    tool: 'mutants',
-    index: shard.index,
-    count: shard.count,
-    command: runIdentity(args),
-    mutants,
-    meta,
-    results: all,
-  });
-}
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(settings.outDir))}\n`);
+  }
 
-const cat = summarize(all.filter((r) => r.kind === 'catalogue'));
-const ops = summarize(all.filter((r) => r.kind === 'operator'));
-const out: string[] = [''];
-if (cat.total > 0) {
-  out.push(
-    `catalogue: ${cat.killed}/${cat.total} killed, ${cat.survived} survived, ${cat.stillborn} stillborn; ` +
-      (cat.inconclusive > 0 ? `${cat.inconclusive} inconclusive; ` : '') +
-      `seconds to kill median ${cat.secondsToKillMedian?.toFixed(2) ?? '-'}, worst ${cat.secondsToKillWorst?.toFixed(2) ?? '-'}; ` +
-      `counterexample median ${cat.stepsMedian ?? '-'} steps, ${cat.choicesMedian ?? '-'} choices`,
-  );
+  /** The shard file: this shard's results beside the whole run's list, for `report merge`. */
+  writeShard(entries: readonly MutantEntry[], shard: { index: number; count: number }): void {
+    if (this.final === null) return;
+    const { summary: _summary, results, ...meta } = this.final;
+    writeShardFile(this.settings.outDir, {
+      tool: 'mutants',
+      index: shard.index,
+      count: shard.count,
+      command: runIdentity(this.o.argv),
+      mutants: entries.map((e) => e.mutant.id),
+      meta,
+      results,
+    });
+  }
+
+  private async judgeOne(e: MutantEntry): Promise<MutantResult> {
+    this.active.add(e.mutant.id);
+    this.progress.update(this.status());
+    try {
+      return await runMutant(e, this.settings);
+    } finally {
+      this.active.delete(e.mutant.id);
+    }
+  }
+
+  private onFinished(r: MutantResult): void {
+    this.finished++;
+    this.done.push(r);
+    this.writeReport(this.done, false, null);
+    this.progress.done(this.line(r));
+  }
+
+  private status(): string {
+    return `[${this.finished}/${this.toRun.length}] ${((performance.now() - this.started) / 1000).toFixed(0)} s, running: ${[...this.active].join(', ')}`;
+  }
+
+  private line(r: MutantResult): string {
+    const n = this.toRun.length;
+    const head = `[${String(this.finished).padStart(String(n).length)}/${n}] ${r.id}`;
+    if (r.status === 'killed') {
+      return `${head}: killed by ${r.property}${r.asExpected === false ? ' (UNEXPECTED)' : ''} after ${r.runsToKill} runs, ${r.secondsToKill?.toFixed(2)} s (wall ${r.wallSeconds.toFixed(1)} s); ${r.choices} choices, ${r.steps} steps`;
+    }
+    if (r.status === 'survived') return `${head}: SURVIVED ${r.runs} runs (wall ${r.wallSeconds.toFixed(1)} s)`;
+    if (r.status === 'inconclusive')
+      return `${head}: INCONCLUSIVE (${r.property ?? ''}): ${r.error ?? ''}; ${r.replay ?? ''}`;
+    return `${head}: ${r.status.toUpperCase()}: ${r.error ?? ''}`;
+  }
+
+  /** Writes the report of the mutants finished so far (all of them when `complete`). */
+  private writeReport(results: readonly MutantResult[], complete: boolean, interrupted: string | null): MutantsReport {
+    // survivors that mutants/equivalent.md shows equivalent by argument are reported as such
+    const all = applyArguedEquivalence([...results, ...this.skipped], join(REPO_ROOT, 'mutants/equivalent.md'));
+    const args = this.o.argv;
+    const report = buildMutantsReport(all, {
+      date: this.date,
+      command: `npm run mutants${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`,
+      progress: {
+        planned: this.toRun.length + this.skipped.length,
+        finished: results.length + this.skipped.length,
+        complete,
+        interrupted,
+      },
+      // the scratch copies' paths are gone when the report is read
+      settings: { ...this.settings, root: undefined, outDir: undefined, sourceDir: undefined, jobs: this.o.jobs },
+      machine: { cores: cpus().length, loadAverageAtStart: this.startLoad },
+      sources: this.sources,
+      wallSeconds: (performance.now() - this.started) / 1000,
+    });
+    writeMutantsReport(this.settings.outDir, report);
+    return report;
+  }
 }
-if (ops.total > 0) {
-  out.push(
-    `operators: ${ops.total} generated, ${ops.killed} killed, ${ops.equivalent} equivalent (by construction, or by argument in mutants/equivalent.md), ${ops.survived} survived, ${ops.stillborn} stillborn, ${ops.inconclusive} inconclusive` +
-      (ops.score !== null ? `; score ${(100 * ops.score).toFixed(1)} %` : ''),
-  );
-}
-out.push(`report in ${reportPath()}`, '');
-process.stdout.write(out.join('\n'));
-const catalogueBad = all.some((r) => r.kind === 'catalogue' && r.status !== 'killed');
-process.exit(catalogueBad ? 1 : 0);

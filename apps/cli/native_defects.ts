@@ -25,13 +25,17 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { loadNativeDefects } from '../../mutants/lib/native_catalogue.js';
-import { NATIVE_BACKENDS, type NativeBackend, type NativeDefect } from '../../mutants/lib/native_defect.js';
+import type { NativeDefect } from '../../mutants/lib/native_defect.js';
 import { buildNativeScratch, patchedNative, type NativeScratch } from '../../mutants/lib/native_scratch.js';
 import { PatchError } from '../../mutants/lib/patch.js';
+import type { ExitCode } from '../../src/check/exit_codes.js';
+import { NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
 import { parseOrFail, usageError } from './cli_args.js';
-import { runOracleChild, type OracleVerdict } from './kills/oracle_child.js';
+import { KILL_OPTIONS, readKillCommon, type KillCommon } from './kills/kill_options.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
+import { runOracleChild, type OracleVerdict } from './kills/oracle_child.js';
 import { Progress } from './progress.js';
+import { shownPath } from '../report/shown_path.js';
 
 const TOOL = 'native-defects';
 /** the validation layer, core and synchronization checks (native/vulkan/vulkan.mk) */
@@ -41,107 +45,122 @@ const VK_SYNC_ENV = {
   TIERLAB_VK_VALIDATION: '1',
   VK_LAYER_ENABLES: 'VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT',
 };
-
-const { values } = parseOrFail(TOOL, {
-  options: {
-    backend: { type: 'string', default: 'cpu,vulkan' },
-    defect: { type: 'string' },
-    fixture: { type: 'string', default: 'fixtures/tiny-moe-fp8' },
-    devices: { type: 'string' },
-    tokens: { type: 'string', default: '32' },
-    report: { type: 'string', default: 'reports' },
-    'defects-dir': { type: 'string' },
-    'build-into': { type: 'string' },
-    prebuilt: { type: 'string' },
-    oracle: { type: 'string' },
-    'no-validation': { type: 'boolean' },
-    'fake-cuda': { type: 'boolean' },
-  },
-  strict: true,
-});
-
-const backends = (values.backend ?? '').split(',') as NativeBackend[];
-for (const b of backends)
-  if (!NATIVE_BACKENDS.includes(b))
-    usageError(TOOL, `--backend wants some of ${NATIVE_BACKENDS.join(', ')} (comma-separated), got '${b}'`);
-const fixture = resolve(values.fixture ?? '');
-if (!existsSync(fixture)) usageError(TOOL, `--fixture ${values.fixture}: no such model directory`);
-const tokens = Number(values.tokens);
-if (!Number.isInteger(tokens) || tokens < 1)
-  usageError(TOOL, `--tokens wants a positive integer, got '${values.tokens}'`);
-// one device on Vulkan (the backend drives one); two simulated devices on the CPU
-const devicesOf = (b: NativeBackend): string => values.devices ?? (b === 'cpu' ? '0,1' : '0');
-
-const prebuilt = values.prebuilt !== undefined ? resolve(values.prebuilt) : null;
-const oracleScript = values.oracle !== undefined ? resolve(values.oracle) : undefined;
-if (oracleScript !== undefined && !existsSync(oracleScript))
-  usageError(TOOL, `--oracle ${values.oracle}: no such file`);
-if (prebuilt !== null && values['build-into'] !== undefined)
-  usageError(TOOL, '--prebuilt and --build-into exclude each other');
-
 /** What a prebuilt directory holds: the defects, and the libraries built of them. */
 const MANIFEST = 'defects.json';
-const libraryIn = (dir: string, backend: NativeBackend, d: NativeDefect | null): string =>
-  join(dir, backend, `${d?.id ?? 'control'}.so`);
 
-let defects: NativeDefect[];
-try {
-  if (prebuilt !== null) {
-    const manifest = join(prebuilt, MANIFEST);
-    if (!existsSync(manifest)) usageError(TOOL, `--prebuilt ${values.prebuilt}: no ${MANIFEST} (made by --build-into)`);
-    defects = JSON.parse(readFileSync(manifest, 'utf8')) as NativeDefect[];
-  } else {
-    defects = await loadNativeDefects(values['defects-dir'] !== undefined ? resolve(values['defects-dir']) : undefined);
+function fail(message: string): never {
+  return usageError(TOOL, message);
+}
+
+interface DefectsOptions extends KillCommon {
+  readonly backends: readonly NativeBackend[];
+  readonly devices: string | undefined;
+  readonly defect: string | undefined;
+  readonly defectsDir: string | undefined;
+  readonly buildInto: string | undefined;
+  readonly prebuilt: string | null;
+  readonly prebuiltArg: string | undefined;
+  readonly oracleScript: string | undefined;
+  readonly validation: boolean;
+  readonly fakeCuda: boolean;
+}
+
+function readOptions(argv: readonly string[]): DefectsOptions {
+  const { values } = parseOrFail(TOOL, argv, {
+    options: {
+      ...KILL_OPTIONS,
+      defect: { type: 'string' },
+      'defects-dir': { type: 'string' },
+      'build-into': { type: 'string' },
+      prebuilt: { type: 'string' },
+      oracle: { type: 'string' },
+      'no-validation': { type: 'boolean' },
+      'fake-cuda': { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const backends = (values.backend ?? 'cpu,vulkan').split(',') as NativeBackend[];
+  for (const b of backends)
+    if (!NATIVE_BACKENDS.includes(b))
+      fail(`--backend wants some of ${NATIVE_BACKENDS.join(', ')} (comma-separated), got '${b}'`);
+  const common = readKillCommon(TOOL, values);
+  const prebuilt = values.prebuilt !== undefined ? resolve(values.prebuilt) : null;
+  const oracleScript = values.oracle !== undefined ? resolve(values.oracle) : undefined;
+  if (oracleScript !== undefined && !existsSync(oracleScript)) fail(`--oracle ${values.oracle}: no such file`);
+  if (prebuilt !== null && values['build-into'] !== undefined) fail('--prebuilt and --build-into exclude each other');
+  return {
+    ...common,
+    backends,
+    devices: values.devices,
+    defect: values.defect,
+    defectsDir: values['defects-dir'],
+    buildInto: values['build-into'],
+    prebuilt,
+    prebuiltArg: values.prebuilt,
+    oracleScript,
+    validation: values['no-validation'] !== true,
+    fakeCuda: values['fake-cuda'] === true,
+  };
+}
+
+/** one device on Vulkan (the backend drives one); two simulated devices on the CPU */
+function devicesOf(o: DefectsOptions, b: NativeBackend): string {
+  return o.devices ?? (b === 'cpu' ? '0,1' : '0');
+}
+
+function libraryIn(dir: string, backend: NativeBackend, d: NativeDefect | null): string {
+  return join(dir, backend, `${d?.id ?? 'control'}.so`);
+}
+
+/** The defects asked for, each patch checked to apply (one that no longer applies is bad input). */
+async function loadDefects(o: DefectsOptions): Promise<NativeDefect[]> {
+  let defects: NativeDefect[];
+  try {
+    if (o.prebuilt !== null) {
+      const manifest = join(o.prebuilt, MANIFEST);
+      if (!existsSync(manifest)) fail(`--prebuilt ${o.prebuiltArg}: no ${MANIFEST} (made by --build-into)`);
+      defects = JSON.parse(readFileSync(manifest, 'utf8')) as NativeDefect[];
+    } else {
+      defects = await loadNativeDefects(o.defectsDir !== undefined ? resolve(o.defectsDir) : undefined);
+    }
+  } catch (e) {
+    fail((e as Error).message);
   }
-} catch (e) {
-  usageError(TOOL, (e as Error).message);
-}
-if (values.defect !== undefined) {
-  defects = defects.filter((d) => d.id === values.defect);
-  if (defects.length === 0) usageError(TOOL, `no native defect '${values.defect}' (see mutants/native/)`);
-  if (!backends.some((b) => defects[0]?.backends.includes(b)))
-    usageError(
-      TOOL,
-      `native defect '${values.defect}' is not in the ${backends.join(', ')} code (it is in ${defects[0]?.backends.join(', ')})`,
-    );
-}
-// a patch that no longer applies is bad input: the defect would silently be no defect
-if (prebuilt === null) {
-  for (const d of defects) {
-    try {
-      patchedNative(REPO_ROOT, d);
-    } catch (e) {
-      if (e instanceof PatchError) usageError(TOOL, e.message);
-      throw e;
+  if (o.defect !== undefined) {
+    defects = defects.filter((d) => d.id === o.defect);
+    if (defects.length === 0) fail(`no native defect '${o.defect}' (see mutants/native/)`);
+    if (!o.backends.some((b) => defects[0]?.backends.includes(b)))
+      fail(
+        `native defect '${o.defect}' is not in the ${o.backends.join(', ')} code (it is in ${defects[0]?.backends.join(', ')})`,
+      );
+  }
+  // a patch that no longer applies is bad input: the defect would silently be no defect
+  if (o.prebuilt === null) {
+    for (const d of defects) {
+      try {
+        patchedNative(REPO_ROOT, d);
+      } catch (e) {
+        if (e instanceof PatchError) fail(e.message);
+        throw e;
+      }
     }
   }
+  return defects;
 }
 
-const progress = new Progress();
-
 /** The oracle on every run the defect names, with this library; the first kill decides. */
-function verdict(library: string, d: NativeDefect, backend: NativeBackend): OracleVerdict {
+function verdict(o: DefectsOptions, library: string, d: NativeDefect, backend: NativeBackend): OracleVerdict {
   let seconds = 0;
   const reached: string[] = [];
   for (const run of d.runs) {
     const v = runOracleChild({
       // a bundled oracle runs where it was started; the sources' one from the repository
-      ...(oracleScript !== undefined ? { cwd: process.cwd(), script: oracleScript } : { cwd: REPO_ROOT }),
+      ...(o.oracleScript !== undefined ? { cwd: process.cwd(), script: o.oracleScript } : { cwd: REPO_ROOT }),
       args: [
-        '--backend',
-        backend,
-        '--devices',
-        devicesOf(backend),
-        '--tokens',
-        String(tokens),
-        '--fixture',
-        fixture,
-        '--lib',
-        library,
-        '--only',
-        run,
+        ...['--backend', backend, '--devices', devicesOf(o, backend), '--tokens', String(o.tokens)],
+        ...['--fixture', o.fixture, '--lib', library, '--only', run],
       ],
-      env: { ...(backend === 'vulkan' && values['no-validation'] !== true ? VK_SYNC_ENV : {}), ...d.env },
+      env: { ...(backend === 'vulkan' && o.validation ? VK_SYNC_ENV : {}), ...d.env },
       timeoutSeconds: 600,
     });
     seconds += v.seconds;
@@ -153,110 +172,127 @@ function verdict(library: string, d: NativeDefect, backend: NativeBackend): Orac
 }
 
 /** The library of a defect (null: the control): built in a scratch copy, or prebuilt. */
-function build(d: NativeDefect | null, backend: NativeBackend): NativeScratch | string {
-  if (prebuilt !== null) {
-    const library = libraryIn(prebuilt, backend, d);
+function build(o: DefectsOptions, d: NativeDefect | null, backend: NativeBackend): NativeScratch | string {
+  if (o.prebuilt !== null) {
+    const library = libraryIn(o.prebuilt, backend, d);
     if (!existsSync(library)) return `no prebuilt library ${library}`;
-    return { dir: prebuilt, library, buildSeconds: 0, remove: () => undefined };
+    return { dir: o.prebuilt, library, buildSeconds: 0, remove: () => undefined };
   }
   try {
-    return buildNativeScratch(REPO_ROOT, d, backend, values['fake-cuda'] === true);
+    return buildNativeScratch(REPO_ROOT, d, backend, o.fakeCuda);
   } catch (e) {
     const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(-3).join(' ') ?? '';
     return `build failed: ${(e as Error).message.split('\n')[0]} ${stderr}`.slice(0, 300);
   }
 }
 
-if (values['build-into'] !== undefined) {
-  // only the libraries, for a machine that builds nothing
-  const into = resolve(values['build-into']);
-  for (const backend of backends) {
+/** Only the libraries, for a machine that builds nothing: the control and each defect's, with the manifest. */
+function buildInto(o: DefectsOptions, into: string, defects: readonly NativeDefect[]): ExitCode {
+  for (const backend of o.backends) {
     const mine = defects.filter((d) => d.backends.includes(backend));
     mkdirSync(join(into, backend), { recursive: true });
     for (const d of [null, ...mine]) {
-      const scratch = build(d, backend);
-      if (typeof scratch === 'string') usageError(TOOL, `${backend} ${d?.id ?? 'control'}: ${scratch}`);
+      const scratch = build(o, d, backend);
+      if (typeof scratch === 'string') fail(`${backend} ${d?.id ?? 'control'}: ${scratch}`);
       copyFileSync(scratch.library, libraryIn(into, backend, d));
       scratch.remove();
     }
   }
   writeFileSync(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
   process.stdout.write(
-    `${TOOL}: the control and ${defects.length} defects built for ${backends.join(', ')} into ${into}\n`,
+    `${TOOL}: the control and ${defects.length} defects built for ${o.backends.join(', ')} into ${into}\n`,
   );
-  process.exit(0);
+  return 0;
 }
 
 /** The control on one backend: the unpatched sources, built the same way, pass every run used. */
-function control(backend: NativeBackend, mine: readonly NativeDefect[]): void {
+function control(
+  o: DefectsOptions,
+  progress: Progress,
+  backend: NativeBackend,
+  mine: readonly NativeDefect[],
+): boolean {
   progress.update(`${backend} control: building native/ unpatched`);
-  const scratch = build(null, backend);
-  if (typeof scratch === 'string') usageError(TOOL, `${backend} control ${scratch}`);
+  const scratch = build(o, null, backend);
+  if (typeof scratch === 'string') fail(`${backend} control ${scratch}`);
   try {
     for (const d of mine) {
       progress.update(`${backend} control: ${d.runs.join(', ')}`);
-      const v = verdict(scratch.library, d, backend);
+      const v = verdict(o, scratch.library, d, backend);
       if (v.status !== 'survived') {
         process.stderr.write(
           `${TOOL}: the unpatched ${backend} library fails the runs of ${d.id} (${v.status}: ${v.evidence}); no kill would mean anything\n`,
         );
-        process.exit(1);
+        return false;
       }
     }
   } finally {
     scratch.remove();
   }
   progress.done(`${backend} control: the unpatched library passes every run used`);
+  return true;
 }
 
-const rows: KillRow[] = [];
-const t0 = performance.now();
-for (const backend of backends) {
-  const mine = defects.filter((d) => d.backends.includes(backend));
-  if (mine.length === 0) continue;
-  control(backend, mine);
-  for (const d of mine) {
-    const command = `npm run native-defects -- --backend ${backend} --defect ${d.id}`;
-    progress.update(`${backend} ${d.id}: building`);
-    const scratch = build(d, backend);
-    if (typeof scratch === 'string') {
-      rows.push({ id: d.id, backend, status: 'error', evidence: scratch, seconds: 0, command });
-      progress.done(`error    ${backend} ${d.id}: ${scratch}`);
-      continue;
-    }
-    try {
-      progress.update(`${backend} ${d.id}: oracle on ${d.runs.join(', ')}`);
-      const v = verdict(scratch.library, d, backend);
-      rows.push({
-        id: d.id,
-        backend,
-        status: v.status,
-        evidence: v.evidence,
-        seconds: scratch.buildSeconds + v.seconds,
-        command,
-      });
-      progress.done(
-        `${v.status.padEnd(8)} ${backend} ${d.id}${v.evidence !== '' ? `: ${v.evidence.slice(0, 220)}` : ''}`,
-      );
-    } finally {
-      scratch.remove();
-    }
+/** One defect on one backend: built, run through the oracle, its row. */
+function defectRow(o: DefectsOptions, progress: Progress, d: NativeDefect, backend: NativeBackend): KillRow {
+  const command = `npm run native-defects -- --backend ${backend} --defect ${d.id}`;
+  progress.update(`${backend} ${d.id}: building`);
+  const scratch = build(o, d, backend);
+  if (typeof scratch === 'string') {
+    progress.done(`error    ${backend} ${d.id}: ${scratch}`);
+    return { id: d.id, backend, status: 'error', evidence: scratch, seconds: 0, command };
+  }
+  try {
+    progress.update(`${backend} ${d.id}: oracle on ${d.runs.join(', ')}`);
+    const v = verdict(o, scratch.library, d, backend);
+    progress.done(
+      `${v.status.padEnd(8)} ${backend} ${d.id}${v.evidence !== '' ? `: ${v.evidence.slice(0, 220)}` : ''}`,
+    );
+    return {
+      id: d.id,
+      backend,
+      status: v.status,
+      evidence: v.evidence,
+      seconds: scratch.buildSeconds + v.seconds,
+      command,
+    };
+  } finally {
+    scratch.remove();
   }
 }
 
-const md = writeKillTable(values.report ?? 'reports', {
-  name: 'native-defects',
-  title: 'tierlab native defects',
-  subject: 'defect',
-  setup:
-    `fixture \`${values.fixture}\`, ${tokens} tokens per run, devices ${backends.map((b) => `[${devicesOf(b)}] on ${b}`).join(', ')}` +
-    `${!backends.includes('vulkan') ? '' : values['no-validation'] === true ? '; Vulkan without the validation layer' : '; Vulkan under the validation layer with synchronization validation'}; control: the unpatched library passes the same runs; ` +
-    `${values['fake-cuda'] === true && backends.includes('cuda') ? 'CUDA on the host-only stand-in runtime (no GPU); ' : ''}` +
-    `${((performance.now() - t0) / 1000).toFixed(0)} s in all`,
-  rows,
-});
-const killed = rows.filter((r) => r.status === 'killed').length;
-process.stdout.write(
-  `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${backends.join(', ')}; kill table in ${md}\n`,
-);
-process.exit(killed === rows.length ? 0 : 1);
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const o = readOptions(argv);
+  const defects = await loadDefects(o);
+  if (o.buildInto !== undefined) return buildInto(o, resolve(o.buildInto), defects);
+  const progress = new Progress();
+  const rows: KillRow[] = [];
+  const t0 = performance.now();
+  for (const backend of o.backends) {
+    const mine = defects.filter((d) => d.backends.includes(backend));
+    if (mine.length === 0) continue;
+    if (!control(o, progress, backend, mine)) return 1;
+    for (const d of mine) rows.push(defectRow(o, progress, d, backend));
+  }
+  const vulkan = !o.backends.includes('vulkan')
+    ? ''
+    : !o.validation
+      ? '; Vulkan without the validation layer'
+      : '; Vulkan under the validation layer with synchronization validation';
+  const fake = o.fakeCuda && o.backends.includes('cuda') ? 'CUDA on the host-only stand-in runtime (no GPU); ' : '';
+  const md = writeKillTable(o.report, {
+    name: 'native-defects',
+    title: 'tierlab native defects',
+    subject: 'defect',
+    setup:
+      `fixture \`${o.fixtureArg}\`, ${o.tokens} tokens per run, devices ${o.backends.map((b) => `[${devicesOf(o, b)}] on ${b}`).join(', ')}` +
+      `${vulkan}; control: the unpatched library passes the same runs; ${fake}` +
+      `${((performance.now() - t0) / 1000).toFixed(0)} s in all`,
+    rows,
+  });
+  const killed = rows.filter((r) => r.status === 'killed').length;
+  process.stdout.write(
+    `\n${killed === rows.length ? 'PASS' : 'FAIL'}: ${killed}/${rows.length} native defects killed on ${o.backends.join(', ')}; kill table in ${shownPath(md)}\n`,
+  );
+  return killed === rows.length ? 0 : 1;
+}

@@ -12,184 +12,239 @@
  * heat-file directory, writes the report of the runs finished (marked interrupted) and
  * exits 130 or 143.
  */
-import { libraryPath, NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
+import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
+import { libraryPath, NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
 import { FixtureError, loadModel } from '../../src/fixture/container.js';
 import { engineModelOf } from '../../src/fixture/engine_model.js';
 import type { LoadedModel } from '../../src/fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
 import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { newHeatDir, removeHeatDir, runOracle, type OracleContext } from '../oracle/oracle_run.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
+import { intOption, isOneOf, parseOrFail, sharedOptions, usageError, wordList } from './cli_args.js';
 import { preferCheck, sameBits } from '../oracle/oracle_prefer.js';
-import { newHeatDir, removeHeatDir, runOracle } from '../oracle/oracle_run.js';
-import { EXIT } from '../../src/check/exit_codes.js';
-import { Progress } from './progress.js';
-import { intOption, parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
 import { prepareOutputDir, shownPath } from './output_dir.js';
+import { Progress } from './progress.js';
 
-reportUnexpectedErrors('oracle');
 // explicitly typed, so that control flow knows it never returns
 function fail(message: string): never {
   return usageError('oracle', message);
 }
 
-const { values } = parseOrFail('oracle', {
-  options: {
-    backend: { type: 'string', default: 'cpu' },
-    devices: { type: 'string', default: '0' },
-    tokens: { type: 'string' },
-    fixture: { type: 'string', default: 'fixtures/tiny-moe' },
-    report: { type: 'string', default: 'reports' },
-    only: { type: 'string' },
-    lib: { type: 'string' },
-  },
-  strict: true,
-});
-
-const backend = values.backend ?? 'cpu';
-if (!['cpu', 'cuda', 'vulkan'].includes(backend)) fail(`--backend must be cpu, cuda or vulkan, got '${backend}'`);
-const devicesArg = values.devices ?? '0';
-// each id an integer the C ABI's int holds; an empty one ('', '0,') would read as device 0
-const devices = devicesArg.split(',').map((d) => intOption('oracle', d, 'devices', 0, 0x7fffffff, 0));
-const validation = validationOf(backend);
-const reportDir = values.report ?? 'reports';
-prepareOutputDir('oracle', 'report', reportDir);
-
-let model: LoadedModel;
-try {
-  model = loadModel(values.fixture ?? 'fixtures/tiny-moe');
-} catch (e) {
-  fail(e instanceof FixtureError ? e.message : `cannot load fixture: ${(e as Error).message}`);
+/** What a run of the matrix needs, read and checked before the first run. */
+interface OracleSetup {
+  readonly backend: NativeBackend;
+  readonly devices: readonly number[];
+  readonly validation: Validation | null;
+  readonly reportDir: string;
+  readonly fixture: string;
+  readonly only: string | undefined;
+  readonly model: LoadedModel;
+  readonly tokens: number;
+  readonly lib: NativeEngineLib;
 }
-const available = model.manifest.reference.tokens.length;
-// by default every reference token, up to 64
-const tokens = intOption('oracle', values.tokens, 'tokens', 1, available, Math.min(64, available));
 
-let lib: NativeEngineLib;
-try {
-  lib = new NativeEngineLib(values.lib ?? libraryPath(backend));
-} catch (e) {
-  fail(e instanceof NativeError ? e.message : String(e));
-}
-if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
-// the devices, the driver and the backend's environment are judged once, up front
-const probe = lib.createEngine(devices, 0);
-if (probe.status.code !== 0)
-  fail(`cannot create a ${backend} engine on devices [${devices.join(',')}]: ${probe.status.message}`);
-const destroyed = lib.destroy(probe.engine);
-if (destroyed.code !== 0)
-  fail(`the ${backend} engine on devices [${devices.join(',')}] fails to shut down: ${destroyed.message}`);
-
-const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
-// the CPU-only run always comes first: every other run's hidden states are compared with it
-const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, {
-  experts: model.shape.experts,
-  int8Trunk: model.shape.trunkFormat === 1,
-});
-const chosen = rest.filter((s) => values.only === undefined || s.name.includes(values.only));
-if (chosen.length === 0)
-  fail(`--only '${values.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
-const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
-
-const progress = new Progress();
-const heatDir = newHeatDir();
-const rows: OracleRow[] = [];
-/** messages the validation layer reported; null where none was loaded */
-const validationMessages = (): number | null => (validation === 'off' ? null : lib.validationCount());
-const report = (interrupted: string | null): boolean => {
-  const messages = validationMessages();
-  const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
-  const fixture = values.fixture ?? '';
-  writeOracleReport(reportDir, {
-    backend,
-    devices,
-    tokens,
-    fixture,
-    library: lib.path,
-    rows,
-    validation,
-    validationMessages: messages,
-    ok,
-    planned: specs.length,
-    interrupted,
+function readOptions(argv: readonly string[]): OracleSetup {
+  const { values } = parseOrFail('oracle', argv, {
+    options: sharedOptions('backend', 'devices', 'tokens', 'fixture', 'report', 'only', 'lib'),
+    strict: true,
   });
-  return ok;
-};
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => {
+  const backend = values.backend ?? 'cpu';
+  if (!isOneOf(NATIVE_BACKENDS, backend)) fail(`--backend must be ${wordList(NATIVE_BACKENDS)}, got '${backend}'`);
+  // each id an integer the C ABI's int holds; an empty one ('', '0,') would read as device 0
+  const devices = (values.devices ?? '0').split(',').map((d) => intOption('oracle', d, 'devices', 0, 0x7fffffff, 0));
+  const validation = validationOf(backend);
+  const reportDir = values.report ?? 'reports';
+  prepareOutputDir('oracle', 'report', reportDir);
+  const fixture = values.fixture ?? 'fixtures/tiny-moe';
+  let model: LoadedModel;
+  try {
+    model = loadModel(fixture);
+  } catch (e) {
+    fail(e instanceof FixtureError ? e.message : `cannot load fixture: ${(e as Error).message}`);
+  }
+  const available = model.manifest.reference.tokens.length;
+  // by default every reference token, up to 64
+  const tokens = intOption('oracle', values.tokens, 'tokens', 1, available, Math.min(64, available));
+  const lib = openEngine(backend, devices, values.lib);
+  return { backend, devices, validation, reportDir, fixture, only: values.only, model, tokens, lib };
+}
+
+/** The library, checked to be the backend asked for, and one engine made and shut down on the devices. */
+function openEngine(backend: NativeBackend, devices: readonly number[], file: string | undefined): NativeEngineLib {
+  let lib: NativeEngineLib;
+  try {
+    lib = new NativeEngineLib(file ?? libraryPath(backend));
+  } catch (e) {
+    fail(e instanceof NativeError ? e.message : String(e));
+  }
+  if (lib.backend !== backend) fail(`${lib.path} is the ${lib.backend} engine, not ${backend}`);
+  // the devices, the driver and the backend's environment are judged once, up front
+  const probe = lib.createEngine(devices, 0);
+  if (probe.status.code !== 0)
+    fail(`cannot create a ${backend} engine on devices [${devices.join(',')}]: ${probe.status.message}`);
+  const destroyed = lib.destroy(probe.engine);
+  if (destroyed.code !== 0)
+    fail(`the ${backend} engine on devices [${devices.join(',')}] fails to shut down: ${destroyed.message}`);
+  return lib;
+}
+
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const o = readOptions(argv);
+  const { model, devices, lib, backend } = o;
+  const perDevice = Math.ceil((model.shape.layers * model.shape.experts) / devices.length);
+  // the CPU-only run always comes first: every other run's hidden states are compared with it
+  const [cpuOnly, ...rest] = oracleMatrix(devices.length, perDevice, {
+    experts: model.shape.experts,
+    int8Trunk: model.shape.trunkFormat === 1,
+  });
+  const chosen = rest.filter((s) => o.only === undefined || s.name.includes(o.only));
+  if (chosen.length === 0)
+    fail(`--only '${o.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
+  const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
+  const progress = new Progress();
+  const heatDir = newHeatDir();
+  const rows: OracleRow[] = [];
+  const report = (interrupted: string | null): boolean => writeReport(o, rows, specs.length, interrupted);
+  const removeHandlers = onInterrupt((signal) => {
     removeHeatDir(heatDir);
     report(signal);
     progress.done(
-      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}`,
+      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${o.reportDir}/oracle-${backend}.md`)}`,
     );
-    process.exit(code);
   });
-}
-
-const ctx = { lib, model: engineModelOf(model), devices, tokens, heatDir };
-const reference = model.manifest.reference.tokens.slice(0, tokens);
-/** prompt positions plus generated tokens: one hidden state each */
-const steps = model.manifest.prompt.length + tokens - 1;
-let baseline: Float32Array[] | null = null;
-try {
-  for (const [i, spec] of specs.entries()) {
-    progress.update(`[${i + 1}/${specs.length}] ${spec.name}`);
-    const r = await runOracle(ctx, spec);
-    if (i === 0) baseline = r.hidden;
-    // prefer-resident routing: the reference given the run's routing, bits against the same routing rerun
-    const prefer = spec.prefer !== undefined ? await preferCheck(ctx, model, spec, r, tokens) : null;
-    const expected = prefer?.reference ?? reference;
-    const matched = r.generated.filter((t, j) => t === expected[j]).length;
-    // a run that stopped early diverges where its tokens end
-    const differs = r.generated.findIndex((t, j) => t !== expected[j]);
-    const first = differs >= 0 ? differs : r.generated.length < tokens ? r.generated.length : -1;
-    // every step's hidden state, present and equal: two empty lists are not identical
-    const identical =
-      prefer !== null
-        ? prefer.identical && r.hidden.length === steps
-        : baseline !== null && baseline.length === steps && sameBits(baseline, r.hidden);
-    if (prefer !== null && prefer.problem !== null) r.notes.push(prefer.problem);
-    const row: OracleRow = {
-      result: r,
-      matched,
-      firstDivergence: first,
-      hiddenIdentical: identical,
-      pass: r.ok && matched === tokens && identical,
-    };
-    rows.push(row);
-    progress.done(
-      `${row.pass ? 'ok  ' : 'FAIL'} ${spec.name.padEnd(34)} ${matched}/${tokens} tokens, hidden ${identical ? 'bit-identical' : 'DIFFERENT'}, ` +
-        `resident ${r.residentAtEnd}, hit ${pct(r.hits, r.hits + r.misses)}, uploads ${r.uploads}, swaps ${r.swaps}, ${r.tokPerSec.toFixed(0)} tok/s` +
-        (r.trunkOnDevice + r.trunkOnCpu > 0
-          ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)`
-          : '') +
-        (r.lru !== null ? `, RAM LRU ${pct(r.lru.hits, r.lru.hits + r.lru.misses)}` : '') +
-        ((spec.copyDelayUs ?? 0) > 0 && r.groups !== null
-          ? `, groups met uploads ${r.groups.metUploads}/${r.groups.issued}`
-          : '') +
-        (r.problem !== null ? `\n     ${r.problem}` : ''),
+  try {
+    const ctx = { lib, model: engineModelOf(model), devices, tokens: o.tokens, heatDir };
+    try {
+      for (const [i, spec] of specs.entries()) {
+        progress.update(`[${i + 1}/${specs.length}] ${spec.name}`);
+        const row = await runRow(ctx, spec, rows[0]?.result.hidden ?? null, o);
+        rows.push(row);
+        progress.done(rowLine(row, o.tokens));
+      }
+    } finally {
+      removeHeatDir(heatDir);
+    }
+    const ok = report(null);
+    process.stderr.write(
+      `${htmlReportLine(await writeHtmlReport(o.reportDir, { onProgress: progressTo('oracle') }))}\n`,
     );
+    process.stdout.write(verdictLine(o, rows, ok));
+    return ok ? EXIT.ok : EXIT.safety;
+  } finally {
+    removeHandlers();
   }
-} finally {
-  removeHeatDir(heatDir);
 }
 
-const ok = report(null);
-process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
-const messages = validationMessages();
-const validated =
-  validation === null
-    ? ''
-    : validation === 'off'
-      ? ', validation: off'
-      : `, validation (${validation}): ${messages ?? 0} messages`;
-process.stdout.write(
-  `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${backend} [${devices.join(',')}]` +
-    `${validated}; report in ${shownPath(`${reportDir}/oracle-${backend}.md`)}\n`,
-);
-process.exit(ok ? EXIT.ok : EXIT.safety);
+/** SIGINT or SIGTERM: `then` (remove the heat files, write what finished), exit 130 or 143; returns the removal. */
+function onInterrupt(then: (signal: string) => void): () => void {
+  const handlers = (
+    [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const
+  ).map(([signal, code]) => {
+    const handler = (): void => {
+      then(signal);
+      process.exit(code);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+  };
+}
+
+/** messages the validation layer reported; null where none was loaded */
+function validationMessages(o: OracleSetup): number | null {
+  return o.validation === 'off' ? null : o.lib.validationCount();
+}
+
+/** Writes the report of the runs so far; whether the run passes. */
+function writeReport(o: OracleSetup, rows: readonly OracleRow[], planned: number, interrupted: string | null): boolean {
+  const messages = validationMessages(o);
+  const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
+  writeOracleReport(o.reportDir, {
+    backend: o.backend,
+    devices: o.devices,
+    tokens: o.tokens,
+    fixture: o.fixture,
+    library: o.lib.path,
+    rows,
+    validation: o.validation,
+    validationMessages: messages,
+    ok,
+    planned,
+    interrupted,
+  });
+  return ok;
+}
+
+/** One run of the matrix, judged: tokens against the reference, hidden states against the CPU-only run's. */
+async function runRow(
+  ctx: OracleContext,
+  spec: Parameters<typeof runOracle>[1],
+  cpuOnlyHidden: Float32Array[] | null,
+  o: OracleSetup,
+): Promise<OracleRow> {
+  /** prompt positions plus generated tokens: one hidden state each */
+  const steps = o.model.manifest.prompt.length + o.tokens - 1;
+  const r = await runOracle(ctx, spec);
+  // prefer-resident routing: the reference given the run's routing, bits against the same routing rerun
+  const prefer = spec.prefer !== undefined ? await preferCheck(ctx, o.model, spec, r, o.tokens) : null;
+  const reference = prefer?.reference ?? o.model.manifest.reference.tokens.slice(0, o.tokens);
+  const baseline = cpuOnlyHidden ?? r.hidden;
+  const matched = r.generated.filter((t, j) => t === reference[j]).length;
+  // a run that stopped early diverges where its tokens end
+  const differs = r.generated.findIndex((t, j) => t !== reference[j]);
+  const first = differs >= 0 ? differs : r.generated.length < o.tokens ? r.generated.length : -1;
+  // every step's hidden state, present and equal: two empty lists are not identical
+  const identical =
+    prefer !== null
+      ? prefer.identical && r.hidden.length === steps
+      : baseline.length === steps && sameBits(baseline, r.hidden);
+  if (prefer !== null && prefer.problem !== null) r.notes.push(prefer.problem);
+  return {
+    result: r,
+    matched,
+    firstDivergence: first,
+    hiddenIdentical: identical,
+    pass: r.ok && matched === o.tokens && identical,
+  };
+}
+
+function rowLine(row: OracleRow, tokens: number): string {
+  const r = row.result;
+  const spec = r.spec;
+  return (
+    `${row.pass ? 'ok  ' : 'FAIL'} ${spec.name.padEnd(34)} ${row.matched}/${tokens} tokens, hidden ${row.hiddenIdentical ? 'bit-identical' : 'DIFFERENT'}, ` +
+    `resident ${r.residentAtEnd}, hit ${pct(r.hits, r.hits + r.misses)}, uploads ${r.uploads}, swaps ${r.swaps}, ${r.tokPerSec.toFixed(0)} tok/s` +
+    (r.trunkOnDevice + r.trunkOnCpu > 0
+      ? `, trunk ${r.trunkResident}/${r.trunkOffered} resident (${pct(r.trunkOnDevice, r.trunkOnDevice + r.trunkOnCpu)} of GEMVs)`
+      : '') +
+    (r.lru !== null ? `, RAM LRU ${pct(r.lru.hits, r.lru.hits + r.lru.misses)}` : '') +
+    ((spec.copyDelayUs ?? 0) > 0 && r.groups !== null
+      ? `, groups met uploads ${r.groups.metUploads}/${r.groups.issued}`
+      : '') +
+    (r.problem !== null ? `\n     ${r.problem}` : '')
+  );
+}
+
+function verdictLine(o: OracleSetup, rows: readonly OracleRow[], ok: boolean): string {
+  const messages = validationMessages(o);
+  const validated =
+    o.validation === null
+      ? ''
+      : o.validation === 'off'
+        ? ', validation: off'
+        : `, validation (${o.validation}): ${messages ?? 0} messages`;
+  return (
+    `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${o.backend} [${o.devices.join(',')}]` +
+    `${validated}; report in ${shownPath(`${o.reportDir}/oracle-${o.backend}.md`)}\n`
+  );
+}
 
 /** Vulkan's validation layer as TIERLAB_VK_VALIDATION asks for it; null for other backends. */
 function validationOf(b: string): Validation | null {

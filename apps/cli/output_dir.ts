@@ -7,7 +7,7 @@
  * loops for ever under /proc).
  */
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { usageError } from './cli_args.js';
 
 export function prepareOutputDir(tool: string, option: string, dir: string): string {
@@ -35,8 +35,5 @@ export function prepareOutputDir(tool: string, option: string, dir: string): str
   return wanted;
 }
 
-/** A path as the commands print it: relative to the working directory when inside it. */
-export function shownPath(path: string): string {
-  const rel = relative(process.cwd(), resolve(path));
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? resolve(path) : rel;
-}
+/** A path as the commands print it (apps/report/shown_path.ts: relative when inside the working directory). */
+export { shownPath } from '../report/shown_path.js';

@@ -4,7 +4,7 @@
  *   npm run properties -- [--runs N] [--seconds S] [--seed N] [--property ID]
  *                         [--suite NAME] [--strategy choices|random|pct|exhaustive]
  *                         [--depth D] [--confidence C] [--preemptions P|inf] [--no-reduction]
- *                         [--state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
+ *                         [--state-cache | --no-state-cache] [--replay] [--shortest] [--jobs N] [--shard i/n]
  *                         [--scenario FILE] [--report DIR] [--bail] [--quiet] [--full]
  *
  * --bail stops at the first suite that finds a violation (mutation runs); --quiet
@@ -36,247 +36,139 @@
  * in parts of its tree (properties/search_parts.ts; default 1, as the parts overlap); the
  * verdicts are those of one job. --shard i/n runs part i (from 0) of n, for a CI matrix: it also writes
  * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
+ *
+ * --tier c [--level 1|2] [--fresh] runs the same suites on the C tier (native/tier/) under
+ * tierlab's scheduler (apps/cli/ctier_properties.ts).
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Scenario } from '../../model/scenario/scenario.js';
-import { parseScenario } from '../../model/scenario/scenario_json.js';
-import { InputError } from '../../src/input/input_error.js';
 import { describeScenario } from '../../model/scenario/scenario.js';
-import { mutantOfEnvironment } from '../../properties/counterexample_file.js';
-import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import type { Suite } from '../../properties/arbitraries.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
-import { buildReport, writeReport } from '../../properties/report.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
-import { printedTrace, replayCounterexample } from '../../properties/runner.js';
-import { STRATEGIES, type StrategyName, type SuiteResult } from '../../properties/types.js';
-import { Progress } from './progress.js';
-import {
-  countOption,
-  intOption,
-  jobsOption,
-  parseOrFail,
-  reportUnexpectedErrors,
-  runIdentity,
-  secondsOption,
-  seedOption,
-  shardOption,
-  usageError,
-} from './cli_args.js';
 import { joinUnits, runUnits, unitCount, unitSize, unitsOfShard } from '../../properties/parallel_runs.js';
+import { buildReport, writeReport, type PropertiesReport } from '../../properties/report.js';
+import { printedTrace, replayCounterexample } from '../../properties/runner.js';
 import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { SEARCHED_SCENARIOS, searchedRequest } from '../../properties/searched_scenarios.js';
+import type { SuiteResult } from '../../properties/types.js';
+import { isPropertyId, propertyInfo, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { writeShardFile, type PropertiesShardLabel } from '../report/shard_file.js';
-import { prepareOutputDir } from './output_dir.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
+import { runIdentity } from './cli_args.js';
+import { shownPath } from './output_dir.js';
+import { Progress } from './progress.js';
+import { readPropertiesOptions, type PropertiesOptions } from './properties_options.js';
+import { ctierProperties } from './ctier_properties.js';
 
-reportUnexpectedErrors('properties');
-/** PCT depths beyond this make the bound 1/(n k^(d-1)) too small to plan runs with */
-const MAX_PCT_DEPTH = 16;
-// explicitly typed, so that control flow knows it never returns
-function fail(message: string): never {
-  return usageError('properties', message);
+/** What the run has found so far, label by label. */
+interface Run {
+  readonly results: SuiteResult[];
+  readonly shardLabels: PropertiesShardLabel[];
+  readonly replays: Map<SuiteResult, string>;
+  failed: boolean;
+  failedEarly: boolean;
 }
 
-const { values } = parseOrFail('properties', {
-  options: {
-    runs: { type: 'string' },
-    seconds: { type: 'string' },
-    seed: { type: 'string' },
-    property: { type: 'string' },
-    suite: { type: 'string' },
-    strategy: { type: 'string' },
-    report: { type: 'string' },
-    full: { type: 'boolean' },
-    bail: { type: 'boolean' },
-    quiet: { type: 'boolean' },
-    depth: { type: 'string' },
-    confidence: { type: 'string' },
-    preemptions: { type: 'string' },
-    'no-reduction': { type: 'boolean' },
-    'state-cache': { type: 'boolean' },
-    replay: { type: 'boolean' },
-    scenario: { type: 'string' },
-    shortest: { type: 'boolean' },
-    jobs: { type: 'string' },
-    shard: { type: 'string' },
-  },
-  strict: true,
-});
-
-const shard = shardOption('properties', values.shard);
-const jobsGiven = jobsOption('properties', values.jobs);
-
-const strategy = (values.strategy ?? 'choices') as StrategyName;
-if (!STRATEGIES.includes(strategy))
-  fail(`--strategy must be one of ${STRATEGIES.join(', ')}, got '${values.strategy ?? ''}'`);
-const seed = seedOption('properties', values.seed, 20261129);
-const given = values.scenario !== undefined ? loadScenario(values.scenario) : null;
-// on one scenario, an exhaustive search runs to the end of its bound unless --runs caps it
-const runs = countOption(
-  'properties',
-  values.runs,
-  'runs',
-  given !== null && strategy === 'exhaustive' ? Infinity : 1500,
-);
-const seconds = values.seconds !== undefined ? secondsOption('properties', values.seconds, 'seconds', 0) : undefined;
-const depth =
-  values.depth !== undefined ? intOption('properties', values.depth, 'depth', 1, MAX_PCT_DEPTH, 2) : undefined;
-const confidence = values.confidence !== undefined ? Number(values.confidence) : undefined;
-if (confidence !== undefined && !(confidence > 0 && confidence < 1))
-  fail(`--confidence wants a number in (0, 1), e.g. 0.99; got '${values.confidence ?? ''}'`);
-if (confidence !== undefined && (strategy !== 'pct' || given === null)) {
-  fail(
-    '--confidence needs --strategy pct and --scenario FILE: the bound holds for one scenario, whose threads and steps it measures',
-  );
-}
-const preemptions = parsePreemptions(values.preemptions);
-if ((depth !== undefined || confidence !== undefined) && strategy !== 'pct')
-  fail('--depth and --confidence are for --strategy pct');
-if (
-  (preemptions !== undefined ||
-    values['no-reduction'] === true ||
-    values['state-cache'] === true ||
-    values.replay === true) &&
-  strategy !== 'exhaustive'
-) {
-  fail('--preemptions, --no-reduction, --state-cache and --replay are for --strategy exhaustive');
-}
-if (values.shortest === true && (strategy !== 'exhaustive' || given === null))
-  fail('--shortest needs --strategy exhaustive and --scenario FILE');
-if (
-  shard !== null &&
-  given !== null &&
-  strategy === 'exhaustive' &&
-  (values['no-reduction'] === true || preemptions === undefined || Number.isFinite(preemptions))
-) {
-  fail('--shard splits an unbounded DPOR search of one scenario: give --preemptions inf, without --no-reduction');
-}
-if (values.property !== undefined && !isPropertyId(values.property)) {
-  fail(`no property '${values.property}'; known: ${PROPERTIES.map((p) => p.id).join(', ')}`);
-}
-if (given !== null && values.suite !== undefined) fail('--scenario explores one scenario: drop --suite');
-const suites: Suite[] = values.suite !== undefined ? [values.suite as Suite] : [...SUITES];
-for (const s of suites) if (!SUITES.includes(s)) fail(`no suite '${s}'; known: ${SUITES.join(', ')}`);
-const reportDir = values.report ?? 'reports';
-// Split DPOR parts redo much of each other's work (properties/search_parts.ts), so one
-// scenario's search takes one job unless asked; a suite's runs are independent: every core.
-const jobs = values.jobs === undefined && given !== null && strategy === 'exhaustive' ? 1 : jobsGiven;
-prepareOutputDir('properties', 'report', reportDir);
-// mutation runs name their mutant; a counterexample records it (and its file name shows it)
-const mutant = mutantOfEnvironment();
-
-function parsePreemptions(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'inf' || v === 'none') return Infinity;
-  const n = v.trim() === '' ? Number.NaN : Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) fail(`--preemptions wants an integer >= 0 or 'inf', got '${v}'`);
-  return n;
-}
-
-function loadScenario(file: string): Scenario {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    fail(`--scenario ${file}: ${(e as Error).message}`);
-  }
-  const d = data as { format?: unknown; scenario?: unknown; mutant?: unknown } | null;
-  const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
-  let scenario: Scenario;
-  try {
-    scenario = isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
-  } catch (e) {
-    if (e instanceof InputError) fail(`--scenario ${e.message}`);
-    throw e;
-  }
-  if (isCounterexample && typeof d.mutant === 'string') {
-    // the scenario alone carries no mutant: say so, as `npm run replay` does
-    process.stderr.write(
-      `properties: note: ${file} was found on mutant ${JSON.stringify(d.mutant)}; its scenario is explored here on the unmutated sources ` +
-        `(npm run mutants -- --replay ${file} replays it with the mutant applied)\n`,
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const o = readPropertiesOptions(argv);
+  if (o.tier === 'c') return ctierProperties(o);
+  const progress = new Progress();
+  const run: Run = { results: [], shardLabels: [], replays: new Map(), failed: false, failedEarly: false };
+  // a default run (the one mutation runs make) also searches the committed scenarios the
+  // random suites cannot reach (properties/searched_scenarios.ts); shard files hold suites only
+  const searched =
+    o.given === null && o.suite === undefined && !o.strategyGiven && o.shard === null ? SEARCHED_SCENARIOS : [];
+  const labels: string[] = o.given !== null ? ['scenario'] : [...o.suites, ...searched.map((n) => `search ${n}`)];
+  for (const [i, label] of labels.entries()) {
+    if (run.failedEarly) break;
+    const searchedName = i >= o.suites.length && o.given === null ? searched[i - o.suites.length] : undefined;
+    const labelJobs = searchedName !== undefined ? 1 : o.jobs;
+    progress.update(
+      `[${i + 1}/${labels.length}] ${label}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`,
     );
+    // long searches say how far they got (a line every few seconds off a terminal)
+    const onProgress = (line: string): void => progress.update(`[${i + 1}/${labels.length}] ${label}: ${line}`);
+    const result = await runLabel(o, run, label, i, labels.length, searchedName, progress, onProgress);
+    run.results.push(result);
+    const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
+    progress.done(
+      `[${i + 1}/${labels.length}] ${label.padEnd(10)} ${String(result.runs).padStart(6)} runs ${result.seconds.toFixed(1).padStart(6)} s ` +
+        `${speed.toLocaleString('en-US').padStart(10)} steps/s  ${result.failure === null ? (Object.keys(result.violations).length > 0 ? 'VIOLATIONS' : 'ok') : 'FAIL ' + result.failure.property}`,
+    );
+    if (result.guarantee !== undefined) progress.done(`  ${result.guarantee.statement}`);
+    if (Object.keys(result.violations).length > 0) run.failed = true;
+    if (result.failure !== null) reportFailure(o, run, result);
   }
-  return scenario;
+  return finish(o, run);
 }
 
-const progress = new Progress();
-const results: SuiteResult[] = [];
-const shardLabels: PropertiesShardLabel[] = [];
-const replays = new Map<SuiteResult, string>();
-let failed = false;
-let failedEarly = false;
-// a default run (the one mutation runs make) also searches the committed scenarios the
-// random suites cannot reach (properties/searched_scenarios.ts); shard files hold suites only
-const searched =
-  given === null && values.suite === undefined && values.strategy === undefined && shard === null
-    ? SEARCHED_SCENARIOS
-    : [];
-const labels: string[] = given !== null ? ['scenario'] : [...suites, ...searched.map((n) => `search ${n}`)];
-for (const [i, label] of labels.entries()) {
-  if (failedEarly) break;
-  const labelSeconds = seconds !== undefined ? seconds / labels.length : undefined;
+/** One label's run: a suite's runs, the search of one scenario, or a committed scenario's search. */
+async function runLabel(
+  o: PropertiesOptions,
+  run: Run,
+  label: string,
+  i: number,
+  labelCount: number,
+  searchedName: string | undefined,
+  progress: Progress,
+  onProgress: (line: string) => void,
+): Promise<SuiteResult> {
+  const labelSeconds = o.seconds !== undefined ? o.seconds / labelCount : undefined;
   const common = {
-    seed: seed + i,
-    runs,
+    seed: o.seed + i,
+    runs: o.runs,
     ...(labelSeconds !== undefined ? { seconds: labelSeconds } : {}),
-    ...(values.property !== undefined ? { property: values.property as PropertyId } : {}),
-    strategy,
-    depth,
-    confidence,
-    preemptions,
-    reduction: values['no-reduction'] !== true,
-    stateCache: values['state-cache'] === true,
-    replay: values.replay === true,
+    ...(o.property !== undefined ? { property: o.property } : {}),
+    strategy: o.strategy,
+    depth: o.depth,
+    confidence: o.confidence,
+    preemptions: o.preemptions,
+    reduction: o.reduction,
+    stateCache: o.stateCache,
+    replay: o.replay,
   };
-  const searchedName = i >= suites.length && given === null ? searched[i - suites.length] : undefined;
-  const labelJobs = searchedName !== undefined ? 1 : jobs;
-  progress.update(`[${i + 1}/${labels.length}] ${label}: running on ${labelJobs} job${labelJobs === 1 ? '' : 's'} ...`);
-  let result: SuiteResult;
   if (searchedName !== undefined) {
     const request = searchedRequest(searchedName, common);
-    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null));
+    const whole = joinSearchParts(request, await exhaustiveParts(request, 1, null, onProgress), onProgress);
     // nobody asked for a guarantee: a search the budget cut short is a sample, as a suite's runs are
     const { guarantee, ...rest } = whole;
-    result = guarantee === undefined || guarantee.complete ? whole : rest;
+    const result = guarantee === undefined || guarantee.complete ? whole : rest;
     if (result !== whole)
       progress.done(`  ${label}: cut short by the budget (${guarantee?.schedules ?? 0} schedules searched)`);
-  } else if (given !== null && strategy === 'exhaustive') {
-    const request = { ...common, scenario: given, shortest: values.shortest === true };
-    const parts = await exhaustiveParts(request, jobs, shard);
-    result = joinSearchParts(request, parts);
-    shardLabels.push({ label: 'scenario', request, parts });
-  } else {
-    const request = given !== null ? { ...common, scenario: given } : { ...common, suite: label as Suite };
-    const size = unitSize(request, shard !== null ? shard.count : jobs);
-    const units = await runUnits(request, size, jobs, unitsOfShard(unitCount(request, size), shard));
-    result = joinUnits(request, units);
-    shardLabels.push({ label: given !== null ? 'scenario' : (label as Suite), request, units });
+    return result;
   }
-  results.push(result);
-  const speed = result.seconds > 0 ? Math.round(result.steps / result.seconds) : 0;
-  progress.done(
-    `[${i + 1}/${labels.length}] ${label.padEnd(10)} ${String(result.runs).padStart(6)} runs ${result.seconds.toFixed(1).padStart(6)} s ` +
-      `${speed.toLocaleString('en-US').padStart(10)} steps/s  ${result.failure === null ? (Object.keys(result.violations).length > 0 ? 'VIOLATIONS' : 'ok') : 'FAIL ' + result.failure.property}`,
-  );
-  if (result.guarantee !== undefined) progress.done(`  ${result.guarantee.statement}`);
-  if (Object.keys(result.violations).length > 0) failed = true;
+  if (o.given !== null && o.strategy === 'exhaustive') {
+    const request = { ...common, scenario: o.given, shortest: o.shortest };
+    const parts = await exhaustiveParts(request, o.jobs, o.shard, onProgress);
+    run.shardLabels.push({ label: 'scenario', request, parts });
+    return joinSearchParts(request, parts, onProgress);
+  }
+  const request = o.given !== null ? { ...common, scenario: o.given } : { ...common, suite: label as Suite };
+  const size = unitSize(request, o.shard !== null ? o.shard.count : o.jobs);
+  const onUnits = (done: number, total: number): void => onProgress(`${done} of ${total} blocks of runs done`);
+  const units = await runUnits(request, size, o.jobs, unitsOfShard(unitCount(request, size), o.shard), onUnits);
+  run.shardLabels.push({ label: o.given !== null ? 'scenario' : (label as Suite), request, units });
+  return joinUnits(request, units);
+}
+
+/** A counterexample: saved, and (unless --quiet) printed with its trace and replay command. */
+function reportFailure(o: PropertiesOptions, run: Run, result: SuiteResult): void {
   const f = result.failure;
-  if (f === null) continue;
-  failed = true;
-  const file = saveCounterexample(`${reportDir}/counterexamples`, {
+  if (f === null) return;
+  run.failed = true;
+  const file = saveCounterexample(`${o.reportDir}/counterexamples`, {
     property: f.property,
     detail: f.detail,
-    mutant,
+    mutant: o.mutant,
     scenario: f.scenario,
     choices: f.choices,
   });
-  const replay = `npm run replay -- ${file}`;
-  replays.set(result, replay);
+  const replay = `npm run replay -- ${shownPath(file)}`;
+  run.replays.set(result, replay);
   const info = propertyInfo(f.property);
-  if (values.bail === true) failedEarly = true;
-  if (values.quiet === true) continue;
+  if (o.bail) run.failedEarly = true;
+  if (o.quiet) return;
   const traced = replayCounterexample(f.scenario, f.choices);
   const how =
     result.strategy === 'choices'
@@ -291,7 +183,7 @@ for (const [i, label] of labels.entries()) {
       `  schedule (${f.choices.length} choices): [${f.choices.join(',')}]  -> ${f.steps} steps`,
       `  found after ${f.runsToFind} runs in ${f.secondsToFind.toFixed(2)} s; ${f.shrinks} shrinks; ${how}`,
       '',
-      printedTrace(traced, values.full === true),
+      printedTrace(traced, o.full),
       '',
       `  replay: ${replay}`,
       '',
@@ -299,41 +191,57 @@ for (const [i, label] of labels.entries()) {
   );
 }
 
-const args = process.argv.slice(2);
-if (shard !== null) {
-  writeShardFile(reportDir, {
-    tool: 'properties',
-    index: shard.index,
-    count: shard.count,
-    command: runIdentity(args),
-    seed,
-    strategy,
-    labels: shardLabels,
-  });
+/** The reports (shard file, JSON and markdown, HTML), the verdict line and the exit code. */
+async function finish(o: PropertiesOptions, run: Run): Promise<ExitCode> {
+  const { results } = run;
+  if (o.shard !== null) {
+    writeShardFile(o.reportDir, {
+      tool: 'properties',
+      index: o.shard.index,
+      count: o.shard.count,
+      command: runIdentity(o.argv),
+      seed: o.seed,
+      strategy: o.strategy,
+      labels: run.shardLabels,
+    });
+  }
+  const command = `npm run properties${o.argv.length > 0 ? ` -- ${o.argv.join(' ')}` : ''}`;
+  const report = buildReport(results, { seed: o.seed, strategy: o.strategy, command, replays: run.replays });
+  writeReport(o.reportDir, report, results, o.reportName);
+  if (!o.quiet) {
+    const page = await writeHtmlReport(o.reportDir, { onProgress: progressTo('properties') });
+    process.stderr.write(`${htmlReportLine(page)}\n`);
+  }
+  const guarantees = results.filter((r) => r.guarantee !== undefined);
+  if (guarantees.length > 0) {
+    // the guarantees also go to the people's report (properties.json has them per suite);
+    // each statement starts with its strategy
+    const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
+    appendFileSync(join(o.reportDir, `${o.reportName}.md`), md.join('\n'));
+  }
+  process.stdout.write(verdictLine(o, report));
+  const violated = new Set<PropertyId>();
+  for (const r of results) {
+    for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
+    if (r.failure !== null) violated.add(r.failure.property);
+  }
+  if (run.failed) return exitForViolations(violated) || EXIT.safety;
+  return report.complete ? EXIT.ok : EXIT.incomplete;
 }
-const command = `npm run properties${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
-const report = buildReport(results, { seed, strategy, command, replays });
-writeReport(reportDir, report, results);
-if (values.quiet !== true) process.stderr.write(`${htmlReportLine(await writeHtmlReport(reportDir))}\n`);
-const guarantees = results.filter((r) => r.guarantee !== undefined);
-if (guarantees.length > 0) {
-  // the guarantees also go to the people's report (properties.json has them per suite);
-  // each statement starts with its strategy
-  const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
-  appendFileSync(join(reportDir, 'properties.md'), md.join('\n'));
+
+function verdictLine(o: PropertiesOptions, report: PropertiesReport): string {
+  const t = report.totals;
+  // a guarantee cut short by its budget is not a pass: it promised more than it checked
+  const verdict = !report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE';
+  const cut =
+    verdict !== 'INCOMPLETE'
+      ? ''
+      : o.shard !== null
+        ? '; a shard alone promises nothing: join every shard with npm run report -- merge'
+        : '; the guarantee was cut short by the budget (raise --seconds or --runs)';
+  return (
+    `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
+    `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties${cut}` +
+    `; report in ${shownPath(join(o.reportDir, `${o.reportName}.md`))}\n`
+  );
 }
-const t = report.totals;
-// a guarantee cut short by its budget is not a pass: it promised more than it checked
-const verdict = !report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE';
-process.stdout.write(
-  `\n${verdict}: ${t.runs} runs, ${Math.round(t.stepsPerSecond).toLocaleString('en-US')} steps/s, ` +
-    `${Math.round(t.runsPerSecond)} schedules/s; ${PROPERTIES.length} properties` +
-    `${verdict !== 'INCOMPLETE' ? '' : shard !== null ? '; a shard alone promises nothing: join every shard with npm run report -- merge' : '; the guarantee was cut short by the budget (raise --seconds or --runs)'}` +
-    `; report in ${reportDir}/properties.md\n`,
-);
-const violated = new Set<PropertyId>();
-for (const r of results) {
-  for (const id of Object.keys(r.violations)) if (isPropertyId(id)) violated.add(id);
-  if (r.failure !== null) violated.add(r.failure.property);
-}
-process.exit(failed ? exitForViolations(violated) || EXIT.safety : report.complete ? EXIT.ok : EXIT.incomplete);

@@ -2,7 +2,7 @@
  * `npm run replay -- FILE [--full] [--html FILE]`: re-runs a saved counterexample and prints the same
  * trace window (one lane per thread) and the same verdict as the run that found it, byte
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
- * --replay FILE`, which applies the mutant first.
+ * --replay FILE`, which applies the mutant first (--html draws the mutant's run either way).
  *
  * Exits 0 when no property is violated (a fixed bug's replay prints "no violation", and
  * how to put the bug back when the file has its regression patch), 1 or 3 by the
@@ -11,52 +11,65 @@
  * choices the run never reaches): such a schedule would replay some other run.
  */
 import { describeScenario } from '../../model/scenario/scenario.js';
-import { propertyInfo } from '../../src/check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { printedTrace, replayCounterexample } from '../../properties/runner.js';
-import { parseOrFail, reportUnexpectedErrors, usageError } from './cli_args.js';
+import { propertyInfo } from '../../src/check/catalogue.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { writeCounterexampleHtml } from '../report/write_report.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { shownPath } from './output_dir.js';
+import { parseOrFail, sharedOptions, usageError } from './cli_args.js';
+import { ensureHarnessBuilt } from './ctier_build.js';
+import { replayCTierFile } from './ctier_replay.js';
 
-reportUnexpectedErrors('replay');
-const { values, positionals } = parseOrFail('replay', {
-  options: { full: { type: 'boolean' }, html: { type: 'string' } },
-  allowPositionals: true,
-});
-if (positionals.length !== 1) {
-  usageError(
-    'replay',
-    `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`,
-  );
-}
-const file = positionals[0] ?? '';
-// an InputError from the loader is one line and exit 2 (reportUnexpectedErrors)
-const cx = loadCounterexample(file);
-const r = replayCounterexample(cx.scenario, cx.choices);
-if (r.scheduleProblem !== null)
-  usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);
-// a fixed bug's file carries the patch that puts the bug back
-const putBack = cx.regression !== null ? ` (npm run mutants -- --replay ${file} puts it back)` : '';
-const fixedNote = `: the bug it records is fixed${putBack}`;
-process.stdout.write(
-  [
-    `scenario: ${describeScenario(cx.scenario)}`,
-    `schedule: [${cx.choices.join(',')}]${cx.mutant !== null ? `  (found on mutant ${cx.mutant})` : ''}`,
-    '',
-    printedTrace(r, values.full === true),
-    '',
-    r.violation === null
-      ? `no violation (${r.steps} steps)${cx.mutant !== null ? ': this counterexample needs its mutant applied' : fixedNote}`
-      : `VIOLATED ${r.violation.property}: ${propertyInfo(r.violation.property)?.statement ?? ''}\n  ${r.violation.detail}`,
-    `trace sha256 ${r.trace?.hash() ?? '-'}`,
-    '',
-  ].join('\n'),
-);
-if (values.html !== undefined) {
-  try {
-    writeCounterexampleHtml(file, values.html);
-  } catch (e) {
-    usageError('replay', `--html ${(e as Error).message}`);
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const { values, positionals } = parseOrFail('replay', argv, {
+    options: { ...sharedOptions('full'), html: { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) {
+    usageError(
+      'replay',
+      `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`,
+    );
   }
+  const file = positionals[0] ?? '';
+  // an InputError from the loader is one line and exit 2 (run_command.ts)
+  const cx = loadCounterexample(file);
+  // a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
+  if (cx.tier === 'c') {
+    ensureHarnessBuilt();
+    return replayCTierFile(file, cx, values.full === true);
+  }
+  const r = replayCounterexample(cx.scenario, cx.choices);
+  if (r.scheduleProblem !== null)
+    usageError('replay', `${file}: choices: ${r.scheduleProblem}; not a schedule tierlab saved for this scenario`);
+  // a fixed bug's file carries the patch that puts the bug back
+  const putBack = cx.regression !== null ? ` (npm run mutants -- --replay ${file} puts it back)` : '';
+  const fixedNote = `: the bug it records is fixed${putBack}`;
+  process.stdout.write(
+    [
+      `scenario: ${describeScenario(cx.scenario)}`,
+      `schedule: [${cx.choices.join(',')}]${cx.mutant !== null ? `  (found on mutant ${cx.mutant})` : ''}`,
+      '',
+      printedTrace(r, values.full === true),
+      '',
+      r.violation === null
+        ? `no violation (${r.steps} steps)${cx.mutant !== null ? ': this counterexample needs its mutant applied' : fixedNote}`
+        : `VIOLATED ${r.violation.property}: ${propertyInfo(r.violation.property)?.statement ?? ''}\n  ${r.violation.detail}`,
+      `trace sha256 ${r.trace?.hash() ?? '-'}`,
+      '',
+    ].join('\n'),
+  );
+  if (values.html !== undefined) {
+    try {
+      // a mutant's counterexample is drawn from its mutant's run (its stored view, or replayed on it)
+      const bytes = await writeCounterexampleHtml(file, values.html, (line) =>
+        process.stderr.write(`replay: ${line}\n`),
+      );
+      process.stderr.write(`lane diagram in ${shownPath(values.html)} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+    } catch (e) {
+      usageError('replay', `--html ${(e as Error).message}`);
+    }
+  }
+  return r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]);
 }
-process.exit(r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]));

@@ -13,32 +13,51 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ExitCode } from '../../src/check/exit_codes.js';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
-import { parseOrFail, usageError } from './cli_args.js';
+import { shownPath } from './output_dir.js';
+import { isOneOf, parseOrFail, sharedOptions, usageError } from './cli_args.js';
 
 const USAGE =
   'usage: npm run report [-- build [DIR] [--jobs N]] | npm run report -- counterexample FILE OUT.html | npm run report -- merge DIR... [--out DIR]';
 const SUBCOMMANDS = ['build', 'counterexample', 'merge'] as const;
-type Subcommand = (typeof SUBCOMMANDS)[number];
 
 function fail(message: string): never {
   return usageError('report', message);
 }
 
-const { values, positionals } = parseOrFail('report', {
-  options: { jobs: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
-  allowPositionals: true,
-  strict: true,
-});
-if (values.help === true) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
+/** The options every subcommand is given (each refuses the ones that are not its own). */
+interface ReportOptions {
+  readonly jobs?: string | undefined;
+  readonly out?: string | undefined;
 }
-const [first, ...rest] = positionals;
-const sub = (first ?? 'build') as Subcommand;
-if (!SUBCOMMANDS.includes(sub)) fail(`no subcommand '${first ?? ''}'; known: ${SUBCOMMANDS.join(', ')}\n${USAGE}`);
 
-async function build(args: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const { values, positionals } = parseOrFail('report', argv, {
+    options: { ...sharedOptions('jobs', 'out'), help: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [first, ...rest] = positionals;
+  const sub = first ?? 'build';
+  if (!isOneOf(SUBCOMMANDS, sub)) fail(`no subcommand '${first ?? ''}'; known: ${SUBCOMMANDS.join(', ')}\n${USAGE}`);
+  if (values.out !== undefined && sub !== 'merge') fail('--out is an option of merge');
+  try {
+    return sub === 'build'
+      ? await build(rest, values)
+      : sub === 'merge'
+        ? await merge(rest, values)
+        : await counterexample(rest, values);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+}
+
+async function build(args: readonly string[], values: ReportOptions): Promise<ExitCode> {
   if (args.length > 1) fail(`build takes one directory, got ${args.length}\n${USAGE}`);
   const dir = resolve(args[0] ?? 'reports');
   if (!existsSync(dir)) fail(`no directory ${dir}`);
@@ -47,22 +66,24 @@ async function build(args: readonly string[]): Promise<number> {
     jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs wants a positive integer, got '${values.jobs}'`);
   }
-  const r = await writeHtmlReport(dir, jobs !== undefined ? { jobs } : {});
+  // the whole page: kills without a stored lane diagram are replayed on their mutants, saying so
+  const onProgress = (line: string): void => void process.stderr.write(`report: ${line}\n`);
+  const r = await writeHtmlReport(dir, { ...(jobs !== undefined ? { jobs } : {}), replayMutants: true, onProgress });
   process.stdout.write(`${htmlReportLine(r)}\n`);
   return r.problems.length === 0 ? 0 : 1;
 }
 
-function counterexample(args: readonly string[]): number {
+async function counterexample(args: readonly string[], values: ReportOptions): Promise<ExitCode> {
   const [file, out] = args;
   if (file === undefined || out === undefined || args.length > 2)
     fail(`counterexample wants FILE and OUT.html\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
-  const bytes = writeCounterexampleHtml(file, out);
-  process.stdout.write(`lane diagram of ${file} in ${out} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  const bytes = await writeCounterexampleHtml(file, out, (line) => process.stderr.write(`report: ${line}\n`));
+  process.stdout.write(`lane diagram of ${shownPath(file)} in ${shownPath(out)} (${(bytes / 1024).toFixed(0)} KiB)\n`);
   return 0;
 }
 
-async function merge(args: readonly string[]): Promise<number> {
+async function merge(args: readonly string[], values: ReportOptions): Promise<ExitCode> {
   if (args.length === 0) fail(`merge wants the shard directories\n${USAGE}`);
   if (values.jobs !== undefined) fail('--jobs is an option of build');
   // loaded only here: merging mutants needs mutants/lib, which a scratch copy has not
@@ -72,11 +93,4 @@ async function merge(args: readonly string[]): Promise<number> {
     resolve(values.out ?? 'reports'),
     (line) => process.stdout.write(`${line}\n`),
   );
-}
-
-if (values.out !== undefined && sub !== 'merge') fail('--out is an option of merge');
-try {
-  process.exit(sub === 'build' ? await build(rest) : sub === 'merge' ? await merge(rest) : counterexample(rest));
-} catch (e) {
-  fail((e as Error).message);
 }

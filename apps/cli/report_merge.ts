@@ -20,15 +20,16 @@ import { buildReport, writeReport } from '../../properties/report.js';
 import { joinSearchParts, type SearchPart } from '../../properties/search_parts.js';
 import type { SuiteResult } from '../../properties/types.js';
 import { isPropertyId, type PropertyId } from '../../src/check/catalogue.js';
-import { EXIT, exitForViolations } from '../../src/check/exit_codes.js';
+import { EXIT, exitForViolations, type ExitCode } from '../../src/check/exit_codes.js';
 import { checkShardSet, readShardFile, type MutantsShard, type PropertiesShard } from '../report/shard_file.js';
-import { htmlReportLine, writeHtmlReport } from '../report/write_report.js';
+import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
+import { shownPath } from '../report/shown_path.js';
 
 export async function mergeShardReports(
   dirs: readonly string[],
   out: string,
   log: (line: string) => void,
-): Promise<number> {
+): Promise<ExitCode> {
   const shards = dirs.map((d) => readShardFile(d));
   checkShardSet(dirs, shards);
   const command = `npm run report -- merge ${dirs.join(' ')}`;
@@ -36,7 +37,7 @@ export async function mergeShardReports(
     shards[0]?.tool === 'mutants'
       ? mergeMutants(shards as MutantsShard[], out, command, log)
       : mergeProperties(shards as PropertiesShard[], out, command, log);
-  log(htmlReportLine(await writeHtmlReport(out)));
+  log(htmlReportLine(await writeHtmlReport(out, { onProgress: progressTo('report') })));
   return code;
 }
 
@@ -45,7 +46,7 @@ function mergeProperties(
   out: string,
   command: string,
   log: (line: string) => void,
-): number {
+): ExitCode {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const results: SuiteResult[] = [];
@@ -89,7 +90,7 @@ function mergeProperties(
     );
   }
   log(
-    `${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${join(out, 'properties.md')}`,
+    `${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${shownPath(join(out, 'properties.md'))}`,
   );
   const violated = new Set<PropertyId>();
   for (const r of results) {
@@ -105,7 +106,7 @@ function mergeMutants(
   out: string,
   command: string,
   log: (line: string) => void,
-): number {
+): ExitCode {
   const first = shards[0];
   if (first === undefined) throw new Error('no shards');
   const order = new Map(first.mutants.map((id, i) => [id, i]));
@@ -122,7 +123,7 @@ function mergeMutants(
   writeMutantsReport(out, buildMutantsReport(results, { ...first.meta, command, progress, wallSeconds }));
   const bad = results.filter((r) => r.kind === 'catalogue' && r.status !== 'killed');
   log(
-    `${shards.length} shards joined: ${results.length} mutants, ${results.filter((r) => r.status === 'killed').length} killed; report in ${join(out, 'mutants.md')}`,
+    `${shards.length} shards joined: ${results.length} mutants, ${results.filter((r) => r.status === 'killed').length} killed; report in ${shownPath(join(out, 'mutants.md'))}`,
   );
   return bad.length > 0 ? 1 : 0;
 }

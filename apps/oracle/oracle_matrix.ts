@@ -65,7 +65,12 @@ function laterRows(base: OracleRunSpec, b: Budgets, model?: MatrixModel): Oracle
   const warm: OracleRunSpec = { ...base, budgetExperts: half, warmstart: 'plan' };
   const window = Math.min(model?.experts ?? 8, 4);
   return [
-    { ...warm, name: 're-plan after each prompt layer', wantSwaps: true, replan: { form: 'layer', maxSwaps: 4, prefill: 4 } },
+    {
+      ...warm,
+      name: 're-plan after each prompt layer',
+      wantSwaps: true,
+      replan: { form: 'layer', maxSwaps: 4, prefill: 4 },
+    },
     {
       ...warm,
       name: 're-plan with the whole table, eviction ring polled',

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assemble, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
+import { assemble, driverDecisions, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
 import { engineMain } from '../../src/engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { NativeEngineLib, NativePtr } from '../../src/engine/native/binding.js';
@@ -54,43 +54,43 @@ export type OracleRunSpec = Pick<
       | 'secondShutdown'
     >
   > & {
-  readonly name: string;
-  readonly faults: FaultPlan;
-  readonly useHeatFile: boolean;
-  /** streaming mode: experts per layer the RAM LRU holds (default: every expert) */
-  readonly lruPerLayer?: number;
-  /** the int8 trunk (models with trunkFormat 1): offered to the tier's placer with room
-   *  for all of it or half of it, or not offered ('cpu', the default: every trunk GEMV on
-   *  the CPU, from the same int8 rows) */
-  readonly trunk?: TrunkResidency;
-  /** a slow bus: every asynchronous copy waits this long first (TIERLAB_CPU_COPY_DELAY_US,
-   *  TIERLAB_CUDA_COPY_DELAY_US, TIERLAB_VK_COPY_DELAY_US; read at engine creation), so
-   *  groups really meet tensors still on their way */
-  readonly copyDelayUs?: number;
-  /** a slow device: every group waits this long before it runs (TIERLAB_CPU_GROUP_DELAY_US,
-   *  TIERLAB_CUDA_GROUP_DELAY_US, TIERLAB_VK_GROUP_DELAY_US), so takes really meet groups
-   *  still computing */
-  readonly groupDelayUs?: number;
-  /** false: no device memory made ready before the run (the default reserves the
-   *  budgets, as an engine sizes its buffers at start-up): uploads meet fresh blocks */
-  readonly reserve?: boolean;
-  /** the upload ring's capacity (default the engine's QCAP, 48): small, so it fills */
-  readonly ringCapacity?: number;
-  /** the early shutdown comes at the first layer-0 issue whose LFRU tick enqueued a swap
-   *  (found by a run of the same spec without it), with that group open: a swap is then
-   *  parked on the open group when shutdown begins */
-  readonly shutdownAtFirstSwap?: boolean;
-  /** fill_wait after this decode token (a refill while decoding; default none) */
-  readonly refillAfterToken?: number;
-  /** the refill comes after the first token whose layer-0 issue enqueued a swap (found as
-   *  for shutdownAtFirstSwap): fill_wait then waits for a swap that was parked on a group */
-  readonly refillAtFirstSwap?: boolean;
-  /** a situation the run is arranged to reach (a coverage mark): the run fails without it */
-  readonly arranged?: CoverageMark;
-  /** the routing decisions of an earlier run, per step and layer, given to this one (its
-   *  hidden states must then be bit-identical to that run's, whatever is resident) */
-  readonly forcedRoutes?: readonly (readonly (readonly number[])[])[];
-};
+    readonly name: string;
+    readonly faults: FaultPlan;
+    readonly useHeatFile: boolean;
+    /** streaming mode: experts per layer the RAM LRU holds (default: every expert) */
+    readonly lruPerLayer?: number;
+    /** the int8 trunk (models with trunkFormat 1): offered to the tier's placer with room
+     *  for all of it or half of it, or not offered ('cpu', the default: every trunk GEMV on
+     *  the CPU, from the same int8 rows) */
+    readonly trunk?: TrunkResidency;
+    /** a slow bus: every asynchronous copy waits this long first (TIERLAB_CPU_COPY_DELAY_US,
+     *  TIERLAB_CUDA_COPY_DELAY_US, TIERLAB_VK_COPY_DELAY_US; read at engine creation), so
+     *  groups really meet tensors still on their way */
+    readonly copyDelayUs?: number;
+    /** a slow device: every group waits this long before it runs (TIERLAB_CPU_GROUP_DELAY_US,
+     *  TIERLAB_CUDA_GROUP_DELAY_US, TIERLAB_VK_GROUP_DELAY_US), so takes really meet groups
+     *  still computing */
+    readonly groupDelayUs?: number;
+    /** false: no device memory made ready before the run (the default reserves the
+     *  budgets, as an engine sizes its buffers at start-up): uploads meet fresh blocks */
+    readonly reserve?: boolean;
+    /** the upload ring's capacity (default the engine's QCAP, 48): small, so it fills */
+    readonly ringCapacity?: number;
+    /** the early shutdown comes at the first layer-0 issue whose LFRU tick enqueued a swap
+     *  (found by a run of the same spec without it), with that group open: a swap is then
+     *  parked on the open group when shutdown begins */
+    readonly shutdownAtFirstSwap?: boolean;
+    /** fill_wait after this decode token (a refill while decoding; default none) */
+    readonly refillAfterToken?: number;
+    /** the refill comes after the first token whose layer-0 issue enqueued a swap (found as
+     *  for shutdownAtFirstSwap): fill_wait then waits for a swap that was parked on a group */
+    readonly refillAtFirstSwap?: boolean;
+    /** a situation the run is arranged to reach (a coverage mark): the run fails without it */
+    readonly arranged?: CoverageMark;
+    /** the routing decisions of an earlier run, per step and layer, given to this one (its
+     *  hidden states must then be bit-identical to that run's, whatever is resident) */
+    readonly forcedRoutes?: readonly (readonly (readonly number[])[])[];
+  };
 
 export type TrunkResidency = 'cpu' | 'all' | 'half';
 
@@ -303,7 +303,15 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     const faultFree =
       spec.faults.uploadFails.length + spec.faults.loadFails.length + spec.faults.stageFails.length === 0;
     const checkers: Checker[] = [
-      ...(ctx.unchecked === true ? [] : standardCheckers(checkCtx, { faultFree, refinement: true, watchSlots: true })),
+      ...(ctx.unchecked === true
+        ? []
+        : standardCheckers(checkCtx, {
+            faultFree,
+            refinement: true,
+            wantSwaps: spec.wantSwaps,
+            watchSlots: true,
+            driver: driverDecisions(plan),
+          })),
       probe,
       trunk,
       coverage,

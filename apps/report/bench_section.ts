@@ -3,7 +3,8 @@
  * against scenario size (one chart per grown dimension), schedules of the exhaustive
  * search against the preemption bound and the reduction, time to find the fill_wait race
  * and to kill each catalogue mutant per strategy, and the tier uploader's GB/s from the
- * oracle reports against the raw host-to-device copy when a report measured one.
+ * oracle reports against the raw host-to-device copy, drawn only when a report measured
+ * that copy (alone, a CPU backend's GB/s say nothing).
  * Sections bench.json lacks (it runs only what --only asks for) are named, not faked.
  */
 import { barChart, lineChart, type Bar } from './charts.js';
@@ -181,22 +182,27 @@ function uploadBlock(oracles: readonly OracleInput[]): string {
       el('h3', {}, 'Upload GB/s against the raw copy') +
       el('p', { class: 'note' }, 'No oracle report with uploads in this directory.')
     );
+  // a bandwidth means something only beside the raw copy of the same backend
+  if (ref === undefined)
+    return (
+      el('h3', {}, 'Upload GB/s against the raw copy') +
+      el(
+        'p',
+        { class: 'note' },
+        'No report here measured the raw host-to-device copy (rawCopyGBps), so there is nothing to hold the ' +
+          "uploader's GB/s against (each oracle table lists it per run); a GPU run's report (npm run bench -- --only upload) has both.",
+      )
+    );
   return (
     el('h3', {}, 'Upload GB/s against the raw copy') +
     el(
       'p',
       { class: 'note' },
       esc(
-        `The tier uploader's bandwidth in each oracle run that uploaded (from oracle-*.json). ${ref !== undefined ? 'The red line is a plain host-to-device copy on the same backend.' : 'No report here measured the raw host-to-device copy (rawCopyGBps), so there is no line to compare with.'}`,
+        "The tier uploader's bandwidth in each oracle run that uploaded (from oracle-*.json). The red line is a plain host-to-device copy on the same backend.",
       ),
     ) +
-    barChart({
-      title: 'tier uploader bandwidth',
-      unit: 'GB/s',
-      bars,
-      ...(ref !== undefined ? { ref } : {}),
-      width: 720,
-    })
+    barChart({ title: 'tier uploader bandwidth', unit: 'GB/s', bars, ref, width: 720 })
   );
 }
 

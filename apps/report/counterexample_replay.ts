@@ -1,12 +1,12 @@
 /**
- * The glue between the report and the simulator, and the only report file that imports
- * it: re-runs a counterexample file with the trace on and hands back plain data (the
- * trace records, thread names, what the replay found), and gives the property catalogue's
- * statements. Everything else in apps/report/ draws that data and never runs the model.
+ * The glue between the report and the simulator: the views of counterexamples (replayed
+ * here on the unmutated sources, or read from where a mutation run stored its kill's
+ * view: properties/counterexample_view.ts), and the property catalogue's statements.
+ * Everything else in apps/report/ draws that data and never runs the model.
  *
- * It runs on whatever sources this process loaded. A counterexample found on a mutant
- * replays only with the mutant applied: mutant_replay.ts runs this file as a script inside
- * the mutant's scratch copy,
+ * A counterexample found on a mutant replays only with the mutant applied. Its view is
+ * stored when the kill is found; for a kill without one, mutant_replay.ts runs this file
+ * as a script inside the mutant's scratch copy,
  *
  *   tsx apps/report/counterexample_replay.ts CX.json OUT.json [SHOWN-AS] [REPLAY-COMMAND]
  *
@@ -16,42 +16,15 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeScenario } from '../../model/scenario/scenario.js';
-import { PROPERTIES, propertyInfo } from '../../src/check/catalogue.js';
+import { PROPERTIES } from '../../src/check/catalogue.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
-import { replayCounterexample } from '../../properties/runner.js';
-import type { CounterexampleView } from './report_inputs.js';
+import { replayToView } from '../../properties/counterexample_view.js';
+
+export { readStoredView, replayCommand, replayToView } from '../../properties/counterexample_view.js';
 
 /** The mutant a counterexample file names (null: it replays on the unmutated sources). */
 export function mutantOf(file: string): string | null {
   return loadCounterexample(file).mutant;
-}
-
-/**
- * Replays `file` here. `shownAs` is the name the page gives it, `replay` the command that
- * prints the same trace (`npm run replay -- FILE`, or the mutants CLI's for a mutant).
- */
-export function replayToView(
-  file: string,
-  shownAs: string = file,
-  replay: string = `npm run replay -- ${shownAs}`,
-): CounterexampleView {
-  const cx = loadCounterexample(file);
-  const r = replayCounterexample(cx.scenario, cx.choices);
-  const found = r.violation !== null ? { property: r.violation.property, detail: r.violation.detail } : null;
-  return {
-    file: shownAs,
-    property: cx.property,
-    detail: cx.detail,
-    mutant: cx.mutant,
-    scenario: describeScenario(cx.scenario),
-    choices: cx.choices,
-    trace: { threadNames: r.trace?.threadNames.map((n) => n ?? null) ?? [], records: r.trace?.records ?? [] },
-    violation: found,
-    statement: propertyInfo(found?.property ?? cx.property)?.statement ?? null,
-    replay,
-    traceSha256: r.trace?.hash() ?? null,
-  };
 }
 
 /** property id -> one-line statement */

@@ -13,16 +13,15 @@
  * window; the violating step carries `data-violation-step`. The arrowhead and hatch it
  * refers to are defined once per page (page.ts `SHARED_SVG_DEFS`).
  */
-import { anchorId, el, esc, leaf, num, title } from './html.js';
-import { buildLaneModel, mxHolderAt, type Cell, type LaneModel, type Span } from './lane_model.js';
-import { describeEvent } from './trace_events.js';
+import { el, esc, leaf, num, title } from './html.js';
+import { buildLaneModel, mxHolderAt, type Cell, type CellItem, type LaneModel, type Span } from './lane_model.js';
 import type { CounterexampleView } from './report_inputs.js';
 
 export type LaneAxis = 'step' | 'time';
 
 const GUTTER = 104;
 /** a short trace is spread over about this many pixels, a long one scrolls */
-const TARGET_WIDTH = 1100;
+const TARGET_WIDTH = 1030;
 /** step axis: the width of one step, between these */
 const COL_MIN = 7;
 const COL_MAX = 22;
@@ -65,11 +64,16 @@ function cellTitle(m: LaneModel, c: Cell): string {
   const lines = [
     `step ${c.step} · t ${c.t.toFixed(2)} µs · ${m.lanes[c.tid] ?? c.tid} · mx held by ${holder === null ? 'nobody' : (m.lanes[holder] ?? holder)}`,
   ];
-  for (const i of c.items) {
-    const d = describeEvent(i.event, i.text);
-    lines.push(`${d.op}${d.result !== null ? ` → ${d.result}` : ''}${i.dt > 0 ? `  (${num(i.dt)} µs)` : ''}`);
-  }
+  for (const i of c.items) lines.push(`${itemText(i)}${i.dt > 0 ? `  (${num(i.dt)} µs)` : ''}`);
   return lines.join('\n');
+}
+
+/** One record for people: a return and a spawn say what they gave back; the rest, their words. */
+function itemText(i: CellItem): string {
+  const e = i.event;
+  if (e.k === 'ret') return `return from ${e.fn} → ${e.value}`;
+  if (e.k === 'spawn' && e.tid >= 0) return `spawn ${e.name} → thread ${e.tid}`;
+  return i.text;
 }
 
 function mark(c: Cell, x: number, w: number, y: number, tip: string): string {
@@ -118,9 +122,9 @@ function span(s: Span, x0: number, x1: number, y: number): string {
 /** The diagram of a trace, as an <svg> element. */
 export function renderLaneSvg(
   trace: CounterexampleView['trace'],
-  opts: { axis?: LaneAxis; statement?: string | null } = {},
+  opts: { axis?: LaneAxis; statement?: string | null; lastSteps?: number } = {},
 ): string {
-  const m = buildLaneModel(trace);
+  const m = buildLaneModel(trace, opts.lastSteps);
   const axis = opts.axis ?? 'step';
   const col = columns(m, axis);
   const laneY = (tid: number): number => TOP + tid * LANE_H;
@@ -252,7 +256,7 @@ export function renderLaneSvg(
   );
 }
 
-/** Colour key for the marks and spans. */
+/** Colour key for the lanes, marks and spans. */
 export function laneLegend(): string {
   const item = (cls: string, text: string, shape = 'rect'): string =>
     el(
@@ -270,6 +274,7 @@ export function laneLegend(): string {
   return el(
     'p',
     { class: 'legend' },
+    item('lane-bg alt', 'a lane: one thread'),
     item('s-mx', 'holds mx'),
     item('s-wait-cv', 'waits on cv'),
     item('s-wait-cv_take', 'waits on cv_take'),
@@ -281,69 +286,7 @@ export function laneLegend(): string {
     item('m k-engine', 'engine op'),
     item('m k-fault', 'FAILED'),
     item('m k-violation', 'violation', 'circle'),
+    item('vband', 'the violating step'),
     item('call', 'inside a tier call'),
-  );
-}
-
-/** The page anchor of a counterexample's diagram (links from tables and the kill matrix). */
-export function diagramAnchor(file: string): string {
-  return anchorId('cx', file.replace(/^.*[\\/]/, '').replace(/\.json$/, ''));
-}
-
-/**
- * One counterexample: what was found, the violation with its statement, the lane diagram
- * (step axis, and a virtual-time view behind a switch that needs no script) and the
- * replay command.
- */
-export function renderCounterexample(cx: CounterexampleView): string {
-  const id = diagramAnchor(cx.file);
-  const v = cx.violation;
-  const verdict =
-    v !== null
-      ? el(
-          'p',
-          { class: 'violated' },
-          el('b', {}, `VIOLATED ${esc(v.property)}`),
-          cx.statement !== null ? `: ${esc(cx.statement)}` : '',
-          leaf('br'),
-          el('span', { class: 'detail' }, esc(v.detail)),
-        )
-      : el(
-          'p',
-          { class: 'clean' },
-          el('b', {}, 'replays clean now'),
-          ` (found as ${esc(cx.property)}: ${esc(cx.detail)})`,
-          cx.mutant !== null ? ` — it needs mutant ${esc(cx.mutant)} applied` : ' — the bug it found is fixed',
-        );
-  const svgStep = renderLaneSvg(cx.trace, { axis: 'step', statement: cx.statement });
-  const svgTime = renderLaneSvg(cx.trace, { axis: 'time', statement: cx.statement });
-  return el(
-    'div',
-    { class: 'cx', id, 'data-file': cx.file },
-    verdict,
-    el(
-      'p',
-      { class: 'meta' },
-      `scenario: ${esc(cx.scenario)}`,
-      leaf('br'),
-      `schedule (${cx.choices.length} choices): [${esc(cx.choices.join(','))}]${cx.mutant !== null ? ` · found on mutant ${esc(cx.mutant)}` : ''}`,
-      leaf('br'),
-      `replay: `,
-      el('code', { class: 'replay' }, esc(cx.replay)),
-      cx.traceSha256 !== null
-        ? el('span', { class: 'sha' }, ` · trace sha256 ${esc(cx.traceSha256.slice(0, 16))}…`)
-        : '',
-    ),
-    el(
-      'div',
-      { class: 'axis-switch' },
-      leaf('input', { type: 'radio', name: `${id}-axis`, id: `${id}-step`, class: 'ax-step', checked: true }),
-      el('label', { for: `${id}-step` }, 'by step'),
-      leaf('input', { type: 'radio', name: `${id}-axis`, id: `${id}-time`, class: 'ax-time' }),
-      el('label', { for: `${id}-time` }, 'by virtual time (width = time the ops took)'),
-      el('div', { class: 'scroll view-step' }, svgStep),
-      el('div', { class: 'scroll view-time' }, svgTime),
-    ),
-    laneLegend(),
   );
 }

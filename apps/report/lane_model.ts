@@ -1,34 +1,23 @@
 /**
- * What a lane diagram shows, computed from a trace's records (plain data: step, virtual
- * time, thread, text), before any drawing: per thread and step the records that happened
- * there; spans while a thread holds mx, waits on a condition variable, or is woken but not
- * yet back in mx; the tier calls a thread is inside; arrows from the signal or broadcast
- * that woke a waiter (and from spawn and end to join); the violation.
+ * What a lane diagram shows, computed from a trace's typed records (model/rt/trace_data.ts:
+ * step, virtual time, thread, event, words), before any drawing: per thread and step the
+ * records that happened there; spans while a thread holds mx, waits on a condition
+ * variable, or is woken but not yet back in mx; the tier calls a thread is inside; arrows
+ * from the signal or broadcast that woke a waiter (and from spawn and end to join); the
+ * violation.
  *
  * Invariants: every record of the window lands in exactly one cell (nothing is dropped);
  * a span or call left open at the end of the trace is drawn to the last step and marked
  * open; a virtual duration is the time the record's op added (the runtime advances time
  * only for world ops, so the difference to the previous record is that op's cost).
  */
-import { parseTraceText, type TraceEvent } from './trace_events.js';
+import type { TraceData, TraceEventData } from '../../model/rt/trace_data.js';
 
-export interface TraceRecordData {
-  readonly step: number;
-  /** virtual time after the record's op, microseconds */
-  readonly t: number;
-  readonly tid: number;
-  readonly text: string;
-}
-
-export interface TraceData {
-  /** thread id -> name (null where a trace never named the thread) */
-  readonly threadNames: readonly (string | null)[];
-  readonly records: readonly TraceRecordData[];
-}
+export type { TraceData, TraceRecordData } from '../../model/rt/trace_data.js';
 
 export interface CellItem {
   readonly text: string;
-  readonly event: TraceEvent;
+  readonly event: TraceEventData;
   /** virtual microseconds this record's op took */
   readonly dt: number;
 }
@@ -125,12 +114,12 @@ const PRIORITY: readonly CellKind[] = [
   'mark',
 ];
 
-function kindOf(e: TraceEvent): CellKind {
-  switch (e.kind) {
+function kindOf(e: TraceEventData): CellKind {
+  switch (e.k) {
     case 'violation':
       return 'violation';
     case 'op':
-      return e.failed ? 'fault' : e.family === 'other' ? 'op' : e.family;
+      return e.failed ? 'fault' : e.family;
     case 'woken':
       return e.how === 'spurious' ? 'spurious' : 'woken';
     case 'signal':
@@ -143,6 +132,7 @@ function kindOf(e: TraceEvent): CellKind {
     case 'retake':
       return 'mutex';
     case 'spawn':
+      return e.tid < 0 ? 'fault' : 'thread';
     case 'join':
     case 'end':
       return 'thread';
@@ -151,14 +141,13 @@ function kindOf(e: TraceEvent): CellKind {
   }
 }
 
-export function buildLaneModel(trace: TraceData): LaneModel {
+/** The model of the last `lastSteps` steps of a trace (at most MAX_DRAWN_STEPS): a run ends at its violation. */
+export function buildLaneModel(trace: TraceData, lastSteps = MAX_DRAWN_STEPS): LaneModel {
   const records = trace.records;
   const lastStep = records.reduce((a, r) => Math.max(a, r.step), 0);
-  const firstDrawn = Math.max(records[0]?.step ?? 0, lastStep - MAX_DRAWN_STEPS + 1);
+  const firstDrawn = Math.max(records[0]?.step ?? 0, lastStep - Math.min(lastSteps, MAX_DRAWN_STEPS) + 1);
   const laneCount = Math.max(trace.threadNames.length, ...records.map((r) => r.tid + 1));
   const lanes = Array.from({ length: laneCount }, (_, i) => trace.threadNames[i] ?? `t${i}`);
-  const tidOf = new Map<string, number>();
-  lanes.forEach((n, i) => tidOf.set(n, i));
 
   const cellItems = new Map<string, { step: number; tid: number; t: number; items: CellItem[] }>();
   const spans: Span[] = [];
@@ -186,7 +175,7 @@ export function buildLaneModel(trace: TraceData): LaneModel {
   };
 
   for (const r of records) {
-    const e = parseTraceText(r.text);
+    const e = r.event;
     const dt = Math.max(0, r.t - prevT);
     prevT = r.t;
     if (r.step >= firstDrawn) {
@@ -200,7 +189,7 @@ export function buildLaneModel(trace: TraceData): LaneModel {
       c.t = r.t;
       timeAt.set(r.step, r.t);
     }
-    switch (e.kind) {
+    switch (e.k) {
       case 'lock':
       case 'retake':
         open(r.tid, 'mx', r.step);
@@ -213,26 +202,24 @@ export function buildLaneModel(trace: TraceData): LaneModel {
         break;
       case 'woken': {
         open(r.tid, 'woken', r.step);
-        const from = e.by !== null ? tidOf.get(e.by) : undefined;
-        const n = from !== undefined ? lastNotify.get(from) : undefined;
-        if (from !== undefined && n !== undefined && r.step >= firstDrawn && n.step >= firstDrawn) {
-          arrows.push({ kind: n.kind, fromTid: from, fromStep: n.step, toTid: r.tid, toStep: r.step });
+        const n = e.how !== 'spurious' ? lastNotify.get(e.by) : undefined;
+        if (n !== undefined && r.step >= firstDrawn && n.step >= firstDrawn) {
+          arrows.push({ kind: n.kind, fromTid: e.by, fromStep: n.step, toTid: r.tid, toStep: r.step });
         }
         break;
       }
       case 'signal':
       case 'broadcast':
-        lastNotify.set(r.tid, { step: r.step, kind: e.kind });
+        lastNotify.set(r.tid, { step: r.step, kind: e.k });
         break;
       case 'spawn':
-        if (r.step >= firstDrawn)
+        if (r.step >= firstDrawn && e.tid >= 0)
           arrows.push({ kind: 'spawn', fromTid: r.tid, fromStep: r.step, toTid: e.tid, toStep: r.step });
         break;
       case 'join': {
-        const joined = tidOf.get(e.name);
-        const ended = joined !== undefined ? endedAt.get(joined) : undefined;
-        if (joined !== undefined && ended !== undefined && ended >= firstDrawn) {
-          arrows.push({ kind: 'join', fromTid: joined, fromStep: ended, toTid: r.tid, toStep: r.step });
+        const ended = endedAt.get(e.tid);
+        if (ended !== undefined && ended >= firstDrawn) {
+          arrows.push({ kind: 'join', fromTid: e.tid, fromStep: ended, toTid: r.tid, toStep: r.step });
         }
         break;
       }
@@ -242,7 +229,7 @@ export function buildLaneModel(trace: TraceData): LaneModel {
         break;
       case 'call': {
         const stack = callStack.get(r.tid) ?? [];
-        stack.push({ fn: e.fn, arg: e.arg, from: r.step });
+        stack.push({ fn: e.fn, arg: e.args, from: r.step });
         callStack.set(r.tid, stack);
         break;
       }

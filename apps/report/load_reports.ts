@@ -1,8 +1,12 @@
 /**
- * Loads everything the HTML report draws from one report directory: properties.json,
- * mutants.json, every oracle-<backend>.json, bench.json, stryker/mutation.json, and the
- * counterexample files the properties and mutants reports name, each replayed for its
- * trace (on the unmutated sources here, or in a scratch copy with its mutant applied).
+ * Loads everything the HTML report draws from one report directory: properties.json and
+ * the one-scenario searches' properties-<name>.json, mutants.json, every oracle-<backend>.json, bench.json, stryker/mutation.json, and the
+ * counterexample files the properties and mutants reports name, each with its trace: on
+ * the unmutated sources replayed here (milliseconds); a mutant's kill read from the view
+ * the mutation run stored beside it when it found the kill. A kill with no stored view
+ * (a report written before views were stored) is replayed in a scratch copy with its
+ * mutant applied only when asked (`replayMutants`: `npm run report`), each announced
+ * through `onProgress`; otherwise it is listed as not drawn, with the command that draws it.
  *
  * A process that runs a mutant's sources (TIERLAB_MUTANT names it: the properties CLI
  * inside a mutation run) replays that mutant's counterexamples in-process.
@@ -13,7 +17,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { mutantOf, propertyStatements, replayToView } from './counterexample_replay.js';
+import { mutantOf, propertyStatements, readStoredView, replayToView } from './counterexample_replay.js';
 import { readJson, ReportInputError } from './json_shape.js';
 import { benchReport, mutantsReport, oracleReport, propertiesReport } from './report_checks.js';
 import type { MutantReplayRequest } from './mutant_replay.js';
@@ -24,6 +28,10 @@ import { strykerScore } from './stryker_score.js';
 export interface LoadOptions {
   /** mutant replays at a time (child processes); default: the machine's cores */
   readonly jobs?: number;
+  /** replay the kills that have no stored view, each on its mutant (seconds each) */
+  readonly replayMutants?: boolean;
+  /** one line per step that takes long (mutant replays) */
+  readonly onProgress?: (line: string) => void;
 }
 
 /** One report file: absent is null, unreadable or malformed is a problem. */
@@ -60,10 +68,22 @@ interface Wanted {
   readonly by: string;
 }
 
+/** The view of one counterexample on the unmutated sources, or a mutant's stored one. */
+function viewHere(path: string, w: Wanted, mutant: string | null): CounterexampleView | null {
+  // in-process when the sources this process runs are the ones it was found on
+  if (mutant === null || mutant === process.env['TIERLAB_MUTANT']) return replayToView(path, w.named, w.replay);
+  return readStoredView(path, w.named, mutantReplay(w));
+}
+
+/** the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean */
+function mutantReplay(w: Wanted): string {
+  return w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay;
+}
+
 async function replayAll(
   dir: string,
   wanted: readonly Wanted[],
-  jobs: number | undefined,
+  opts: LoadOptions,
   problems: string[],
 ): Promise<Map<string, CounterexampleView>> {
   const views = new Map<string, CounterexampleView>();
@@ -77,26 +97,25 @@ async function replayAll(
     }
     try {
       const mutant = mutantOf(path);
-      // in-process when the sources this process runs are the ones it was found on
-      if (mutant === null || mutant === process.env['TIERLAB_MUTANT'])
-        views.set(w.named, replayToView(path, w.named, w.replay));
-      // the properties CLI run inside a mutant's scratch copy names the plain replay, which would replay clean
-      else
-        onMutants.push({
-          path,
-          shownAs: w.named,
-          mutant,
-          replay: w.replay.startsWith('npm run replay -- ') ? `npm run mutants -- --replay ${w.named}` : w.replay,
-        });
+      const view = viewHere(path, w, mutant);
+      if (view !== null) views.set(w.named, view);
+      else if (mutant !== null) onMutants.push({ path, shownAs: w.named, mutant, replay: mutantReplay(w) });
     } catch (e) {
       problems.push(`${w.named}: ${(e as Error).message}`);
     }
   }
   if (onMutants.length === 0) return views;
+  if (opts.replayMutants !== true) {
+    problems.push(
+      `${onMutants.length} kill${onMutants.length === 1 ? ' has' : 's have'} no stored lane diagram ` +
+        `(${onMutants.map((r) => r.shownAs).join(', ')}): \`npm run report\` replays ${onMutants.length === 1 ? 'it' : 'them'} on ${onMutants.length === 1 ? 'its mutant' : 'their mutants'}`,
+    );
+    return views;
+  }
   // loaded only when needed: a mutant's scratch copy (where the properties and replay CLIs
   // also run) holds no mutants/lib, and its own counterexamples replay in-process above
   const { replayOnMutants } = await import('./mutant_replay.js');
-  const answers = await replayOnMutants(onMutants, jobs);
+  const answers = await replayOnMutants(onMutants, opts.jobs, opts.onProgress);
   answers.forEach((a, i) => {
     const req = onMutants[i];
     if ('view' in a && req !== undefined) views.set(req.shownAs, a.view);
@@ -108,13 +127,17 @@ async function replayAll(
 export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Promise<ReportInputs> {
   const problems: string[] = [];
   const props = load(dir, 'properties.json', propertiesReport, problems);
+  const files = existsSync(dir) ? readdirSync(dir).sort() : [];
+  // a search of one scenario names its report after the scenario (properties-<name>.json)
+  const scenarioRuns = files
+    .filter((f) => /^properties-.+\.json$/.test(f))
+    .flatMap((f) => {
+      const report = load(dir, f, propertiesReport, problems);
+      return report === null ? [] : [{ name: f.replace(/^properties-/, '').replace(/\.json$/, ''), report }];
+    });
   const muts = load(dir, 'mutants.json', mutantsReport, problems);
-  const oracleFiles = existsSync(dir)
-    ? readdirSync(dir)
-        // one per backend (oracle-cpu.json, ...); oracle-mutants.json is a kill table
-        .filter((f) => /^oracle-(cpu|cuda|vulkan)\.json$/.test(f))
-        .sort()
-    : [];
+  // one per backend (oracle-cpu.json, ...); oracle-mutants.json is a kill table
+  const oracleFiles = files.filter((f) => /^oracle-(cpu|cuda|vulkan)\.json$/.test(f));
   const oracles = oracleFiles
     .map((f) => load(dir, f, oracleReport, problems))
     .filter((o): o is OracleInput => o !== null);
@@ -122,11 +145,16 @@ export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Pro
   const stryker: StrykerInput | null = load(dir, join('stryker', 'mutation.json'), strykerScore, problems);
 
   const wanted: Wanted[] = [];
-  for (const s of props?.suites ?? []) {
-    const named = s.failure !== null ? replayFile(s.failure.replay) : null;
-    if (s.failure !== null && named !== null)
-      wanted.push({ named, sub: 'counterexamples', replay: s.failure.replay, by: 'properties.json' });
-  }
+  const runs = [
+    ...(props !== null ? [{ by: 'properties.json', report: props }] : []),
+    ...scenarioRuns.map((r) => ({ by: `properties-${r.name}.json`, report: r.report })),
+  ];
+  for (const { by, report } of runs)
+    for (const s of report.suites) {
+      const named = s.failure !== null ? replayFile(s.failure.replay) : null;
+      if (s.failure !== null && named !== null)
+        wanted.push({ named, sub: 'counterexamples', replay: s.failure.replay, by });
+    }
   for (const r of muts?.results ?? []) {
     if (r.status === 'killed' && r.counterexample !== null)
       wanted.push({
@@ -136,10 +164,11 @@ export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Pro
         by: 'mutants.json',
       });
   }
-  const counterexamples = await replayAll(dir, wanted, opts.jobs, problems);
+  const counterexamples = await replayAll(dir, wanted, opts, problems);
   return {
     dir,
     properties: props,
+    scenarioRuns,
     mutants: muts,
     oracles,
     bench,

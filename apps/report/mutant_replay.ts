@@ -87,16 +87,31 @@ async function replayOne(
   }
 }
 
-/** Replays every request on its mutant, `jobs` at a time; answers in request order. */
+/**
+ * Replays every request on its mutant, `jobs` at a time; answers in request order. Each
+ * replay copies the sources and starts a process (seconds): `onProgress` hears of each.
+ */
 export async function replayOnMutants(
   reqs: readonly MutantReplayRequest[],
   jobs: number = cpus().length,
+  onProgress: (line: string) => void = () => {},
 ): Promise<ReplayAnswer[]> {
   if (reqs.length === 0) return [];
+  onProgress(
+    `replaying ${reqs.length} kill${reqs.length === 1 ? '' : 's'} on ${reqs.length === 1 ? 'its mutant' : 'their mutants'}, ${jobs} at a time`,
+  );
   const entries = await mutantsById(reqs.map((r) => r.mutant));
   const workDir = mkdtempSync(join(tmpdir(), 'tierlab-report-'));
+  let done = 0;
   try {
-    return await runPool(reqs, jobs, (req, i) => replayOne(req, entries.get(req.mutant), workDir, i));
+    return await runPool(reqs, jobs, async (req, i) => {
+      const started = performance.now();
+      const a = await replayOne(req, entries.get(req.mutant), workDir, i);
+      done++;
+      const took = ((performance.now() - started) / 1000).toFixed(1);
+      onProgress(`[${done}/${reqs.length}] ${req.shownAs} ${'view' in a ? 'replayed' : 'not replayed'} (${took} s)`);
+      return a;
+    });
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -7,7 +7,7 @@
  */
 import { el, esc, int, n, percent, secs, table } from './html.js';
 import { renderKillMatrix, unexercised } from './kill_matrix.js';
-import { diagramAnchor, renderCounterexample } from './lane_diagram.js';
+import { diagramAnchor, renderCounterexample } from './counterexample_block.js';
 import type { CounterexampleView, MutantInput, MutantsInput, StrykerInput } from './report_inputs.js';
 import { killColourKey } from './time_scale.js';
 

@@ -1,13 +1,15 @@
 /**
  * The properties section: the run (seed, strategy, command, totals), each property's
  * verdict, the suites (runs, steps, seconds, steps/s, result or guarantee), the coverage
- * marks as bars with the under-reached ones flagged, and the lane diagram of every
+ * marks as bars with the under-reached ones flagged (in a run of every suite; a narrower
+ * run shows what it did not reach as out of its scope), and the lane diagram of every
  * counterexample the run found.
  */
 import { barChart, type Bar } from './charts.js';
 import { el, esc, int, leaf, n, secs, table } from './html.js';
-import { diagramAnchor, renderCounterexample } from './lane_diagram.js';
+import { diagramAnchor, renderCounterexample } from './counterexample_block.js';
 import type { CounterexampleView, PropertiesInput } from './report_inputs.js';
+import { SUITES } from '../../properties/arbitraries.js';
 
 /**
  * A coverage mark reached by fewer runs than this share is flagged: at 1 % a CI-sized run
@@ -20,6 +22,57 @@ export const UNDER_REACHED_PERCENT = 1;
 export function replayFile(command: string): string | null {
   const m = /(?:^|\s)--\s+(?:--replay\s+)?(\S+\.json)\b/.exec(command);
   return m?.[1] ?? null;
+}
+
+/** Whether the run covered every suite: only then does a mark never reached mean the generators are blind there. */
+export function coversEverySuite(p: PropertiesInput): boolean {
+  return SUITES.every((name) => p.suites.some((s) => s.suite === name));
+}
+
+/**
+ * How many runs reached each mark. A mark no run reached is the generators' blind spot
+ * only in a run of every suite; a narrower run (one scenario, one suite) reaches what its
+ * scope holds, and the rest is shown as out of scope, not as blind.
+ */
+function coverageBlock(p: PropertiesInput): string {
+  const t = p.totals;
+  const whole = coversEverySuite(p);
+  const scope = whole ? '' : `this run's scope (${p.suites.map((s) => s.suite).join(', ')})`;
+  const low = whole ? p.coverage.filter((c) => c.percent < UNDER_REACHED_PERCENT) : [];
+  const bars: Bar[] = p.coverage.map((c) => {
+    const why =
+      c.runs === 0
+        ? whole
+          ? ': never reached'
+          : `: not reached in ${scope}`
+        : whole && c.percent < UNDER_REACHED_PERCENT
+          ? ': under-reached'
+          : '';
+    return {
+      label: c.mark,
+      value: c.percent,
+      cls: c.runs === 0 ? (whole ? 'zero' : 'scope') : whole && c.percent < UNDER_REACHED_PERCENT ? 'low' : '',
+      tip: `${c.mark}: ${c.runs} of ${t.runs} runs (${c.percent.toFixed(2)} %)${why}`,
+    };
+  });
+  const note = whole
+    ? `How many runs reached each hard-to-reach situation. Red: never reached (the generator is blind there); amber: under ${UNDER_REACHED_PERCENT} % of runs.`
+    : `How many runs of ${scope} reached each hard-to-reach situation. Grey: not reached here, which is outside this run's scope; a run of every suite (npm run properties) says whether the generators reach it.`;
+  const verdict = whole
+    ? low.length > 0
+      ? el('p', { class: 'warn' }, esc(`Under-reached: ${low.map((c) => `${c.mark} (${c.runs} runs)`).join(', ')}.`))
+      : el('p', { class: 'ok' }, `Every mark reached by at least ${UNDER_REACHED_PERCENT} % of runs.`)
+    : el(
+        'p',
+        { class: 'note' },
+        esc(`${p.coverage.filter((c) => c.runs > 0).length} of ${p.coverage.length} marks reached in ${scope}.`),
+      );
+  return [
+    el('h3', {}, 'Coverage marks'),
+    el('p', { class: 'note' }, esc(note)),
+    barChart({ title: 'runs reaching each mark', unit: '% of runs', bars }),
+    verdict,
+  ].join('\n');
 }
 
 /** The run's headline: a run cut short with no violation is INCOMPLETE, never "held". */
@@ -99,27 +152,7 @@ export function renderPropertiesSection(p: PropertiesInput, views: ReadonlyMap<s
     ),
   );
 
-  const low = p.coverage.filter((c) => c.percent < UNDER_REACHED_PERCENT);
-  const bars: Bar[] = p.coverage.map((c) => ({
-    label: c.mark,
-    value: c.percent,
-    cls: c.runs === 0 ? 'zero' : c.percent < UNDER_REACHED_PERCENT ? 'low' : '',
-    tip: `${c.mark}: ${c.runs} of ${t.runs} runs (${c.percent.toFixed(2)} %)${c.runs === 0 ? ': never reached' : c.percent < UNDER_REACHED_PERCENT ? ': under-reached' : ''}`,
-  }));
-  out.push(
-    el('h3', {}, 'Coverage marks'),
-    el(
-      'p',
-      { class: 'note' },
-      esc(
-        `How many runs reached each hard-to-reach situation. Red: never reached (the generator is blind there); amber: under ${UNDER_REACHED_PERCENT} % of runs.`,
-      ),
-    ),
-    barChart({ title: 'runs reaching each mark', unit: '% of runs', bars }),
-    low.length > 0
-      ? el('p', { class: 'warn' }, esc(`Under-reached: ${low.map((c) => `${c.mark} (${c.runs} runs)`).join(', ')}.`))
-      : el('p', { class: 'ok' }, `Every mark reached by at least ${UNDER_REACHED_PERCENT} % of runs.`),
-  );
+  out.push(coverageBlock(p));
 
   const found = p.suites.flatMap((s) => {
     const file = s.failure !== null ? replayFile(s.failure.replay) : null;

@@ -5,32 +5,14 @@
  * runs the simulator; the loader and the replay glue fill these in.
  *
  * These are subsets of the writers' own types (properties/report.ts, mutants/lib/result.ts,
- * apps/oracle/oracle_report.ts, model/explore/bench/bench_report.ts);
+ * apps/oracle/oracle_report.ts, apps/cli/bench/bench_report.ts);
  * test/report/inputs_match_writers.test.ts keeps them assignable, so a writer that renames
  * a field fails the type check instead of drawing an empty section.
  */
-import type { TraceData } from './lane_model.js';
+import type { CounterexampleView } from '../../properties/counterexample_view.js';
 
 /** One counterexample, replayed with its trace on (what a lane diagram draws). */
-export interface CounterexampleView {
-  /** the file, as the page names it */
-  readonly file: string;
-  /** what the file says was found */
-  readonly property: string;
-  readonly detail: string;
-  readonly mutant: string | null;
-  /** one line: devices, layers, experts, ring, budgets, tokens */
-  readonly scenario: string;
-  readonly choices: readonly number[];
-  readonly trace: TraceData;
-  /** what the replay found now (null: it replays clean, e.g. a fixed bug) */
-  readonly violation: { readonly property: string; readonly detail: string } | null;
-  /** the property's one-line statement (properties/catalogue.ts) */
-  readonly statement: string | null;
-  /** the command that prints this trace again */
-  readonly replay: string;
-  readonly traceSha256: string | null;
-}
+export type { CounterexampleView };
 
 export interface PropertiesInput {
   readonly date: string;
@@ -252,6 +234,8 @@ export interface StrykerInput {
 export interface ReportInputs {
   readonly dir: string;
   readonly properties: PropertiesInput | null;
+  /** the reports of one-scenario searches (properties-<scenario>.json), each under its name */
+  readonly scenarioRuns: readonly { readonly name: string; readonly report: PropertiesInput }[];
   readonly mutants: MutantsInput | null;
   readonly oracles: readonly OracleInput[];
   readonly bench: BenchInput | null;

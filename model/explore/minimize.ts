@@ -33,15 +33,28 @@ export function minimizeChoices(
   /** a hand-written main thread (tests); the engine's by default */
   main?: MainThread,
 ): MinimizeResult {
-  let runs = 0;
-  let shrinks = 0;
   /** the trimmed path of a run if it fails with `property`, else null */
   const attempt = (c: readonly number[]): number[] | null => {
-    runs++;
     const strategy = new ChoicesStrategy(c);
     const r = runScenario(s, main !== undefined ? { strategy, main } : { strategy });
     return r.violation?.property === property ? trimPath(strategy.path) : null;
   };
+  return shrinkChoices(choices, attempt, property, maxRuns);
+}
+
+/**
+ * The shrinking itself, for any world that runs a choice list (the C tier's harness too):
+ * `attempt` runs a candidate and returns the trimmed path it took when it still fails with
+ * the property, else null.
+ */
+export function shrinkChoices(
+  choices: readonly number[],
+  attempt: (c: readonly number[]) => number[] | null,
+  property: PropertyId,
+  maxRuns = 2000,
+): MinimizeResult {
+  let runs = 1;
+  let shrinks = 0;
   let best = attempt(choices);
   if (best === null) throw new Error(`the choice list does not reproduce ${property}`);
   let improved = true;
@@ -50,6 +63,7 @@ export function minimizeChoices(
     const moves = candidates(best);
     for (const cand of moves) {
       if (runs >= maxRuns) break;
+      runs++;
       const got = attempt(cand);
       if (got !== null && smaller(got, best)) {
         best = got;

@@ -13,6 +13,13 @@
  *
  * What it reports: the violation, the choices that replay it, its steps, and the work
  * (nodes expanded, runs, steps executed). Complete unless a limit stopped it.
+ *
+ * Steps are tierlab's: one op and the code after it. Beside a Promela model's trail, two
+ * differences of granularity add steps and no choice (test/explore/spin_trail.test.ts
+ * replays Spin's breadth-first trail of #1360 step for step): init's world calls before
+ * the uploader's spawn are steps of main while no other thread exists, and a check made
+ * when mx is released comes one step (main's unlock, mx still held until it) after the
+ * step that decided. The #1360 race: Spin's 58 steps before the failing one, tierlab's 62.
  */
 import { trackOwners } from './owners.js';
 import type { PropertyId } from '../../src/check/catalogue.js';
@@ -22,11 +29,14 @@ import type { StateAccess, Subject } from './subject.js';
 import type { ThreadCounters } from './state/state_digest.js';
 import { ThreadPositions } from './state/thread_position.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
+import { PROGRESS_MS } from './search_tally.js';
 
 export interface ShortestOptions {
   /** only violations of this property count */
   readonly property?: PropertyId;
   readonly maxSeconds?: number;
+  /** now and then (PROGRESS_MS): states expanded and known so far; never changes the search */
+  readonly onProgress?: (p: { readonly expanded: number; readonly states: number; readonly seconds: number }) => void;
 }
 
 export interface ShortestResult {
@@ -189,6 +199,7 @@ export function shortestCounterexample(subject: Subject, opts: ShortestOptions =
   let stepsExecuted = 0;
   let expanded = 0;
   let complete = true;
+  let lastProgress = started;
   /** runs `choices` to the next choice point: a node to expand, or a violation, or nothing */
   const probe = (choices: number[]): void => {
     const s = new ProbeStrategy(choices);
@@ -222,9 +233,14 @@ export function shortestCounterexample(subject: Subject, opts: ShortestOptions =
     if (f !== null && node.steps >= f.steps) break;
     // pushed again since at fewer steps: this copy is stale (no decrease-key is kept)
     if ((best.get(node.digest) ?? Infinity) < node.steps) continue;
-    if (performance.now() > deadline) {
+    const now = performance.now();
+    if (now > deadline) {
       complete = false;
       break;
+    }
+    if (opts.onProgress !== undefined && now - lastProgress >= PROGRESS_MS) {
+      lastProgress = now;
+      opts.onProgress({ expanded, states: best.size, seconds: (now - started) / 1000 });
     }
     expanded++;
     for (let o = 0; o < node.options; o++) probe([...node.choices, o]);

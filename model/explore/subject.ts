@@ -19,17 +19,21 @@ import type { SimulatedWorld } from '../sim_engine/sim_world.js';
 import { addThreads, type ThreadCounters } from './state/state_digest.js';
 import { addValue, Hasher, valueDigest } from './state/digest_hash.js';
 import type { Checker } from '../../src/check/checker.js';
-import { CoverageChecker } from '../../src/check/checkers/coverage.js';
+import { CoverageChecker, type CoverageMark } from '../../src/check/checkers/coverage.js';
 import { TableReader, TableWatch } from '../../src/check/table_watch.js';
 import { trackReads } from './state/read_tracker.js';
 import { compiledThreads, type ThreadCompilation } from './state/compile_threads.js';
 import { tierDigest } from './state/tier_digest.js';
+import { RecordNames, WorldOwned } from './state/world_names.js';
+import { addLedgerRecords, addWorld } from './state/world_digest.js';
+import { addCanonical, canonicalNames } from './state/canonical_value.js';
+import type { SimRamRef } from '../ram/ram.js';
 
 export interface SubjectRun {
   readonly violation: Violation | null;
   readonly steps: number;
   /** coverage marks the run reached (for the property report) */
-  readonly coverage?: ReadonlySet<string>;
+  readonly coverage?: ReadonlySet<CoverageMark>;
 }
 
 /** What a thread observes, told to the strategy (thread_position.ts). */
@@ -192,6 +196,9 @@ class RunView {
   private world: SimulatedWorld | null = null;
   private worldDigest: number | null = null;
   private readonly worldOwned = new WeakSet<object>();
+  /** instrumented runs: what the world handed out, named in digests (world_names.ts) */
+  private readonly owned = new WorldOwned();
+  private names: RecordNames | null = null;
   /** checkers whose memory is fields of an object (the refinement's reference state) */
   private stateful: readonly Checker[] = [];
   readonly access: StateAccess;
@@ -219,6 +226,12 @@ class RunView {
   watch(tier: Tier, world: SimulatedWorld): void {
     this.st = tier.st;
     this.world = world;
+    this.names = canonicalNames(
+      new RecordNames(this.owned, (ref) => {
+        const r = ref as SimRamRef;
+        return world.ram.checkRead(r, r.layer, r.eid) === null;
+      }),
+    );
     const fails = world.spawnFails.bind(world);
     world.spawnFails = (name: string): boolean => {
       const failed = fails(name);
@@ -236,9 +249,11 @@ class RunView {
     const exec = world.exec.bind(world);
     world.exec = this.instrumented
       ? (op: Op): unknown => {
-          // results land in the thread's locals, which its frames show
+          // results land in the thread's locals, which its frames show, by name
           this.worldDigest = null;
-          return exec(op);
+          const result = exec(op);
+          this.owned.markResult(op.k, result);
+          return result;
         }
       : (op: Op, tid?: number): unknown => {
           const result = exec(op);
@@ -251,16 +266,40 @@ class RunView {
 
   private digest(threads: ThreadCounters): number {
     const st = this.st;
-    if (st === null || this.world === null) return 0;
+    const world = this.world;
+    if (st === null || world === null) return 0;
     const running = threads.positions.current;
     // digesting reads the state: that is nobody's observation
     threads.positions.current = -1;
-    this.worldDigest ??= valueDigest(this.world);
-    const tier = this.instrumented ? tierDigest(st) : { digest: valueDigest(st), places: null };
-    const h = new Hasher().num(tier.digest).num(this.worldDigest);
-    for (const c of this.stateful) addFields(h, c, CHECKER_SKIP);
-    addThreads(h, threads, tier.places);
+    const d = this.instrumented ? this.canonicalDigest(st, world, threads) : this.historyDigest(st, world, threads);
     threads.positions.current = running;
+    return d;
+  }
+
+  /**
+   * Instrumented threads: the canonical state (world_names.ts, world_digest.ts): the
+   * world's records by name, in the order the walk meets them (tier, world, checkers,
+   * threads), the ledger's live records last.
+   */
+  private canonicalDigest(st: TierState, world: SimulatedWorld, threads: ThreadCounters): number {
+    const names = this.names;
+    if (names === null) throw new Error('internal error: a digest before the run showed its world');
+    names.reset();
+    const tier = tierDigest(st, names);
+    const h = new Hasher().num(tier.digest);
+    addWorld(h, world, names);
+    for (const c of this.stateful) addFields(h, c, CHECKER_SKIP, names);
+    addThreads(h, threads, tier.places, names);
+    addLedgerRecords(h, world, names);
+    return h.digest();
+  }
+
+  /** Hand-written threads: positions are histories of what they observed, ids included. */
+  private historyDigest(st: TierState, world: SimulatedWorld, threads: ThreadCounters): number {
+    this.worldDigest ??= valueDigest(world);
+    const h = new Hasher().num(valueDigest(st)).num(this.worldDigest);
+    for (const c of this.stateful) addFields(h, c, CHECKER_SKIP, null);
+    addThreads(h, threads, null);
     return h.digest();
   }
 }
@@ -268,11 +307,13 @@ class RunView {
 /** a checker's views of the tier and the world (digested on their own) */
 const CHECKER_SKIP = new Set(['st', 'world', 'io', 'ctx']);
 
-function addFields(h: Hasher, o: object, skip: ReadonlySet<string>): void {
+function addFields(h: Hasher, o: object, skip: ReadonlySet<string>, names: RecordNames | null): void {
   const rec = o as Record<string, unknown>;
   for (const k in rec) {
     const x = rec[k];
-    if (!skip.has(k) && !wholeTableView(x)) addValue(h, x);
+    if (skip.has(k) || wholeTableView(x)) continue;
+    if (names !== null) addCanonical(h, x, names);
+    else addValue(h, x);
   }
 }
 

@@ -13,6 +13,7 @@ import type { RunLimits } from '../../src/check/limits.js';
 import type { ChoiceContext, Strategy } from './strategy.js';
 import type { SimThread } from './thread.js';
 import type { Trace } from './trace.js';
+import type { TraceEvent } from './trace_event.js';
 
 export type MutableChoiceContext = { -readonly [K in keyof ChoiceContext]: ChoiceContext[K] };
 
@@ -67,8 +68,8 @@ export class RunState implements RunView {
     else this.gmxOwner = tid;
   }
 
-  record(th: SimThread, text: string): void {
-    this.trace?.add(this.steps, this.now, th.tid, text);
+  record(th: SimThread, event: TraceEvent): void {
+    this.trace?.add(this.steps, this.now, th.tid, event);
   }
 
   describeThreads(): string {

@@ -11,7 +11,6 @@
  * gives the same run. Limits (steps, threads) end a run with a violation that says so.
  */
 import { mutexOfCv, mutexOfOp, type CvName, type MarkOp, type Op, type Thread } from '../../src/ops.js';
-import { describeCall, describeReturn } from '../../src/ops_text.js';
 import type { Checker, LocksHeld } from '../../src/check/checker.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../../src/check/limits.js';
 import { guardedStateChanged, mustNotEndHolding } from '../../src/check/sync_discipline.js';
@@ -23,6 +22,7 @@ import type { Strategy } from './strategy.js';
 import { broadcast, lock, reacquire, signal, unlock, wait } from './sync.js';
 import { SimThread, ThreadState } from './thread.js';
 import { Trace } from './trace.js';
+import type { WorldOpEvent } from './trace_event.js';
 import type { SimWorld } from './world.js';
 
 export interface RunOutcome {
@@ -49,7 +49,7 @@ export class Runtime extends RunState {
     limits: RunLimits = DEFAULT_LIMITS,
     traced = false,
   ) {
-    super(strategy, limits, traced ? new Trace() : null);
+    super(strategy, limits, traced ? new Trace((op, result) => world.describe(op, result)) : null);
     this.digesters = checkers.filter((c) => c.guardedDigest !== undefined);
     this.gateDigesters = checkers.filter((c) => c.gateDigest !== undefined);
     this.observers = checkers.filter((c) => c.onOp !== undefined);
@@ -77,7 +77,11 @@ export class Runtime extends RunState {
     } catch (e) {
       if (!(e instanceof Violation)) throw e;
       violation = e;
-      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, `!! ${e.message}`);
+      this.trace?.add(this.steps, this.now, this.current?.tid ?? 0, {
+        k: 'violation',
+        property: e.property,
+        detail: e.detail,
+      });
     }
     return {
       ok: violation === null,
@@ -150,18 +154,21 @@ export class Runtime extends RunState {
         if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `broadcasts ${op.cv}`);
         broadcast(this, th, op.cv);
         break;
-      case 'spawn':
-        result = this.world.spawnFails?.(op.name) === true ? -1 : this.spawn(op.name, op.body);
-        this.record(th, result === -1 ? `spawn ${op.name} FAILED` : `spawn ${op.name} -> thread ${String(result)}`);
+      case 'spawn': {
+        const tid = this.world.spawnFails?.(op.name) === true ? -1 : this.spawn(op.name, op.body);
+        this.record(th, { k: 'spawn', name: op.name, tid });
+        result = tid;
         break;
+      }
       case 'join':
-        this.record(th, `join ${this.threads[op.tid]?.name ?? op.tid}`);
+        this.record(th, { k: 'join', tid: op.tid });
         break;
       default:
         if (op.k === 'syncDestroy') this.mustBeIdle(th);
         result = this.world.exec(op, th.tid);
         this.now += this.world.duration(op);
-        if (this.trace !== null) this.record(th, this.world.describe(op, result));
+        // the world answers by the OpResults table (src/ops.ts `perform`): the result is of op's kind
+        if (this.trace !== null) this.record(th, { k: 'op', op, result } as WorldOpEvent);
     }
     if (this.observers.length > 0 && op.k !== 'lock' && op.k !== 'unlock')
       for (const c of this.observers) c.onOp?.(this, th, op, result);
@@ -230,7 +237,7 @@ export class Runtime extends RunState {
         this.alive--;
         mustNotEndHolding(this.mxOwner, th);
         mustNotEndHolding(this.gmxOwner, th, 'gmx');
-        this.record(th, 'ends');
+        this.record(th, { k: 'end' });
         return;
       }
       const op: Op = res.value;
@@ -261,12 +268,12 @@ export class Runtime extends RunState {
     if (op.k === 'call') {
       th.api.push(op.call.fn);
       if (op.call.fn === 'shutdown' && this.shutdownStep < 0) this.shutdownStep = this.steps;
-      if (this.trace !== null) this.record(th, describeCall(op.call));
+      this.record(th, { k: 'call', call: op.call });
     } else if (op.k === 'ret') {
       th.api.pop();
-      if (this.trace !== null) this.record(th, describeReturn(op.ret));
+      this.record(th, { k: 'ret', ret: op.ret });
     } else {
-      this.record(th, `# ${op.what}${op.detail !== undefined ? ' ' + op.detail : ''}`);
+      this.record(th, { k: 'mark', what: op.what, detail: op.detail });
     }
     // the checkers read the state as observers, not as th's code
     if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(null);

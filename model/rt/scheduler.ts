@@ -58,6 +58,6 @@ export function chooseThread(run: RunState): SimThread | null {
     // a spurious wakeup: the waiter leaves the cv and must re-take mx
     run.spuriousLeft--;
     if (run.observes) run.strategy.onSpurious?.(th);
-    wake(run, th, 'spurious');
+    wake(run, th, 'spurious', -1);
   }
 }

@@ -10,7 +10,19 @@ import type { RunSpec } from '../../src/engine/run_spec.js';
 import { faultCount, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
 
-export const HEAT_FILE_DEFECTS = ['none', 'bad-magic', 'wrong-shape', 'truncated'] as const;
+/** How a scenario's heat file is damaged on disk: the whole input space the reader must
+ *  tell apart (src/check/heat_file_shape.ts names the kinds; 'wrong-shape' is one more
+ *  layer than the model has) */
+export const HEAT_FILE_DEFECTS = [
+  'none',
+  'bad-magic',
+  'wrong-shape',
+  'truncated',
+  'trailing-bytes',
+  'other-model-same-size',
+  'empty',
+  'short-header',
+] as const;
 export type HeatFileDefect = (typeof HEAT_FILE_DEFECTS)[number];
 
 export interface Scenario extends RunSpec {
@@ -41,6 +53,15 @@ export interface Scenario extends RunSpec {
   readonly noRam: readonly { layer: number; eid: number }[];
   readonly faults: FaultPlan;
   readonly spuriousWakeups: number;
+  /** the trunk matrices offered to the placer, of mixed sizes (absent or empty: one
+   *  matrix of `denseBytes` per device) */
+  readonly trunk?: readonly TrunkMatrix[];
+}
+
+/** One trunk matrix a scenario offers: its int8 rows' bytes and its scales' bytes. */
+export interface TrunkMatrix {
+  readonly weightBytes: number;
+  readonly scaleBytes: number;
 }
 
 /** A one-line summary for reports. */
@@ -61,6 +82,8 @@ export function describeScenario(s: Scenario): string {
     s.runs > 1 ? `${s.runs} runs` : '',
     s.startTick > 0 ? `from tick ${s.startTick}` : '',
     faultCount(s.faults) > 0 ? 'faults' : '',
+    (s.trunk?.length ?? 0) > 0 ? `${s.trunk?.length} trunk matrices` : '',
+    (s.careless?.length ?? 0) > 0 ? `careless: ${s.careless?.join(' ')}` : '',
   ];
   return parts.filter((p) => p !== '').join(', ');
 }

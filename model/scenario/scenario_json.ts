@@ -16,10 +16,11 @@
 import { FAULT_SITES, faultKey, type FaultPlan } from '../../src/engine/fault_sites.js';
 import type { PreferPlan, ReplanPlan, ShutdownPoint } from '../../src/engine/driver.js';
 import { LATER_FEATURES_OFF } from '../../src/engine/run_spec.js';
+import { CARELESS_HABITS } from '../../src/engine/careless.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { JsonReader, type JsonObject } from '../../src/input/json_reader.js';
 import type { ExpertFormat } from '../../src/tier/config.js';
-import { HEAT_FILE_DEFECTS, type Scenario } from './scenario.js';
+import { HEAT_FILE_DEFECTS, type Scenario, type TrunkMatrix } from './scenario.js';
 
 /**
  * Size caps: beyond them a run is a memory or time sink, not a test. `slots` (layers x
@@ -43,6 +44,7 @@ export const SCENARIO_LIMITS = {
   loaders: 8,
   weightBytes: 64 << 20,
   denseBytes: 64 << 20,
+  trunkMatrices: 64,
   period: 1 << 20,
   faultIndex: 1_000_000,
   spuriousWakeups: 1000,
@@ -100,7 +102,7 @@ const LATER_KEYS = [
 export function parseScenario(data: unknown, source: string, at = ''): Scenario {
   const r = new JsonReader(source);
   const p = (k: string): string => (at === '' ? k : `${at}.${k}`);
-  const o = r.object(data, at, KEYS, LATER_KEYS);
+  const o = r.object(data, at, KEYS, [...LATER_KEYS, 'trunk', 'careless']);
   const L = SCENARIO_LIMITS;
   const devices = r.int(o.devices, p('devices'), 1, L.devices);
   const layers = r.int(o.layers, p('layers'), 1, L.layers);
@@ -164,7 +166,32 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
     runs,
     faults: parseFaults(r, o.faults, p('faults')),
     spuriousWakeups: r.int(o.spuriousWakeups, p('spuriousWakeups'), 0, L.spuriousWakeups),
+    ...parseOptional(r, o, p),
   };
+}
+
+/** Keys added after the first files were written: absent means none. */
+function parseOptional(r: JsonReader, o: JsonObject, p: (k: string) => string): Pick<Scenario, 'trunk' | 'careless'> {
+  const careless = o.careless === undefined ? [] : r.array(o.careless, p('careless'));
+  return {
+    trunk: parseTrunk(r, o.trunk, p('trunk')),
+    careless: careless.map((h, i) => r.oneOf(h, `${p('careless')}[${i}]`, CARELESS_HABITS)),
+  };
+}
+
+/** The trunk matrices offered (absent: none beyond denseBytes, as files written before). */
+function parseTrunk(r: JsonReader, v: unknown, at: string): TrunkMatrix[] {
+  if (v === undefined) return [];
+  const list = r.array(v, at);
+  if (list.length > SCENARIO_LIMITS.trunkMatrices)
+    r.fail(at, `${list.length} trunk matrices exceed the cap of ${SCENARIO_LIMITS.trunkMatrices}`);
+  return list.map((m, i) => {
+    const o = r.object(m, `${at}[${i}]`, ['weightBytes', 'scaleBytes']);
+    return {
+      weightBytes: r.int(o.weightBytes, `${at}[${i}].weightBytes`, 1, SCENARIO_LIMITS.denseBytes),
+      scaleBytes: r.int(o.scaleBytes, `${at}[${i}].scaleBytes`, 0, SCENARIO_LIMITS.denseBytes),
+    };
+  });
 }
 
 /**

@@ -429,6 +429,17 @@ function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, d
       return encodeHeat([...heat, heat[0] ?? []], experts);
     case 'truncated':
       return bytes.slice(0, bytes.byteLength - 4);
+    case 'trailing-bytes': {
+      const longer = new Uint8Array(bytes.byteLength + 4);
+      longer.set(bytes);
+      return longer;
+    }
+    case 'other-model-same-size':
+      return otherModelSameSize(bytes, heat.length, experts);
+    case 'empty':
+      return new Uint8Array(0);
+    case 'short-header':
+      return bytes.slice(0, 6);
     default:
       return bytes;
   }
@@ -446,6 +457,15 @@ export function candidatesOf(routed: readonly number[], experts: number, window:
     if (!out.includes(e)) out.push(e);
   }
   return out;
+}
+
+/** The same bytes under another model's counts of the same product (so the same length). */
+function otherModelSameSize(bytes: Uint8Array, layers: number, experts: number): Uint8Array {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const [l, e] = layers !== experts ? [experts, layers] : [1, layers * experts];
+  v.setUint32(4, l, true);
+  v.setUint32(8, e, true);
+  return bytes;
 }
 
 /** room for dense residents on a device with "plenty" of memory */

@@ -1,7 +1,9 @@
 /**
  * Mutant fill-wait-with-group-open: the engine's refill runs fill_wait right after issuing
  * the first layer's groups, while they are still open. A swap enqueued by that issue's
- * tick waits for the group to close; fill_wait waits for the swap: deadlock.
+ * tick waits for the group to close; fill_wait waits for the swap: deadlock. The driver's
+ * own contract (DRV-FILL-WAIT) names the call before the deadlock forms; without that
+ * check the deadlock detection names the two threads and what each waits on.
  */
 import type { Mutant } from '../lib/types.js';
 
@@ -10,7 +12,7 @@ export const mutant: Mutant = {
   title: 'fill_wait called while a group is open',
   history: 'reviewers named it: the reason fill_wait must never be called with a group open',
   family: 'deadlock freedom',
-  expectedProperties: ['LIVE-DEADLOCK', 'LIVE-SHUTDOWN'],
+  expectedProperties: ['DRV-FILL-WAIT', 'LIVE-DEADLOCK', 'LIVE-SHUTDOWN'],
   patches: [
     {
       file: 'src/engine/driver.ts',

@@ -10,7 +10,8 @@ import type { Mutant } from '../lib/types.js';
 export const mutant: Mutant = {
   id: 'reinit-in-teardown-window',
   title: 'shutdown marks the tier DEAD at its top; an init in the window is accepted',
-  history: 'found in review of the seed engine tier: a crash inside the uploader join, and a shutdown that returned early',
+  history:
+    'found in review of the seed engine tier: a crash inside the uploader join, and a shutdown that returned early',
   family: 'sync-object lifetime',
   expectedProperties: ['MEM-SYNC', 'POST-SHUTDOWN-RETURN', 'SPEC-GATE', 'POST-SHUTDOWN'],
   patches: [

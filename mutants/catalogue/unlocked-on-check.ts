@@ -10,7 +10,8 @@ import type { Mutant } from '../lib/types.js';
 export const mutant: Mutant = {
   id: 'unlocked-on-check',
   title: "the gate's door tests the state with no lock held and counts nobody",
-  history: 'found in review of the seed engine tier: an entry point tested `on` unlocked, then locked a destroyed mutex',
+  history:
+    'found in review of the seed engine tier: an entry point tested `on` unlocked, then locked a destroyed mutex',
   family: 'sync-object lifetime',
   expectedProperties: ['MEM-SYNC', 'SPEC-GATE', 'SYNC-DISCIPLINE', 'SAFE-NO-CRASH'],
   patches: [

@@ -10,7 +10,8 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './catalogue.js';
-import { NATIVE_BACKENDS, type NativeDefect } from './native_defect.js';
+import { NATIVE_BACKENDS } from '../../src/engine/native/library_file.js';
+import type { NativeDefect } from './native_defect.js';
 
 export const NATIVE_DIR = join(REPO_ROOT, 'mutants/native');
 

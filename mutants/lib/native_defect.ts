@@ -4,9 +4,8 @@
  * the situation. The patches of every backend apply to the scratch copy together (each
  * must match exactly once); the library built is one backend's.
  */
+import type { NativeBackend } from '../../src/engine/native/library_file.js';
 import type { FindPatch } from './types.js';
-
-export type NativeBackend = 'cpu' | 'cuda' | 'vulkan';
 
 export interface NativeDefect {
   /** the file name, without .ts */
@@ -24,5 +23,3 @@ export interface NativeDefect {
   /** paths relative to the repository root, under native/ */
   readonly patches: readonly FindPatch[];
 }
-
-export const NATIVE_BACKENDS: readonly NativeBackend[] = ['cpu', 'cuda', 'vulkan'];

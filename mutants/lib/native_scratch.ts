@@ -10,7 +10,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { applyMutant } from './patch.js';
-import type { NativeBackend, NativeDefect } from './native_defect.js';
+import type { NativeBackend } from '../../src/engine/native/library_file.js';
+import type { NativeDefect } from './native_defect.js';
 
 export interface NativeScratch {
   readonly dir: string;

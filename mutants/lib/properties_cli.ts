@@ -1,19 +1,20 @@
 /**
- * How a mutation run talks to the properties CLI (apps/cli/properties.ts) in a scratch
- * copy: the command line (`--bail --quiet`, a time budget, pass-through options), the
- * shape of the properties.json it writes, and the baseline check that the unmutated
- * sources pass before any mutant is judged.
+ * How a mutation run talks to the properties CLI (apps/cli/properties.ts, run as
+ * apps/cli/bin/properties.ts) in a scratch copy: the command line (`--bail --quiet`, a
+ * time budget, pass-through options), the shape of the properties.json it writes, and the
+ * baseline check that the unmutated sources pass before any mutant is judged.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runChild } from './child.js';
+import type { ViolationCounts } from '../../properties/types.js';
 import type { RunSettings } from './types.js';
 
 export interface ReportSuite {
   suite: string;
   runs: number;
   seconds: number;
-  violations: Record<string, number>;
+  violations: ViolationCounts;
   failure: null | {
     property: string;
     detail: string;
@@ -44,7 +45,7 @@ export function lastLines(text: string, n: number): string {
 export function propertiesArgs(s: RunSettings, reportDir: string): string[] {
   // one thread per mutant: the mutation run already keeps every core busy with mutants
   const args = [
-    'apps/cli/properties.ts',
+    'apps/cli/bin/properties.ts',
     '--bail',
     '--quiet',
     '--jobs',

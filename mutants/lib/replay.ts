@@ -42,7 +42,7 @@ export async function replayInScratch(
   const scratch = makeScratch(sources, join(root, 'node_modules'), mutant);
   try {
     const [node, tsx] = tsxCommand(root);
-    return await runChild(node, [...tsx, 'apps/cli/replay.ts', file, ...(opts.full ? ['--full'] : [])], {
+    return await runChild(node, [...tsx, 'apps/cli/bin/replay.ts', file, ...(opts.full ? ['--full'] : [])], {
       cwd: scratch.dir,
       timeoutMs: 300_000,
       inherit: opts.inherit,

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROPERTY_IDS } from '../../src/check/catalogue.js';
+import { PROPERTY_IDS, type PropertyId } from '../../src/check/catalogue.js';
 import type { MutantResult } from './result.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -81,12 +81,12 @@ function table(rs: readonly MutantResult[]): string[] {
 }
 
 /** the kill matrix's last column: sampled runs in which the simulator itself threw */
-const CRASH = 'CRASH';
+const CRASH = 'CRASH' as const;
 
 function matrix(rs: readonly MutantResult[]): string[] {
   const ran = rs.filter((r) => r.status === 'killed' || r.status === 'survived' || r.status === 'inconclusive');
   if (ran.length === 0) return ['(no mutant ran to a verdict)'];
-  const cols: readonly string[] = [...PROPERTY_IDS, CRASH];
+  const cols: readonly (PropertyId | typeof CRASH)[] = [...PROPERTY_IDS, CRASH];
   const md = [
     `| mutant | verdict | sampled runs | ${cols.join(' | ')} |`,
     `|---|---|---|${cols.map(() => '---').join('|')}|`,

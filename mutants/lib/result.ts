@@ -10,7 +10,13 @@
  *  - inconclusive: a property failed, but the shrunk counterexample fails on the
  *    unmutated sources too: a bug of the sources, not a kill (`error` says so).
  */
-import type { MutantKind } from './types.js';
+import type { PropertyId } from '../../src/check/catalogue.js';
+import type { ViolationCounts } from '../../properties/types.js';
+import type { MutantFamily, MutantKind } from './types.js';
+
+/** Runs of the sampling pass failing each property, and `CRASH`: runs in which the
+ *  simulator itself threw outside the tier's threads. */
+export type MatrixCounts = Partial<Record<PropertyId | 'CRASH', number>>;
 
 export type MutantStatus = 'killed' | 'survived' | 'stillborn' | 'equivalent' | 'inconclusive';
 
@@ -19,7 +25,7 @@ export interface MutantResult {
   readonly kind: MutantKind;
   readonly source: string;
   readonly title: string;
-  readonly family: string;
+  readonly family: MutantFamily;
   readonly expectedProperties: readonly string[];
   readonly status: MutantStatus;
   /** the property whose shrunk counterexample killed it */
@@ -42,9 +48,9 @@ export interface MutantResult {
   readonly counterexample: string | null;
   readonly replay: string | null;
   /** violations per property counted by the run (before shrinking) */
-  readonly violations: Record<string, number>;
+  readonly violations: ViolationCounts;
   /** runs failing each property in the no-bail sampling pass (null: not measured) */
-  readonly matrix: Record<string, number> | null;
+  readonly matrix: MatrixCounts | null;
   readonly matrixRuns: number;
   /** runs searched and seconds spent when it survived */
   readonly runs: number | null;

@@ -7,14 +7,16 @@
  * does not apply or compile, a crash, or a hang is stillborn, with the error.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { VERDICT_EXITS } from '../../src/check/exit_codes.js';
 import { fileNamePart } from '../../src/input/paths.js';
 import { runChild } from './child.js';
+import { storedViewPath } from '../../properties/counterexample_view.js';
 import { syntaxErrors, typeErrors } from './compile_check.js';
 import { PatchError } from './patch.js';
 import { lastLines, propertiesArgs, tsxCommand, type ReportSuite } from './properties_cli.js';
-import type { MutantResult } from './result.js';
+import { addCounts, type ViolationCounts } from '../../properties/types.js';
+import type { MatrixCounts, MutantResult } from './result.js';
 import { makeScratch, type Scratch } from './scratch.js';
 import type { MutantEntry, RunSettings } from './types.js';
 
@@ -111,9 +113,8 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       );
     }
     const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { suites: ReportSuite[] };
-    const violations: Record<string, number> = {};
-    for (const suite of report.suites)
-      for (const [id, n] of Object.entries(suite.violations)) violations[id] = (violations[id] ?? 0) + n;
+    const violations: ViolationCounts = {};
+    for (const suite of report.suites) addCounts(violations, suite.violations);
     const failing = report.suites.find((x) => x.failure !== null);
     if (failing === undefined || failing.failure === null) {
       if (Object.keys(violations).length > 0) {
@@ -142,7 +143,9 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     secondsToKill += f.secondsToFind ?? found?.seconds ?? 0;
 
     // the counterexample: copied next to the report, measured in the mutated world
-    const cxFile = f.replay.replace(/^.*replay --\s*/, '').trim();
+    // the replay command names the file as the child printed it: relative to its working directory
+    const named = f.replay.replace(/^.*replay --\s*/, '').trim();
+    const cxFile = named.length > 0 ? resolve(scratch.dir, named) : '';
     let counterexample: string | null = null;
     let replay: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {
@@ -155,15 +158,25 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     }
     const probeArgs = [...tsx, 'mutants/lib/probe.ts', '--seed', String(s.seed)];
     if (cxFile.length > 0 && existsSync(cxFile)) probeArgs.push('--cx', cxFile);
+    // the kill's lane diagram: the mutant's run, replayed once here and stored beside the copy
+    if (counterexample !== null && replay !== null)
+      probeArgs.push(
+        '--view',
+        storedViewPath(join(s.root, counterexample)),
+        '--shown-as',
+        counterexample,
+        '--replay',
+        replay,
+      );
     if (s.matrixSeconds > 0) probeArgs.push('--matrix-seconds', String(s.matrixSeconds));
-    const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 60) * 1000 });
+    const probe = await runChild(node, probeArgs, { cwd: scratch.dir, timeoutMs: (s.matrixSeconds * 3 + 600) * 1000 });
     let steps: number | null = f.steps ?? null;
-    let matrix: Record<string, number> | null = null;
+    let matrix: MatrixCounts | null = null;
     let matrixRuns = 0;
     if (probe.rc === 0) {
       const p = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as {
         steps?: number | null;
-        matrix?: Record<string, number> | null;
+        matrix?: MatrixCounts | null;
         matrixRuns?: number;
       };
       steps = p.steps ?? steps;
@@ -174,13 +187,17 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
     // unmutated sources it must pass (else the sources themselves are broken)
     let unmutated: string | null = null;
     if (cxFile.length > 0 && existsSync(cxFile)) {
+      // the time limit is a safety net for a hung replay, far above a replay's seconds on a busy machine
       const plain = await runChild(node, [...tsx, 'mutants/lib/probe.ts', '--cx', cxFile], {
         cwd: s.sourceDir ?? s.root,
-        timeoutMs: 120_000,
+        timeoutMs: 900_000,
       });
-      const p = JSON.parse(plain.stdout.trim().split('\n').pop() ?? '{}') as { replayedProperty?: string | null };
-      if (plain.rc === 0 && p.replayedProperty !== null && p.replayedProperty !== undefined)
-        unmutated = p.replayedProperty;
+      // a replay that did not finish proves nothing either way: the kill is not counted
+      if (plain.rc !== 0) unmutated = `(no verdict: the replay exited ${plain.rc})`;
+      else {
+        const p = JSON.parse(plain.stdout.trim().split('\n').pop() ?? '{}') as { replayedProperty?: string | null };
+        if (p.replayedProperty !== null && p.replayedProperty !== undefined) unmutated = p.replayedProperty;
+      }
     }
     return {
       ...base(entry),
@@ -203,7 +220,9 @@ export async function runMutant(entry: MutantEntry, s: RunSettings): Promise<Mut
       matrixRuns,
       error:
         unmutated !== null
-          ? `the counterexample fails ${unmutated} on the unmutated sources too: a bug of the sources, not a kill`
+          ? unmutated.startsWith('(')
+            ? `the counterexample could not be replayed on the unmutated sources ${unmutated}: not counted as a kill`
+            : `the counterexample fails ${unmutated} on the unmutated sources too: a bug of the sources, not a kill`
           : probe.rc === 0
             ? null
             : `probe failed: ${lastLines(probe.stderr, 3)}`,

@@ -10,7 +10,9 @@
  *    text of one site (`yield BROADCAST_TAKE;`) is rarely unique in its file.
  * Paths are relative to the repository root, with forward slashes.
  */
-import type { PropertyId } from '../../src/check/catalogue.js';
+import type { PropertyFamily, PropertyId } from '../../src/check/catalogue.js';
+import type { StrategyName } from '../../properties/types.js';
+import type { Suite } from '../../properties/arbitraries.js';
 
 export interface FindPatch {
   readonly file: string;
@@ -35,12 +37,16 @@ export interface Mutant {
   readonly title: string;
   /** issue numbers and what happened, in the words of the defect catalogue */
   readonly history: string;
-  /** the property family expected to kill it (properties/catalogue.ts `family`) */
-  readonly family: string;
+  /** the property family expected to kill it (src/check/catalogue.ts `family`) */
+  readonly family: MutantFamily;
   /** property ids that may kill it; the first is the one the defect is written against */
   readonly expectedProperties: readonly PropertyId[];
   readonly patches: readonly Patch[];
 }
+
+/** A property family, or what kills the mutants no one family is written against: any
+ *  property (generated operators), the native oracle, a regression replay's property. */
+export type MutantFamily = PropertyFamily | 'any' | 'native' | 'regression';
 
 export type MutantKind = 'catalogue' | 'operator';
 
@@ -68,9 +74,9 @@ export interface RunSettings {
   readonly seconds: number;
   readonly seed: number;
   /** passed through to the properties CLI when given */
-  readonly strategy?: string;
+  readonly strategy?: StrategyName;
   readonly runs?: number;
-  readonly suite?: string;
+  readonly suite?: Suite;
   /** seconds of the no-bail sampling pass per killed mutant (0: none) */
   readonly matrixSeconds: number;
   readonly typecheck: boolean;

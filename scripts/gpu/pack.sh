@@ -9,8 +9,10 @@
 #  - the native libraries (CPU, CUDA for sm_90 with a static runtime, Vulkan), the CUDA
 #    self-test, the same self-test against the Vulkan library, the C upload benches
 #    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
+#  - the C tier's engine check (native/tier/check/) against the CPU, CUDA and Vulkan
+#    libraries, with the tier libraries it links (lib/tier/, rpath $ORIGIN/..);
 #  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
-# Then one device call runs scripts/gpu/remote.sh there. See README, "Running on a GPU".
+# Then one device call runs scripts/gpu/remote.sh there (scripts/gpu/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.carry/gpu
@@ -19,11 +21,17 @@ mkdir -p "$out/lib" "$out/node_modules/@koromix" "$out/vk"
 
 node scripts/setup.mjs --native
 make -s -C native cpu cuda cuda-selftest vulkan build/vulkan_selftest \
-  build/bench_upload_cpu build/bench_upload_cuda build/bench_upload_vulkan
+  build/bench_upload_cpu build/bench_upload_cuda build/bench_upload_vulkan \
+  build/tier/tier_engine_check_cpu build/tier/tier_engine_check_cuda build/tier/tier_engine_check_vulkan
 nvcc -O2 -arch=sm_90 -cudart static -o native/build/cuda_h2d_probe native/tests/cuda_h2d_probe.cu
 for f in libtierlab_cpu.so libtierlab_cuda.so libtierlab_vulkan.so cuda_selftest vulkan_selftest \
          bench_upload_cpu bench_upload_cuda bench_upload_vulkan cuda_h2d_probe; do
   cp "native/build/$f" "$out/lib/"
+done
+mkdir -p "$out/lib/tier"
+for b in cpu cuda vulkan; do
+  cp "native/build/libtierlab_ctier_$b.so" "$out/lib/"
+  cp "native/build/tier/tier_engine_check_$b" "$out/lib/tier/"
 done
 
 cp -r node_modules/koffi "$out/node_modules/"
@@ -32,12 +40,12 @@ cp -r node_modules/@koromix/koffi-linux-x64 "$out/node_modules/@koromix/"
 # search's instrumented frames use) reads __filename; the aliases keep clear of sources
 # that import createRequire or fileURLToPath themselves
 banner="import { createRequire as bundleRequire } from 'node:module'; import { fileURLToPath as bundlePath } from 'node:url'; const require = bundleRequire(import.meta.url); const __filename = bundlePath(import.meta.url); const __dirname = bundlePath(new URL('.', import.meta.url));"
-for entry in apps/cli/oracle.ts apps/cli/bench.ts apps/cli/native_defects.ts fixtures/generate.ts; do
+for entry in apps/cli/bin/oracle.ts apps/cli/bin/bench.ts apps/cli/bin/native_defects.ts fixtures/generate.ts; do
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 --external:koffi \
     --banner:js="$banner" --log-level=warning --outfile="$out/$(basename "$entry" .ts).mjs"
 done
 
-npx tsx apps/cli/native_defects.ts --backend cuda,vulkan --build-into "$out/defects"
+npx tsx apps/cli/bin/native_defects.ts --backend cuda,vulkan --build-into "$out/defects"
 # the bundles compress about 7x, and a device call carries at most 64 MiB in all
 xz -T2 -6 -f "$out"/*.mjs
 

@@ -7,7 +7,7 @@
 # The sources travel as the working tree. Then one device call runs
 # scripts/gpu/remote_search.sh there. Why: that machine has 16 idle cores, where this one
 # has 2 shared ones, so "two jobs on two cores" can be measured on two cores that nothing
-# else uses (README, "Asking for a guarantee").
+# else uses (scripts/gpu/README.md; model/explore/README.md says what the rows mean).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.carry/search

@@ -7,7 +7,9 @@
 #   the CUDA oracle on one GPU and on every GPU, and on the fp8 fixture (fp8 experts,
 #   streaming through RAM LRUs, the int8 trunk resident); the Vulkan self-test, C bench
 #   and oracle (both fixtures), staged and mapped; the native-defects kill table on CUDA
-#   and on Vulkan (each defect's prebuilt library through the oracle); then `bench --only upload` (the tier's warmstart fill against the
+#   and on Vulkan (each defect's prebuilt library through the oracle); the C tier's engine
+#   check (native/tier/check/: warmstart, bit-identical groups and trunk, a clean engine
+#   ledger) on each library it can reach; then `bench --only upload` (the tier's warmstart fill against the
 #   raw copy of the same library, per-op overheads, CPU-only and resident decodes) on
 #   CUDA and on Vulkan staged and mapped with 1 GiB of experts, and on CUDA with 16 GiB
 #   (tensors of 0.84 and of 1.97 MiB).
@@ -60,6 +62,8 @@ if [ $gpu = 1 ]; then
   run oracle-cuda-1gpu $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu" || status=1
   run oracle-cuda-fp8 $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" \
     --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cuda-fp8" || status=1
+  run ctier-engine-cuda-1gpu "$lib/tier/tier_engine_check_cuda" 1 || status=1
+  [ "$ngpu" -gt 1 ] && { run ctier-engine-cuda-2gpu "$lib/tier/tier_engine_check_cuda" 2 || status=1; }
   if [ "$ngpu" -gt 1 ]; then
     run oracle-cuda-all $node "$c/oracle.mjs" --backend cuda --devices "$all" --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-${ngpu}gpu" || status=1
   fi
@@ -69,6 +73,7 @@ if [ $gpu = 1 ]; then
 else
   run c-bench-cpu-1thread env TIERLAB_CPU_COPY_THREADS=1 "$lib/bench_upload_cpu" --mib 256 || status=1
   run c-bench-cpu "$lib/bench_upload_cpu" --mib 256 || status=1
+  run ctier-engine-cpu "$lib/tier/tier_engine_check_cpu" 2 || status=1
   run oracle-cpu $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" --report "$work/reports/cpu" || status=1
   run oracle-cpu-fp8 $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" \
     --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cpu-fp8" || status=1
@@ -80,6 +85,7 @@ fi
 if [ "$vulkan" = 1 ]; then
   for mode in staged mapped; do
     TIERLAB_VK_UPLOAD=$mode run "vulkan-selftest-$mode" "$lib/vulkan_selftest" 1 --quick || status=1
+    TIERLAB_VK_UPLOAD=$mode run "ctier-engine-vulkan-$mode" "$lib/tier/tier_engine_check_vulkan" 1 || status=1
     TIERLAB_VK_UPLOAD=$mode run "c-bench-vulkan-$mode" "$lib/bench_upload_vulkan" --mib $([ $gpu = 1 ] && echo 1024 || echo 128) || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --report "$work/reports/vulkan-$mode" || status=1

@@ -30,8 +30,8 @@ status=0
 for mode in $modes; do
   pin=()
   [ "$mode" = pinned ] && pin=(taskset -c "$pair")
-  say "\$ ${pin[*]} node --import tsx apps/cli/bench.ts --only exhaustive --explore-seconds $seconds --out $work/$mode"
-  "${pin[@]}" "$node" --import tsx apps/cli/bench.ts --only exhaustive --explore-seconds "$seconds" \
+  say "\$ ${pin[*]} node --import tsx apps/cli/bin/bench.ts --only exhaustive --explore-seconds $seconds --out $work/$mode"
+  "${pin[@]}" "$node" --import tsx apps/cli/bin/bench.ts --only exhaustive --explore-seconds "$seconds" \
     --out "$work/$mode" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   mkdir -p "$out/$mode"

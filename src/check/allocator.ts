@@ -13,3 +13,25 @@ export function deviceFootprint(bytes: number): number {
   if (bytes > MiB / 2) return Math.ceil(bytes / MiB) * MiB;
   return Math.max(8192, Math.ceil((bytes + Math.ceil(bytes / 16)) / 8192) * 8192);
 }
+
+/** The allocator's rule that sizes an allocation (for coverage: which rules the inputs reach). */
+export type AllocatorRule = 'grain-8k' | 'grain-1m' | 'grain-2m';
+
+export function allocatorRule(bytes: number): AllocatorRule {
+  const MiB = 1 << 20;
+  return bytes > MiB ? 'grain-2m' : bytes > MiB / 2 ? 'grain-1m' : 'grain-8k';
+}
+
+/**
+ * A size within one row's worth (1/512) above a rule's edge (512 KiB, 1 MiB, a multiple of
+ * 2 MiB) or whose padded size is exactly a multiple of the 8 KiB grain: where an
+ * off-by-one in the rule shows.
+ */
+export function atAllocatorEdge(bytes: number): boolean {
+  const MiB = 1 << 20;
+  const justPast = (edge: number): boolean => bytes > edge && bytes <= edge + Math.ceil(edge / 512);
+  if (justPast(MiB / 2) || justPast(MiB)) return true;
+  if (bytes > MiB) return justPast(Math.floor((bytes - 1) / (2 * MiB)) * 2 * MiB) && bytes > 2 * MiB;
+  const padded = bytes + Math.ceil(bytes / 16);
+  return padded % 8192 === 0 || bytes === MiB / 2 || bytes === MiB;
+}

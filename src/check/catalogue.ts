@@ -41,6 +41,9 @@ export const PROPERTY_IDS = [
   'SAFE-NO-CRASH',
   'SYNC-DISCIPLINE',
   'LIMIT-THREADS',
+  'DRV-WARMSTART',
+  'DRV-HANDOVER',
+  'DRV-FILL-WAIT',
   'SPEC-INIT',
   'SPEC-PLAN',
   'SPEC-FILL',
@@ -68,13 +71,39 @@ export type PropertyId = (typeof PROPERTY_IDS)[number];
 /** Safety: something bad happened. Liveness: something good never happened (a hang). */
 export type PropertyKind = 'safety' | 'liveness';
 
+/** The families the properties guard, each a defect family of DEFECTS.md. */
+export const PROPERTY_FAMILIES = [
+  'accounting',
+  'device accounting',
+  'device memory safety',
+  'RAM lifetime',
+  'host memory safety',
+  'bounds',
+  'buffer ownership',
+  'fill_wait residency',
+  'nothing left after shutdown',
+  'exactly once',
+  'memory safety',
+  'deadlock freedom',
+  'liveness',
+  'liveness after shutdown',
+  'refinement',
+  'sync discipline',
+  'driver',
+  // the lifecycle gate and what it protects (PROTOCOL.md's last section)
+  'sync-object lifetime',
+  'lifecycle gate',
+  'eviction ring',
+] as const;
+export type PropertyFamily = (typeof PROPERTY_FAMILIES)[number];
+
 /** The SPEC-* ids: a divergence of the tier from the reference (src/protocol_ref/), by family. */
 export type SpecPropertyId = Extract<PropertyId, `SPEC-${string}`>;
 
 export interface PropertyInfo {
   readonly id: PropertyId;
   readonly kind: PropertyKind;
-  readonly family: string;
+  readonly family: PropertyFamily;
   readonly statement: string;
   readonly reason: string;
   /** when the check runs */
@@ -416,6 +445,28 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
       'every signal and broadcast the protocol prescribes is made, and every wait is on the protocols condition variable',
     reason: 'a missing broadcast strands a waiter (#1340); a wait on the wrong variable never wakes',
     when: 'every unlock',
+  },
+  'DRV-WARMSTART': {
+    kind: 'safety',
+    family: 'driver',
+    statement:
+      "a run warmstarts as planned exactly when its init started the tier fresh; a second init's 'already' changes nothing",
+    reason: 'a driver that takes the second answer as the first skips the warmstart, and no tier check can see it',
+    when: 'at a call or return',
+  },
+  'DRV-HANDOVER': {
+    kind: 'safety',
+    family: 'driver',
+    statement: 'every expert the plan returned is handed over before fill_wait is called',
+    reason: 'a planned expert never handed over keeps its reservation and is never resident',
+    when: 'at a call or return',
+  },
+  'DRV-FILL-WAIT': {
+    kind: 'safety',
+    family: 'driver',
+    statement: 'fill_wait is never called while the caller has a group open',
+    reason: 'a swap waiting for the open group and fill_wait waiting for the swap deadlock',
+    when: 'at a call or return',
   },
   'SPEC-STATE': {
     kind: 'safety',

@@ -20,10 +20,11 @@ export const EXIT = {
   incomplete: 4,
   internal: 70,
 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The exit code for the properties violated in a run (safety wins over liveness). */
-export function exitForViolations(ids: Iterable<PropertyId>): number {
-  let code: number = EXIT.ok;
+export function exitForViolations(ids: Iterable<PropertyId>): ExitCode {
+  let code: ExitCode = EXIT.ok;
   for (const id of ids) {
     if (propertyInfo(id).kind === 'safety') return EXIT.safety;
     code = EXIT.liveness;

@@ -1,9 +1,11 @@
 /**
- * The simulated backend's ledger: every device allocation, host staging copy, input
- * block write, open group and device buffer in use. It is the simulator's sanitizer:
- * a use-after-free, a double free, an out-of-block write or two in-flight operations on
- * one buffer are reported at the op that commits them (property ids in
- * properties/catalogue.ts), like ASan reports at the faulting access.
+ * The ledger both worlds keep: every device allocation, host staging copy, input block
+ * write, open group and device buffer in use. The simulated backend answers ops from it
+ * (model/sim_engine/sim_world.ts) and the real world mirrors every device op into a shadow
+ * of it (src/engine/native/real_world.ts). It is the sanitizer: a use-after-free, a double
+ * free, an out-of-block write or two in-flight operations on one buffer are reported at the
+ * op that commits them (property ids in src/check/catalogue.ts), like ASan reports at the
+ * faulting access.
  *
  * The tier's sync objects are allocations too (sync_objects.ts), and they mark the
  * generations: a generation runs from their create to their destroy, and every device
@@ -13,14 +15,18 @@
  * Ground truth only: nothing here reads the tier's state.
  */
 import { SyncObjects } from './sync_objects.js';
+import type { DeviceBuffer, ExpertPart, HostArrayKind } from '../ops.js';
 import { Violation } from './violation.js';
+
+/** What a device tensor holds: one weight tensor of an expert, or a trunk matrix. */
+export type TensorPart = ExpertPart | 'dense';
 
 export interface SimTensor {
   readonly id: number;
   readonly dev: number;
   readonly layer: number;
   readonly eid: number;
-  readonly part: string;
+  readonly part: TensorPart;
   readonly bytes: number;
   /** the generation it was made in (Ledger.generation) */
   readonly gen: number;
@@ -38,7 +44,7 @@ export interface SimStaging {
 
 export interface SimHostArray {
   readonly id: number;
-  readonly what: string;
+  readonly what: HostArrayKind;
   readonly bytes: number;
   alive: boolean;
 }
@@ -63,7 +69,7 @@ export class Ledger {
   /** the shared input buffer: devices x rowsPerDevice rows, each the activation written */
   readonly inputRows: (BlockRow | null)[];
   /** buffer name -> what holds it in flight */
-  private readonly busy = new Map<string, string>();
+  private readonly busy = new Map<DeviceBuffer, string>();
   /** per device: tensors referenced by the group in flight */
   readonly openGroups: (SimTensor[] | null)[];
   backendShutdown = false;
@@ -87,7 +93,7 @@ export class Ledger {
     return this.sync.transitions;
   }
 
-  alloc(dev: number, layer: number, eid: number, part: string, bytes: number): SimTensor {
+  alloc(dev: number, layer: number, eid: number, part: TensorPart, bytes: number): SimTensor {
     const gen = this.generation;
     const t: SimTensor = { id: this.tensors.length, dev, layer, eid, part, bytes, gen, alive: true, refs: 0 };
     this.tensors.push(t);
@@ -134,7 +140,7 @@ export class Ledger {
     for (let d = 0; d < this.devices; d++) this.consumed[d] = this.live[d] ?? 0;
   }
 
-  hostAlloc(what: string, bytes: number): SimHostArray {
+  hostAlloc(what: HostArrayKind, bytes: number): SimHostArray {
     const a: SimHostArray = { id: this.hostArrays.length, what, bytes, alive: true };
     this.hostArrays.push(a);
     this.liveHostArrays++;
@@ -211,14 +217,14 @@ export class Ledger {
   }
 
   /** a device operation starts using a buffer: nobody else may have it in flight */
-  claim(buf: string, holder: string): void {
+  claim(buf: DeviceBuffer, holder: string): void {
     const other = this.busy.get(buf);
     if (other !== undefined)
       throw new Violation('MEM-BUFFER-OWNER', `${holder} uses buffer ${buf} while ${other} has it in flight`);
     this.busy.set(buf, holder);
   }
 
-  release(buf: string): void {
+  release(buf: DeviceBuffer): void {
     this.busy.delete(buf);
   }
 }

@@ -6,6 +6,7 @@
  * two worlds configure the tier the same way by construction.
  */
 import { accountingChecker } from '../check/checkers/accounting.js';
+import { DriverChecker, type DriverDecisions } from '../check/checkers/driver.js';
 import { endStateChecker } from '../check/checkers/end_state.js';
 import { gateChecker } from '../check/checkers/gate.js';
 import { evictionChecker, shutdownReturnChecker } from '../check/checkers/lifecycle.js';
@@ -104,6 +105,7 @@ export function assemble(a: AssemblyInput): Assembly {
     denseWhileGroupOpen: s.denseWhileGroupOpen,
     streaming: s.streaming,
     initTwice: s.initTwice,
+    careless: s.careless ?? [],
     runs: s.runs,
     trunkThroughTier: a.trunkThroughTier ?? false,
     evictedPoll: s.evictedPoll,
@@ -147,12 +149,16 @@ export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Check
     shutdownReturnChecker(ctx),
     evictionChecker(ctx),
   ];
-  return opts.refinement ? [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.watchSlots === true)] : checkers;
+  if (opts.driver !== undefined) checkers.push(new DriverChecker(opts.driver));
+  if (!opts.refinement) return checkers;
+  return [...checkers, new RefinementChecker(ctx.st, ctx.world, opts.wantSwaps, opts.watchSlots === true)];
 }
 
 export interface CheckerOptions extends FillConditions {
   /** the lockstep check against the reference (off only to measure its cost) */
   readonly refinement: boolean;
+  /** the engine wants LFRU swaps (the reference decides with the backend whether they happen) */
+  readonly wantSwaps: boolean;
   /**
    * Check large slot tables by the slots written since the last release (table_watch.ts)
    * instead of scanning them: for real runs, whose tables are large and whose tier reads
@@ -160,4 +166,16 @@ export interface CheckerOptions extends FillConditions {
    * which the watch's accessors would slow down.
    */
   readonly watchSlots?: boolean;
+  /** what the engine driver was asked to do: its decisions are checked (absent: a
+   *  hand-written main thread, no driver to check) */
+  readonly driver?: DriverDecisions;
+}
+
+/** The driver's decisions the DRV-* properties hold it to. */
+export function driverDecisions(plan: DriverPlan): DriverDecisions {
+  return {
+    warmstart: plan.warmstart,
+    initTwice: plan.initTwice,
+    handOverTwice: plan.careless.includes('hand-over-twice'),
+  };
 }

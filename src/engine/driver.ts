@@ -34,6 +34,7 @@ import {
 } from '../ops.js';
 import type { Tier } from '../tier/tier.js';
 import { chooseRoute, initRacer, secondShutdown, statsThread } from './engine_threads.js';
+import type { CarelessHabit } from './careless.js';
 import { lmHeadIndex, trunkIndex, type TrunkPart } from './trunk_offers.js';
 
 export interface DriverPlan {
@@ -51,6 +52,8 @@ export interface DriverPlan {
   readonly denseWhileGroupOpen: boolean;
   readonly streaming: boolean;
   readonly initTwice: boolean;
+  /** careless habits within the contract (run_spec.ts) */
+  readonly careless: readonly CarelessHabit[];
   readonly runs: 1 | 2;
   /** the int8 trunk: every trunk matrix through the tier (its device, or the CPU), with
    *  attention computed inside the layer's group window (native/MATH.md) */
@@ -225,17 +228,26 @@ function* exitPath(tier: Tier, plan: DriverPlan, run: EngineRun, last: boolean):
 
 function* warmstartPlanned(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<void> {
   yield* maybeShutdown(tier, plan, run, { phase: 'plan' });
-  const planned = yield* tier.planFill();
+  const careless = (h: CarelessHabit): boolean => plan.careless.includes(h);
+  let planned = yield* tier.planFill();
+  // a careless engine asks again; what the second plan adds is handed over too
+  if (careless('plan-twice')) {
+    const more = yield* tier.planFill();
+    planned = planned.concat(more);
+  }
   const loaders: number[] = [];
   const n = Math.max(1, plan.loaders);
   for (let i = 0; i < n; i++) {
     const mine = planned.filter((_, j) => j % n === i);
-    loaders.push(yield* perform({ k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine) }));
+    const again = careless('hand-over-twice') ? mine.slice(0, 1) : [];
+    loaders.push(yield* perform({ k: 'spawn', name: `loader${i}`, body: () => loaderThread(tier, mine, again) }));
   }
   yield* maybeShutdown(tier, plan, run, { phase: 'warmstart' });
   for (const tid of loaders) yield { k: 'join', tid };
   yield* maybeShutdown(tier, plan, run, { phase: 'fill' });
   yield* tier.fillWait();
+  if (careless('fill-wait-twice')) yield* tier.fillWait();
+  if (careless('release-unplanned')) yield* releaseUnplanned(tier, planned);
   // ownership-based free: only what the tier confirms resident, after it forgot the pointer
   for (const key of planned) {
     if (yield* tier.releaseRam(key.layer, key.eid)) yield { k: 'freeRam', layer: key.layer, eid: key.eid };
@@ -244,12 +256,27 @@ function* warmstartPlanned(tier: Tier, plan: DriverPlan, run: EngineRun): Gen<vo
   yield { k: 'mark', what: 'residency', detail: String(resident) };
 }
 
-function* loaderThread(tier: Tier, mine: readonly ExpertKey[]): Gen<void> {
-  for (const key of mine) {
+/** A loader: hands its experts over, then (a careless one) hands `again` over a second time. */
+function* loaderThread(tier: Tier, mine: readonly ExpertKey[], again: readonly ExpertKey[]): Gen<void> {
+  // concat, not a spread: the searches compile thread code to ES5 without a spread helper
+  for (const key of mine.concat(again)) {
     // materialize the RAM int8 copy the tier will stage from (a failed load hands over
     // null, and the tier gives the reservation back)
     const ram = yield* perform({ k: 'loadRam', layer: key.layer, eid: key.eid, why: 'warmstart' });
     yield* tier.notePlanned(key.layer, key.eid, ram);
+  }
+}
+
+/** A careless engine hands back the RAM of an expert it never planned (the tier must say
+ *  whether it is resident, and keep what it is not); the engine frees only what it may. */
+function* releaseUnplanned(tier: Tier, planned: readonly ExpertKey[]): Gen<void> {
+  const { layers, experts } = tier.st.cfg;
+  for (let layer = 0; layer < layers; layer++) {
+    for (let eid = 0; eid < experts; eid++) {
+      if (planned.some((k) => k.layer === layer && k.eid === eid)) continue;
+      if (yield* tier.releaseRam(layer, eid)) yield { k: 'freeRam', layer, eid };
+      return;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
  * fault plan and the schedule's budgets), the oracle's run spec is a subset of it.
  */
 import { ENGINE_DEFAULTS } from '../tier/config.js';
+import type { CarelessHabit } from './careless.js';
 import type { PreferPlan, ReplanPlan, ShutdownPoint } from './driver.js';
 
 export type Warmstart = 'none' | 'plan' | 'block';
@@ -54,6 +55,8 @@ export interface RunSpec {
   readonly secondShutdown: boolean;
   /** the engine never starts the expert tier: the trunk alone, placed with trunk_place */
   readonly tierOff: boolean;
+  /** careless habits of the engine (absent: none) */
+  readonly careless?: readonly CarelessHabit[];
 }
 
 /** The later features of the protocol, all off: the seed threads' engine (files written

@@ -43,7 +43,6 @@ export function* enqueueLocked(
   if (staging === null) return false; // host staging allocation failed: nothing charged
   if (charge) st.used[dev] = (st.used[dev] ?? 0) + st.expBytes;
   // a planned expert's reservation now covers the queued entry
-  // Stryker disable next-line ConditionalExpression: equivalent, see mutants/equivalent.md, "Stryker survivors" (in this engine an unreserved enqueue is never of a planned expert)
   if (reserved) slot.planned = false;
   slot.queued = true;
   st.ring[st.qt] = { layer, eid, staging, victim };

@@ -16,7 +16,6 @@ export function* recordEvictionLocked(st: TierState, victim: ExpertKey): Gen<voi
     return;
   }
   st.evictedDropped++;
-  // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
   yield { k: 'mark', what: 'evicted-dropped', detail: `L${victim.layer}E${victim.eid}` };
 }
 

@@ -104,7 +104,6 @@ function* loadHeatLocked(st: TierState): Gen<void> {
   const bytes = yield* perform({ k: 'readHeat' });
   const heat = decodeHeat(bytes, st.cfg.layers, st.cfg.experts);
   if (heat === null) {
-    // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
     if (bytes !== null)
       yield { k: 'mark', what: 'heat-file-ignored', detail: `${bytes.byteLength} bytes, not this model's shape` };
     return;

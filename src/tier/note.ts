@@ -19,7 +19,6 @@ import { slotOf, type Slot, type TierState } from './state.js';
 export function* note(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
   const slot = slotOf(st, layer, eid);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
   if (slot.heat < HEAT_MAX) slot.heat++;
   let ok: boolean;
   if (st.cfg.streaming) {
@@ -35,7 +34,6 @@ export function* note(st: TierState, layer: number, eid: number, ram: RamRef | n
 export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
   yield LOCK;
   const slot = slotOf(st, layer, eid);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (heat never reaches HEAT_MAX)
   if (slot.heat < HEAT_MAX) slot.heat++;
   slot.ram = ram;
   while (st.qn === st.cfg.ringCapacity && !st.stop) yield WAIT_TAKE;
@@ -47,7 +45,6 @@ export function* noteBlock(st: TierState, layer: number, eid: number, ram: RamRe
 /** Streaming promotion (mx held): copy now or never; the pointer dies with the call. */
 function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null): Gen<boolean> {
   slot.ram = null;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (enqueueLocked refuses the same, first)
   if (ram === null || slot.resident || slot.queued || slot.tensors !== null) return false;
   const dev = slot.home;
   if ((st.used[dev] ?? 0) + st.expBytes <= (st.budget[dev] ?? 0)) {
@@ -64,7 +61,6 @@ function* promoteStreamingLocked(st: TierState, slot: Slot, ram: RamRef | null):
   cold.resident = false;
   const ok = yield* enqueueLocked(st, slot.layer, slot.eid, ram, { layer: cold.layer, eid: cold.eid }, false);
   if (!ok) cold.resident = true;
-  // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
   else
     yield {
       k: 'mark',

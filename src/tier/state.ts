@@ -93,10 +93,8 @@ export function createState(cfg: TierConfig): TierState {
     expBytes: expertBytes(cfg),
     gate: newGate(cfg.trunk.length),
     active: false,
-    // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     hostArrays: [],
     slots: [],
-    // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     budget: [],
     used: [],
     ring: [],
@@ -105,9 +103,7 @@ export function createState(cfg: TierConfig): TierState {
     qn: 0,
     inflight: 0,
     stop: false,
-    // Stryker disable next-line UnaryOperator: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     uploaderTid: -1,
-    // Stryker disable next-line BooleanLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (overwritten by init before any call reads it)
     issueOpen: false,
     groups: [],
     tick: cfg.startTick,
@@ -141,15 +137,10 @@ export function resetTables(st: TierState): void {
     }
     st.slots.push(row);
   }
-  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.budget = new Array<number>(cfg.devices).fill(0);
-  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.used = new Array<number>(cfg.devices).fill(0);
-  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.ring = new Array<RingEntry | null>(cfg.ringCapacity).fill(null);
-  // Stryker disable next-line ObjectLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.groups = Array.from({ length: cfg.devices }, () => []);
-  // Stryker disable next-line ArrayDeclaration: equivalent, see mutants/equivalent.md, "Stryker survivors" (every read defaults a missing entry to the value filled in)
   st.dense = new Array<DenseResident | null>(cfg.trunk.length).fill(null);
   st.qh = 0;
   st.qt = 0;
@@ -168,7 +159,6 @@ export function resetTables(st: TierState): void {
 
 export function slotOf(st: TierState, layer: number, eid: number): Slot {
   const slot = st.slots[layer]?.[eid];
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (an assertion: keys come from the routes, in range)
   if (slot === undefined) throw new RangeError(`no slot for layer ${layer} expert ${eid}`);
   return slot;
 }

@@ -98,7 +98,6 @@ export function* denseMatmul(st: TierState, index: number): Gen<boolean> {
   }
   if (resident !== null) {
     const dev = resident.dev;
-    // Stryker disable next-line StringLiteral: buffer labels; any name apart from the group's is the same program (the ledger's claim catches a shared one)
     yield { k: 'denseGemv', dev, index, tensor: resident.tensor, inBuf: `dense_in${dev}`, outBuf: `dense_out${dev}` };
   }
   yield* leave(g);

@@ -17,22 +17,23 @@ export function trunkCharge(o: TrunkOffer): number {
   return allocFootprint(o.weightBytes) + (o.scaleBytes > 0 ? allocFootprint(o.scaleBytes) : 0);
 }
 
-/** The offers' indices in placement order: best payload per charged byte first. */
+/** The offers' indices in placement order: best payload per charged byte first (the sort
+ *  is stable, so equal values keep offer order). */
 export function trunkOrder(offers: readonly TrunkOffer[]): number[] {
   const value = offers.map((o) => (o.weightBytes + o.scaleBytes) / Math.max(1, trunkCharge(o)));
-  return offers.map((_, i) => i).sort((a, b) => (value[b] ?? 0) - (value[a] ?? 0) || a - b);
+  return offers.map((_, i) => i).sort((a, b) => (value[b] ?? 0) - (value[a] ?? 0));
 }
 
 /** The device with the most room (budget - used) that holds `charge`; -1 when none does. */
 export function roomiestDevice(budget: readonly number[], used: readonly number[], charge: number): number {
   let best = -1;
-  let bestRoom = -1;
-  for (let d = 0; d < budget.length; d++) {
-    const room = (budget[d] ?? 0) - (used[d] ?? 0);
+  let bestRoom = Number.NEGATIVE_INFINITY;
+  budget.forEach((b, d) => {
+    const room = b - (used[d] ?? 0);
     if (room >= charge && room > bestRoom) {
       best = d;
       bestRoom = room;
     }
-  }
+  });
   return best;
 }

@@ -15,7 +15,6 @@ import { slotOf, type RingEntry, type TierState } from './state.js';
 /** The ring's oldest entry (qn > 0): the ring invariant says it is there. */
 function ringHead(st: TierState): RingEntry {
   const entry = st.ring[st.qh];
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: equivalent, see mutants/equivalent.md, "Stryker survivors" (an assertion of the ring invariant)
   if (entry === null || entry === undefined) throw new Error(`ring slot ${st.qh} is empty with qn=${st.qn}`);
   return entry;
 }
@@ -43,7 +42,6 @@ export function* uploaderThread(st: TierState): Gen<void> {
         slot.queued = false;
         st.inflight--;
         st.counters.swapsAbandoned++;
-        // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
         yield { k: 'mark', what: 'swap-abandoned', detail: `L${entry.layer}E${entry.eid}` };
         yield BROADCAST_TAKE;
         yield UNLOCK;
@@ -89,7 +87,6 @@ export function* uploaderThread(st: TierState): Gen<void> {
       st.used[slot.home] = (st.used[slot.home] ?? 0) - st.expBytes;
       st.budget[slot.home] = st.used[slot.home] ?? 0;
       st.counters.uploadFailures++;
-      // Stryker disable next-line StringLiteral: a trace mark's detail, read by people; no checker reads it
       yield { k: 'mark', what: 'upload-failed', detail: `L${entry.layer}E${entry.eid}` };
     }
     slot.queued = false;

@@ -1,5 +1,5 @@
 /** The benchmark's parts on small inputs: each measures what it says and reports it in the JSON the report reads. */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, type BenchReport } from '../../apps/cli/bench/bench_report.js';
@@ -9,7 +9,7 @@ import {
   type ExhaustiveRow,
   type ExhaustiveSection,
 } from '../../apps/cli/bench/exhaustive_bench.js';
-import { raceScratch, RACE_FILE, RACE_REPLACE } from '../../apps/cli/bench/race.js';
+import { measureRace, raceScratch, RACE_FILE, RACE_REPLACE, RACE_WORKER } from '../../apps/cli/bench/race.js';
 import { grownScenarios } from '../../apps/cli/bench/scaling.js';
 import { measureSpeed, median } from '../../apps/cli/bench/speed.js';
 import { runScenario } from '../../model/run.js';
@@ -61,9 +61,16 @@ describe('bench parts', () => {
     try {
       expect(readFileSync(join(dir, RACE_FILE), 'utf8')).toContain(RACE_REPLACE);
       expect(readFileSync(RACE_FILE, 'utf8')).not.toContain(RACE_REPLACE);
+      // the worker runs inside the copy: it must be there
+      expect(existsSync(join(dir, RACE_WORKER))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("measures the race in its worker: one seed, a few runs a suite, each strategy's row", async () => {
+    const rows = await measureRace(process.cwd(), ['random'], 1, 5);
+    expect(rows.map((r) => [r.strategy, r.seeds])).toEqual([['random', 1]]);
   });
 
   it('computes the reduction factor only from finished searches and renders the tables', () => {

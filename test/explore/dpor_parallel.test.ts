@@ -3,17 +3,19 @@
  * (dpor/search.ts) interleaved: on toy programs and on the tier with a race it reaches the
  * same distinct states and finds the same properties violated, complete, with about as
  * many schedules (optimal DPOR: one per trace; the order of a parallel search may add a
- * few); a limit stops it as incomplete.
+ * few); a limit stops it as incomplete. The same on the tier with thousands of schedules
+ * is dpor_parallel.nightly.test.ts's.
  */
 import { describe, expect, it } from 'vitest';
 import { dporParallel } from '../../model/explore/dpor/parallel.js';
 import { dporSearch } from '../../model/explore/dpor/search.js';
 import { runScenario } from '../../model/run.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
-import { scenarioSubject } from '../../model/explore/subject.js';
-import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
 import { subjectNamed, tiny, TOYS } from './parallel_subjects.js';
+
+/** the toy that is the tier: a tree a worker pair takes a quarter of a minute over */
+const TIER = 'tier with the fill_wait race';
 
 const MODULE = new URL('./parallel_subjects.ts', import.meta.url).href;
 const opts = { preemptions: Infinity, reduce: true, stopOnViolation: false, countStates: true } as const;
@@ -32,7 +34,8 @@ const SLICES = [
 
 describe('DPOR on worker threads', () => {
   for (const name of TOYS) {
-    for (const { name: sliced, slice } of SLICES) {
+    // the tier's tree under every slice is dpor_parallel.nightly.test.ts's; here, its default
+    for (const { name: sliced, slice } of SLICES.filter((x) => name !== TIER || x.slice === undefined)) {
       it(`gives the states and verdicts of the one-thread search: ${name}, ${sliced}`, async () => {
         const one = dporSearch(subjectNamed(name), opts);
         const two = await dporParallel({ module: MODULE, fn: 'subjectNamed', arg: name }, opts, 2, slice);
@@ -46,26 +49,6 @@ describe('DPOR on worker threads', () => {
       });
     }
   }
-
-  it('gives the states of the one-thread search on the tier with 2 experts (3,960 schedules), ten runs a slice', async () => {
-    // a tree of thousands of schedules, so that subtrees are handed back and taken over
-    // many times over, with races of runs made apart landing in one tree
-    const scenario = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2] });
-    const one = dporSearch(scenarioSubject(scenario), opts);
-    const spec = {
-      module: new URL('../../model/explore/subject.ts', import.meta.url).href,
-      fn: 'scenarioSubject',
-      arg: scenario,
-    };
-    const two = await dporParallel(spec, opts, 2, { ms: Infinity, runs: 10 });
-    expect(one.complete).toBe(true);
-    expect(two.complete).toBe(true);
-    expect(two.states).toBe(one.states);
-    expect(two.violations).toEqual([]);
-    expect(one.violations).toEqual([]);
-    expect(two.schedules).toBeLessThanOrEqual(Math.ceil(one.schedules * 1.2));
-    expect(two.dpor.infeasible).toBe(0);
-  }, 120_000);
 
   it('stops at the first violation, whose choices replay it', async () => {
     const name = 'tier with the fill_wait race';

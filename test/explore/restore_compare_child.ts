@@ -1,5 +1,5 @@
 /**
- * Run in a scratch copy of the sources with a mutant applied (restore_mutants.test.ts):
+ * Run in a scratch copy of the sources with a mutant applied (restore_mutants.nightly.test.ts):
  * the DPOR search with its state cache on the named committed scenarios, replaying every
  * run and going on from saved states. Prints one JSON line per scenario with what each
  * search found, so the test compares them without importing the mutated sources.

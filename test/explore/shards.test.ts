@@ -1,8 +1,8 @@
 /**
  * A DPOR search split into parts (dpor/shard.ts) covers what the whole search covers: on
  * toy programs the parts together explore every Mazurkiewicz trace of the whole, on the
- * tier they reach the same distinct states and find the same violations, and the parts
- * on two worker threads give what the parts in one thread give.
+ * tier they reach the same distinct states and find the same violations. (The parts on
+ * two worker threads against one thread: shards.nightly.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { dporSearch } from '../../model/explore/dpor/search.js';
@@ -10,7 +10,6 @@ import { mergeShards, type ShardResult } from '../../model/explore/dpor/shard_me
 import type { Subject } from '../../model/explore/subject.js';
 import { scenarioSubject } from '../../model/explore/subject.js';
 import { smallWarmstart } from '../../properties/committed_scenarios.js';
-import { exhaustiveParts, joinSearchParts } from '../../properties/search_parts.js';
 import { faultyWarmstart } from './faulty_fill_wait.js';
 import { recording } from './trace_classes.js';
 import {
@@ -80,20 +79,5 @@ describe('a DPOR search in parts', () => {
     expect(joined.complete).toBe(true);
     expect(joined.states).toBe(whole.states);
     expect(new Set(joined.violations.map((v) => v.property))).toEqual(new Set(whole.violations.map((v) => v.property)));
-  });
-
-  it('the parts on two worker threads give the verdicts and states of one thread', async () => {
-    const request = { scenario: tiny, seed: 1, runs: Infinity, strategy: 'exhaustive', preemptions: Infinity } as const;
-    const one = joinSearchParts(request, await exhaustiveParts(request, 1, null));
-    const two = joinSearchParts(request, await exhaustiveParts(request, 2, null));
-    expect(one.guarantee?.complete).toBe(true);
-    expect(two.guarantee?.complete).toBe(true);
-    expect(two.guarantee?.states).toBe(one.guarantee?.states);
-    expect(two.failure).toEqual(one.failure);
-    expect(two.violations).toEqual(one.violations);
-    // one part alone promises nothing
-    const alone = joinSearchParts(request, await exhaustiveParts(request, 1, { index: 0, count: 2 }));
-    expect(alone.guarantee?.complete).toBe(false);
-    expect(alone.guarantee?.statement).toMatch(/^exhaustive, part 0 of 2 only: no guarantee until/);
   });
 });

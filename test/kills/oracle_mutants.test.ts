@@ -4,13 +4,13 @@
  * for an unknown mutant and for a patch that no longer applies.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 function oracleMutants(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/oracle_mutants.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/oracle_mutants.ts', ...args], {
     encoding: 'utf8',
     timeout: 300_000,
   });
@@ -18,6 +18,7 @@ function oracleMutants(args: string[]) {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-oracle-mutants-test-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('oracle-mutants', () => {
   it('the real oracle kills planned-null-keeps-reservation in the failed warmstart load run', () => {

@@ -18,7 +18,7 @@ const read = (f: string): string => {
 };
 
 function mutant(patches: Mutant['patches'], id = 'test-mutant'): Mutant {
-  return { id, title: 't', history: 'h', family: 'f', expectedProperties: [], patches };
+  return { id, title: 't', history: 'h', family: 'any', expectedProperties: [], patches };
 }
 
 describe('applyMutant', () => {

@@ -1,5 +1,6 @@
 /**
- * The oracle end to end on the CPU backend (what CI runs), and the one-line errors for a
+ * The oracle end to end on the CPU backend (what CI runs; the int8 and wide fixtures are
+ * oracle_cli.nightly.test.ts's), and the one-line errors for a
  * missing library, a wrong-ABI library, a library that is not tierlab's, a truncated
  * library (it was a SIGBUS), devices the engine cannot be created on (it was fifteen
  * failed runs with "bit-identical" hidden states), a filter that matches no run, a report
@@ -21,7 +22,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 function oracle(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/oracle.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'apps/cli/bin/oracle.ts', ...args], {
     encoding: 'utf8',
     timeout: 600_000,
   });
@@ -42,7 +43,8 @@ function sharedLib(name: string, source: string): string {
 describe('oracle on the CPU backend', () => {
   it('every run is token-exact and bit-identical on two simulated devices', () => {
     const report = join(tmp, 'reports');
-    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '64', '--report', report]);
+    // 32 tokens: every run of the matrix reaches its situation (swaps, faults, shutdowns) by then
+    const r = oracle(['--backend', 'cpu', '--devices', '0,1', '--tokens', '32', '--report', report]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const json = JSON.parse(readFileSync(join(report, 'oracle-cpu.json'), 'utf8')) as {
       ok: boolean;
@@ -50,7 +52,7 @@ describe('oracle on the CPU backend', () => {
     };
     expect(json.ok).toBe(true);
     expect(json.runs.length).toBeGreaterThanOrEqual(12);
-    for (const run of json.runs) expect(run.tokensMatched).toBe(64);
+    for (const run of json.runs) expect(run.tokensMatched).toBe(32);
   });
 
   it('the fp8 fixture (fp8 experts, the int8 trunk): streaming through RAM LRUs and the trunk rows, token-exact', () => {
@@ -81,26 +83,6 @@ describe('oracle on the CPU backend', () => {
       expect(names).toContain(row);
     for (const run of json.runs)
       expect([run.name, run.tokensMatched, run.hiddenBitIdentical]).toEqual([run.name, 32, true]);
-  });
-
-  it('the int8 and wide fixtures are token-exact too', () => {
-    for (const fixture of ['fixtures/tiny-moe-i8', 'fixtures/wide-moe']) {
-      const r = oracle([
-        '--backend',
-        'cpu',
-        '--devices',
-        '0,1',
-        '--tokens',
-        '32',
-        '--fixture',
-        fixture,
-        '--report',
-        join(tmp, 'r2'),
-        '--only',
-        'warmstart',
-      ]);
-      expect(r.code, fixture + r.stdout + r.stderr).toBe(0);
-    }
   });
 });
 

@@ -4,8 +4,8 @@
  * review did (B1-B24) and must be refused with the JSON path of the field; the commands
  * that read scenarios (`--scenario`, `npm run replay`, `npm run mutants -- --replay`)
  * turn that into one line and exit 2. Every scenario the generators make must parse
- * back to itself, and a scenario at the size caps must run to its end inside the step
- * limit (so LIVE-STEPS never blames a long scenario on the tier).
+ * back to itself. (A scenario at the size caps running to its end inside the step limit,
+ * so that LIVE-STEPS never blames a long scenario on the tier: scenario_caps.nightly.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,11 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runScenario } from '../../model/run.js';
-import { ChoicesStrategy } from '../../model/rt/strategy.js';
-import { parseScenario, SCENARIO_LIMITS } from '../../model/scenario/scenario_json.js';
+import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { scenarioArb, SUITES } from '../../properties/arbitraries.js';
-import { DEFAULT_LIMITS } from '../../src/check/limits.js';
 import { InputError } from '../../src/input/input_error.js';
 
 const base = JSON.parse(readFileSync('properties/scenarios/default.json', 'utf8')) as Record<string, unknown>;
@@ -117,36 +114,6 @@ describe('the generators and the parser agree', () => {
   });
 });
 
-describe('the size caps', () => {
-  it('a scenario at both caps runs to its end in well under the step limit', () => {
-    const devices = 8;
-    const layers = 64;
-    const experts = SCENARIO_LIMITS.slots / layers;
-    const tokens = SCENARIO_LIMITS.routedPerRun / layers;
-    const corner = {
-      ...base,
-      devices,
-      layers,
-      experts,
-      topk: 1,
-      ringCapacity: SCENARIO_LIMITS.ring,
-      loaders: SCENARIO_LIMITS.loaders,
-      budgetExperts: new Array(devices).fill(layers),
-      capacityExperts: new Array(devices).fill(null),
-      swapPeriod: 1,
-      ramCapacity: experts,
-      routes: Array.from({ length: tokens }, (_, t) =>
-        Array.from({ length: layers }, (_, l) => [(t * 7 + l * 3) % experts]),
-      ),
-      refillAfterToken: -1,
-    };
-    const r = runScenario(parseScenario(corner, 'corner'), { strategy: new ChoicesStrategy([]) });
-    expect(r.violation).toBeNull();
-    expect(r.steps).toBeGreaterThan(10_000);
-    expect(r.steps).toBeLessThan(DEFAULT_LIMITS.maxSteps / 2);
-  });
-});
-
 describe('the commands that read scenarios say what is wrong in one line and exit 2', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'tierlab-scenario-test-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -176,17 +143,17 @@ describe('the commands that read scenarios say what is wrong in one line and exi
   const cases: readonly (readonly [string, string[], RegExp])[] = [
     [
       'properties --scenario',
-      ['apps/cli/properties.ts', '--scenario', scenarioFile, '--report', tmp],
+      ['apps/cli/bin/properties.ts', '--scenario', scenarioFile, '--report', tmp],
       /^properties: --scenario .*bad\.json: routes\[0\]\[0\]\[1\]: 99 is out of range \[0, 7\]$/,
     ],
     [
       'replay',
-      ['apps/cli/replay.ts', cxFile],
+      ['apps/cli/bin/replay.ts', cxFile],
       /^replay: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range \[1, 64\]$/,
     ],
     [
       'mutants --replay',
-      ['apps/cli/mutants.ts', '--replay', cxFile],
+      ['apps/cli/bin/mutants.ts', '--replay', cxFile],
       /^mutants: .*bad-cx\.json: scenario\.ringCapacity: -1 is out of range/,
     ],
   ];

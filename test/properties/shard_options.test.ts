@@ -43,9 +43,13 @@ function dirWith(name: string, s: PropertiesShard | string): string {
 describe('--jobs and --shard', () => {
   it('bad values: one line naming the option, exit 2', () => {
     const bad: [string, string[], RegExp][] = [
-      ['apps/cli/properties.ts', ['--jobs', '0'], /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/],
       [
-        'apps/cli/mutants.ts',
+        'apps/cli/bin/properties.ts',
+        ['--jobs', '0'],
+        /^properties: --jobs wants an integer in \[1, 1024\], got '0'\n$/,
+      ],
+      [
+        'apps/cli/bin/mutants.ts',
         ['--shard', '2/2'],
         /^mutants: --shard wants i\/n with integers 0 <= i < n <= 1024, e.g. 0\/4; got '2\/2'\n$/,
       ],
@@ -134,7 +138,7 @@ describe('report merge', () => {
 
   it('the command refuses a bad set with exit 2 and one line', () => {
     const a = dirWith('cli-a', shard(0, 2));
-    const r = cli('apps/cli/report.ts', ['merge', a, '--out', join(scratch, 'merged')]);
+    const r = cli('apps/cli/bin/report.ts', ['merge', a, '--out', join(scratch, 'merged')]);
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^report: shards missing: 1\/2 \(every shard of the run is needed\)\n$/);
   });

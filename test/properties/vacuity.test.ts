@@ -3,7 +3,8 @@
  * Every case is a hand-written main thread that commits exactly one fault.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExpertPart, Gen, RamRef, StagingCopy, TensorHandle } from '../../src/ops.js';
+import type { ExpertPart, Gen, RamRef, RouteInfo, StagingCopy, TensorHandle } from '../../src/ops.js';
+import type { DriverDecisions } from '../../src/check/checkers/driver.js';
 import type { Tier } from '../../src/tier/tier.js';
 import { slotOf } from '../../src/tier/state.js';
 import { enter } from '../../src/tier/gate.js';
@@ -39,8 +40,46 @@ function* uploadExpert(layer: number, eid: number, dev = 0): Gen<TensorHandle[]>
   return out;
 }
 
-const cases: Record<string, { main: Main; scenario?: Partial<Scenario>; maxSteps?: number }> = {
+/** a driver asked for a planned warmstart, as the engine's is */
+const PLANNED: DriverDecisions = { warmstart: 'plan', initTwice: true, handOverTwice: false };
+
+interface Case {
+  main: Main;
+  scenario?: Partial<Scenario>;
+  maxSteps?: number;
+  driver?: DriverDecisions;
+}
+
+const cases: Record<string, Case> = {
   ...SPEC_FAULTS,
+  // init answered 'active', then 'already': the driver took the second answer and skipped the warmstart
+  'DRV-WARMSTART': {
+    driver: PLANNED,
+    *main(tier) {
+      yield* tier.init();
+      yield* tier.init();
+      const route = (yield { k: 'route', token: 0, layer: 0 }) as RouteInfo;
+      yield* tier.issue(route);
+    },
+  },
+  'DRV-HANDOVER': {
+    driver: PLANNED,
+    *main(tier) {
+      yield* tier.init();
+      const planned = yield* tier.planFill();
+      for (const k of planned.slice(1)) yield* tier.notePlanned(k.layer, k.eid, null);
+      yield* tier.fillWait();
+    },
+  },
+  'DRV-FILL-WAIT': {
+    driver: { ...PLANNED, warmstart: 'none' },
+    *main(tier) {
+      yield* tier.init();
+      const route = (yield { k: 'route', token: 0, layer: 0 }) as RouteInfo;
+      yield* tier.issue(route);
+      yield* tier.fillWait();
+    },
+  },
   'ACC-INFLIGHT': {
     *main(tier) {
       yield* tier.init();
@@ -297,6 +336,7 @@ describe('no property is vacuous', () => {
         strategy: new ChoicesStrategy([]),
         main: c.main,
         limits: c.maxSteps !== undefined ? { maxSteps: c.maxSteps } : {},
+        ...(c.driver !== undefined ? { driver: c.driver } : {}),
       });
       expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe(id);
     });

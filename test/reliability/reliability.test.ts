@@ -37,7 +37,7 @@ describe('the last lines of defence', () => {
 
   it('an unexpected error is one line saying "internal error", where, and what to report; exit 70', () => {
     const r = node(
-      "import { reportUnexpectedErrors } from './apps/cli/cli_args.ts'; reportUnexpectedErrors('replay'); null.x;",
+      "import { reportUnexpectedErrors } from './apps/cli/run_command.ts'; reportUnexpectedErrors('replay'); null.x;",
     );
     expect(r.status).toBe(70);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -48,7 +48,7 @@ describe('the last lines of defence', () => {
 
   it("bad input that escapes a command's own checks is still one line and exit 2", () => {
     const r = node(
-      "import { reportUnexpectedErrors } from './apps/cli/cli_args.ts'; import { InputError } from './src/input/input_error.ts'; reportUnexpectedErrors('x'); throw new InputError('f.json', 'a: bad');",
+      "import { reportUnexpectedErrors } from './apps/cli/run_command.ts'; import { InputError } from './src/input/input_error.ts'; reportUnexpectedErrors('x'); throw new InputError('f.json', 'a: bad');",
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('x: f.json: a: bad\n');

@@ -1,6 +1,6 @@
 /**
  * What the reliability trials (trials.ts) are made of: running a command the way a user
- * does (`node --import tsx apps/cli/X.ts`, in the repository, with a private temp folder
+ * does (`node --import tsx apps/cli/bin/<tool>.ts`, in the repository, with a private temp folder
  * so that leaks can be counted), and judging what came back.
  *
  * Verdicts, as the review used them: `clean` is one line on stderr naming the problem and
@@ -73,9 +73,9 @@ export class Workspace {
     return { ...process.env, TMPDIR: this.tmp, FORCE_COLOR: '0', ...extra };
   }
 
-  /** `npm run <tool> -- args`, as the node process npm runs (apps/cli/<tool>.ts) */
+  /** `npm run <tool> -- args`, as the node process npm runs (apps/cli/bin/<tool>.ts) */
   cli(tool: string, args: readonly string[], opts: RunOptions = {}): Ran {
-    return this.node([`apps/cli/${tool}.ts`, ...args], opts);
+    return this.node([`apps/cli/bin/${tool}.ts`, ...args], opts);
   }
 
   /** node --import tsx with these arguments, in the repository */
@@ -101,16 +101,20 @@ export class Workspace {
   }
 
   /**
-   * Starts `cmd args` (its own process group), sends `signal` after `afterMs` to the
-   * process (`target: 'process'`) or its whole group, and waits for it to end.
+   * Starts `cmd args` (its own process group), sends `signal` to the process (`target:
+   * 'process'`) or its whole group once its output (stdout or stderr) matches `when`, the
+   * point in the run the trial is about, and waits for it to end. A state of the run, not
+   * a time: a loaded machine only makes it come later. Safety nets: a run that never gets
+   * there is killed after SIGNAL_LIMIT_MS (`signalled` false), a run that does not end
+   * after the signal is killed a minute later.
    */
   interrupt(
     cmd: string,
     args: readonly string[],
     signal: NodeJS.Signals,
-    afterMs: number,
+    when: RegExp,
     target: 'process' | 'group' = 'group',
-  ): Promise<Ran & { endedMs: number; pids: number[] }> {
+  ): Promise<Ran & { endedMs: number; pids: number[]; signalled: boolean }> {
     return new Promise((resolve) => {
       const child = spawn(cmd, args, {
         cwd: this.root,
@@ -120,31 +124,55 @@ export class Workspace {
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       let sentAt = 0;
       let pids: number[] = [];
       const pid = child.pid ?? 0;
-      const timer = setTimeout(() => {
+      let guard: NodeJS.Timeout | undefined;
+      const send = (): void => {
+        if (sentAt > 0 || !when.test(stdout + stderr)) return;
         pids = groupPids(pid);
         sentAt = performance.now();
         process.kill(target === 'group' ? -pid : pid, signal);
-      }, afterMs);
-      const guard = setTimeout(() => process.kill(-pid, 'SIGKILL'), afterMs + 60_000);
+        clearTimeout(never);
+        guard = setTimeout(() => process.kill(-pid, 'SIGKILL'), 60_000);
+      };
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        send();
+      });
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        send();
+      });
+      const never = setTimeout(() => process.kill(-pid, 'SIGKILL'), SIGNAL_LIMIT_MS);
       child.on('close', (code, sig) => {
-        clearTimeout(timer);
+        clearTimeout(never);
         clearTimeout(guard);
         resolve({
           code,
           signal: sig,
           stdout,
           stderr,
-          timedOut: false,
+          timedOut: sentAt === 0,
           endedMs: sentAt > 0 ? performance.now() - sentAt : 0,
           pids,
+          signalled: sentAt > 0,
         });
       });
     });
+  }
+}
+
+/** How long an interrupt trial waits for its run to reach the point it interrupts (a safety net). */
+const SIGNAL_LIMIT_MS = 600_000;
+
+/** Polls until none of `pids` runs, for at most `limitMs` (a safety net); returns those still running. */
+export async function ended(pids: readonly number[], limitMs = 60_000): Promise<number[]> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    const left = pids.filter(alive);
+    if (left.length === 0 || performance.now() > until) return left;
+    await new Promise((res) => setTimeout(res, 200));
   }
 }
 

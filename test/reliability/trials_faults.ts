@@ -5,19 +5,24 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, okIf, type Outcome, type Trial, type Workspace } from './tools.js';
+import { alive, ended, okIf, type Outcome, type Trial, type Workspace } from './tools.js';
 
 const tsx = (tool: string, ...args: string[]): [string, string[]] => [
   process.execPath,
-  ['--import', 'tsx', `apps/cli/${tool}.ts`, ...args],
+  ['--import', 'tsx', `apps/cli/bin/${tool}.ts`, ...args],
 ];
 
 /** a properties run long enough to be interrupted, its report in the workspace */
 const longProperties = (w: Workspace): string[] => ['--runs', '100000', '--report', w.report()];
 
+/** the properties CLI's first progress line: its run has started */
+const RUNNING = /\] mixed: running on/;
+/** a mutation run's first verdict: one mutant finished, the others still running */
+const FIRST_VERDICT = /^\[\s*\d+\/\d+\] [a-z-]+: /m;
+
 async function signalGroup(w: Workspace, signal: NodeJS.Signals): Promise<Outcome> {
   const [cmd, args] = tsx('properties', ...longProperties(w));
-  const r = await w.interrupt(cmd, args, signal, 6000, 'group');
+  const r = await w.interrupt(cmd, args, signal, RUNNING, 'group');
   return okIf(
     r.endedMs < 5000 && r.pids.every((p) => !alive(p)),
     `ended ${(r.endedMs / 1000).toFixed(1)} s after ${signal} (exit ${r.code ?? r.signal})`,
@@ -30,22 +35,24 @@ async function signalNpm(w: Workspace, signal: NodeJS.Signals): Promise<Outcome>
     'npm',
     ['run', '--silent', 'properties', '--', ...longProperties(w)],
     signal,
-    8000,
+    RUNNING,
     'process',
   );
-  await new Promise((res) => setTimeout(res, 2000));
-  const left = r.pids.filter(alive);
+  const left = await ended(r.pids);
   return okIf(
-    left.length === 0,
-    left.length === 0
-      ? `npm and the run ended after ${signal}`
-      : `${left.length} processes still running 2 s after ${signal}`,
+    r.signalled && left.length === 0,
+    !r.signalled
+      ? 'the run never started'
+      : left.length === 0
+        ? `npm and the run ended after ${signal}`
+        : `${left.length} processes still running a minute after ${signal}`,
   );
 }
 
-/** A short catalogue-only mutation run into `out`: the run the interrupt trials stop. */
+/** A catalogue-only mutation run into `out`, bounded by runs: the run the interrupt trials stop. */
 function catalogueMutants(out: string): ReturnType<typeof tsx> {
-  return tsx('mutants', '--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+  const budget = ['--runs', '200', '--seconds', '600', '--matrix-seconds', '0', '--no-baseline'];
+  return tsx('mutants', '--catalogue-only', ...budget, '--jobs', '2', '--out', out);
 }
 
 export const FAULT_TRIALS: readonly Trial[] = [
@@ -65,13 +72,13 @@ export const FAULT_TRIALS: readonly Trial[] = [
     run: async (w) => {
       const out = w.report();
       const [cmd, args] = catalogueMutants(out);
-      const r = await w.interrupt(cmd, args, 'SIGINT', 15_000, 'process');
+      const r = await w.interrupt(cmd, args, 'SIGINT', FIRST_VERDICT, 'process');
       const md = existsSync(join(out, 'mutants.md')) ? readFileSync(join(out, 'mutants.md'), 'utf8') : '';
       const left = w.leftovers();
-      const running = r.pids.filter(alive);
+      const running = await ended(r.pids);
       return okIf(
         r.code === 130 &&
-          /\*\*PARTIAL\*\*: \d+ of 17 mutants finished when the run was interrupted by SIGINT/.test(md) &&
+          /\*\*PARTIAL\*\*: \d+ of \d+ mutants finished when the run was interrupted by SIGINT/.test(md) &&
           left.length === 0 &&
           running.length === 0,
         `exit ${r.code}; report ${md === '' ? 'missing' : 'marked partial'}; ${left.length} temp folders and ${running.length} processes left`,
@@ -84,7 +91,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
     run: async (w) => {
       const out = w.report();
       const [cmd, args] = tsx('oracle', '--report', out);
-      const r = await w.interrupt(cmd, args, 'SIGINT', 4000, 'process');
+      const r = await w.interrupt(cmd, args, 'SIGINT', /^\[\s*1\/\d+\] /m, 'process');
       const md = existsSync(join(out, 'oracle-cpu.md')) ? readFileSync(join(out, 'oracle-cpu.md'), 'utf8') : '';
       const left = w.leftovers();
       return okIf(
@@ -99,7 +106,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
     run: async (w) => {
       const out = w.report();
       const [cmd, args] = catalogueMutants(out);
-      const r = await w.interrupt(cmd, args, 'SIGTERM', 40_000, 'process');
+      const r = await w.interrupt(cmd, args, 'SIGTERM', FIRST_VERDICT, 'process');
       const json = existsSync(join(out, 'mutants.json'))
         ? (JSON.parse(readFileSync(join(out, 'mutants.json'), 'utf8')) as {
             progress: { finished: number; complete: boolean };

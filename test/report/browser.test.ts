@@ -24,7 +24,7 @@ import { tsxCommand } from '../../mutants/lib/properties_cli.js';
 import { runMutant } from '../../mutants/lib/run_mutant.js';
 import { makeScratch } from '../../mutants/lib/scratch.js';
 import { replayToView } from '../../apps/report/counterexample_replay.js';
-import { diagramAnchor } from '../../apps/report/lane_diagram.js';
+import { diagramAnchor } from '../../apps/report/counterexample_block.js';
 import { loadReportInputs } from '../../apps/report/load_reports.js';
 import type { CounterexampleView } from '../../apps/report/report_inputs.js';
 import { writeCounterexampleHtml, writeHtmlReport } from '../../apps/report/write_report.js';
@@ -121,6 +121,19 @@ async function checkDiagram(page: Page, root: string, view: CounterexampleView):
     expect(await page.locator(`${root} [data-violation-step]`).count()).toBe(0);
   }
   expect(await page.locator(`${root} code.replay`).textContent()).toBe(view.replay);
+  // it says what a lane is, in a sentence and in the key
+  expect(await page.locator(`${root} .how`).textContent()).toContain('Each lane is one thread');
+  expect(await page.locator(`${root} .legend`).textContent()).toContain('a lane: one thread');
+  // it opens on the violation: the view shown first holds the violating step, inside the box
+  const first = page.locator(`${root} .axis-switch > .scroll`).first();
+  expect(await first.isVisible()).toBe(true);
+  if (view.violation !== null) {
+    const box = await first.boundingBox();
+    const band = await first.locator('[data-violation-step]').boundingBox();
+    if (box === null || band === null) throw new Error('the violating step is not on screen');
+    expect(band.x).toBeGreaterThanOrEqual(box.x);
+    expect(band.x + band.width).toBeLessThanOrEqual(box.x + box.width + 1);
+  }
 }
 
 describe('the HTML report in headless Chromium', () => {
@@ -130,7 +143,7 @@ describe('the HTML report in headless Chromium', () => {
       needBrowser(ctx);
       const file = `properties/replays/${name}.json`;
       const out = join(tmp, `${name}.html`);
-      writeCounterexampleHtml(file, out);
+      await writeCounterexampleHtml(file, out);
       const view = replayToView(file);
       const { page, errors } = await open(out);
       await checkDiagram(page, '.cx', view);
@@ -155,24 +168,27 @@ describe('the HTML report in headless Chromium', () => {
     try {
       const [node, tsx] = tsxCommand(REPO_ROOT);
       const env = { ...process.env, TIERLAB_MUTANT: entry.mutant.id, FORCE_COLOR: '0' };
-      const args = [...tsx, 'apps/cli/properties.ts', '--bail', '--quiet', '--seconds', '10', '--report', reportDir];
-      const r = await runChild(node, args, { cwd: scratch.dir, env, timeoutMs: 120_000 });
+      // bounded by runs: the mutant falls within its first few dozen schedules
+      const args = [...tsx, 'apps/cli/bin/properties.ts', '--bail', '--quiet', '--runs', '200', '--report', reportDir];
+      const r = await runChild(node, args, { cwd: scratch.dir, env, timeoutMs: 600_000 });
       expect(r.rc, r.stderr).toBe(1);
       // the report built inside the scratch copy (no mutants/lib there) replays in-process
       mkdirSync(inScratch);
       cpSync(join(reportDir, 'properties.json'), join(inScratch, 'properties.json'));
-      const built = await runChild(node, [...tsx, 'apps/cli/report.ts', 'build', inScratch], {
+      const built = await runChild(node, [...tsx, 'apps/cli/bin/report.ts', 'build', inScratch], {
         cwd: scratch.dir,
         env,
-        timeoutMs: 120_000,
+        timeoutMs: 600_000,
       });
       expect(built.rc, built.stderr + built.stdout).toBe(0);
     } finally {
       scratch.remove();
     }
-    const written = await writeHtmlReport(reportDir);
+    // found on a mutant outside a mutation run: no stored view, so the page replays it on
+    // its mutant, as `npm run report` does
+    const written = await writeHtmlReport(reportDir, { replayMutants: true });
     expect(written.problems).toEqual([]);
-    const views = [...(await loadReportInputs(reportDir)).counterexamples.values()];
+    const views = [...(await loadReportInputs(reportDir, { replayMutants: true })).counterexamples.values()];
     expect(views.length).toBe(1);
     const view = views[0];
     if (view === undefined) throw new Error('no counterexample view');
@@ -188,7 +204,7 @@ describe('the HTML report in headless Chromium', () => {
   });
 
   it('report of a small mutants run: kill matrix, links, lane diagrams of the kills', {
-    timeout: 240_000,
+    timeout: 900_000,
   }, async (ctx) => {
     needBrowser(ctx);
     const out = join(tmp, 'mutants-run');
@@ -199,9 +215,11 @@ describe('the HTML report in headless Chromium', () => {
       runMutant(e, {
         root: REPO_ROOT,
         outDir: out,
-        seconds: 10,
+        // bounded by runs (both fall within a few dozen schedules); the seconds are a safety net
+        runs: 200,
+        seconds: 3600,
         seed: 20261129,
-        matrixSeconds: 0.5,
+        matrixSeconds: 0,
         typecheck: false,
         keep: false,
       }),
@@ -212,7 +230,7 @@ describe('the HTML report in headless Chromium', () => {
         date: new Date().toISOString(),
         command: 'test/report/browser.test.ts',
         progress: { planned: results.length, finished: results.length, complete: true, interrupted: null },
-        settings: { seconds: 10, seed: 20261129, matrixSeconds: 0.5 },
+        settings: { runs: 200, seconds: 3600, seed: 20261129, matrixSeconds: 0 },
         machine: { cores: cpus().length, loadAverageAtStart: loadavg() },
         sources: { commit: 'working tree', changed: [] },
         wallSeconds: (performance.now() - started) / 1000,

@@ -1,9 +1,9 @@
 /**
- * The lane model of real traces (the committed replays, and traces the test writes in the
- * runtime's own words): one lane per thread, every record in exactly one cell, mx spans
- * of different threads never overlap (the mutex, seen from the trace), every wake arrow
- * starts at a signal or broadcast of the thread the record names, open spans reach the
- * end, and a long trace is drawn from its end.
+ * The lane model of real traces (the committed replays, and a trace the test writes by
+ * hand): one lane per thread, every record in exactly one cell, mx spans of different
+ * threads never overlap (the mutex, seen from the trace), every wake arrow starts at a
+ * signal or broadcast of the thread the record names, open spans reach the end, and a
+ * long trace is drawn from its end.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { replayToView } from '../../apps/report/counterexample_replay.js';
 import { renderLaneSvg } from '../../apps/report/lane_diagram.js';
 import { buildLaneModel, MAX_DRAWN_STEPS, type TraceData } from '../../apps/report/lane_model.js';
-import { parseTraceText } from '../../apps/report/trace_events.js';
+import type { TraceEventData } from '../../model/rt/trace_data.js';
 
 const dir = 'properties/replays';
 const replays = readdirSync(dir)
@@ -35,7 +35,7 @@ describe('lane model of the committed replays', () => {
       }
       for (const a of m.arrows.filter((x) => x.kind === 'signal' || x.kind === 'broadcast')) {
         const from = m.cells.find((c) => c.tid === a.fromTid && c.step === a.fromStep);
-        expect(from?.items.some((i) => i.event.kind === a.kind)).toBe(true);
+        expect(from?.items.some((i) => i.event.k === a.kind)).toBe(true);
       }
       // the replays are fixed bugs: no violation, and the svg still has a lane per thread
       expect(m.violation).toBeNull();
@@ -46,33 +46,38 @@ describe('lane model of the committed replays', () => {
 });
 
 /**
- * A trace in the runtime's words: main waits on cv, a worker's upload fails and it signals
- * main, then waits on cv_take and is woken spuriously; main re-takes mx and the run fails.
+ * A hand-made trace: main waits on cv, a worker's upload fails and it signals main, then
+ * waits on cv_take and is woken spuriously; main re-takes mx and the run fails.
  */
 function handTrace(): TraceData {
-  const lines: [number, number, string][] = [
-    [0, 0, 'spawn worker -> thread 1'],
-    [1, 0, 'lock'],
-    [1, 0, '> fill_wait'],
-    [2, 0, 'wait cv'],
-    [3, 1, 'lock'],
-    [4, 1, 'upload L0E1.gate dev0 -> FAILED'],
-    [5, 1, 'signal cv'],
-    [5, 0, 'woken (signalled by worker)'],
-    [6, 1, 'wait cv_take'],
-    [7, 1, 'woken (spurious)'],
-    [7, 0, 'wakes, re-takes mx'],
-    [8, 0, 'teleport somewhere'],
-    [8, 0, '!! POST-FILL-WAIT: fill_wait returned with inflight=1'],
+  const events: [number, number, TraceEventData, string][] = [
+    [0, 0, { k: 'spawn', name: 'worker', tid: 1 }, 'spawn worker -> thread 1'],
+    [1, 0, { k: 'lock' }, 'lock'],
+    [1, 0, { k: 'call', fn: 'fill_wait', args: null }, '> fill_wait'],
+    [2, 0, { k: 'wait', cv: 'cv' }, 'wait cv'],
+    [3, 1, { k: 'lock' }, 'lock'],
+    [4, 1, { k: 'op', op: 'upload', family: 'backend', failed: true }, 'upload L0E1.gate dev0 -> FAILED'],
+    [5, 1, { k: 'signal', cv: 'cv', waiters: 1 }, 'signal cv'],
+    [5, 0, { k: 'woken', how: 'signal', by: 1 }, 'woken (signalled by worker)'],
+    [6, 1, { k: 'wait', cv: 'cv_take' }, 'wait cv_take'],
+    [7, 1, { k: 'woken', how: 'spurious', by: -1 }, 'woken (spurious)'],
+    [7, 0, { k: 'retake' }, 'wakes, re-takes mx'],
+    [8, 0, { k: 'op', op: 'combine', family: 'engine', failed: false }, 'combine t0 L0 [1c]'],
+    [
+      8,
+      0,
+      { k: 'violation', property: 'POST-FILL-WAIT', detail: 'fill_wait returned with inflight=1' },
+      '!! POST-FILL-WAIT: fill_wait returned with inflight=1',
+    ],
   ];
   return {
     threadNames: ['main', 'worker'],
-    records: lines.map(([step, tid, text], i) => ({ step, tid, t: i * 0.5, text })),
+    records: events.map(([step, tid, event, text], i) => ({ step, tid, t: i * 0.5, event, text })),
   };
 }
 
 describe('lane model semantics', () => {
-  it('spans, the wake arrow, the fault, the spurious wakeup, the unknown op and the violation', () => {
+  it('spans, the wake arrow, the fault, the spurious wakeup, an engine op and the violation', () => {
     const m = buildLaneModel(handTrace());
     expect(m.spans).toContainEqual({ tid: 0, kind: 'wait-cv', from: 2, to: 5, open: false });
     expect(m.spans).toContainEqual({ tid: 0, kind: 'woken', from: 5, to: 7, open: false });
@@ -99,7 +104,7 @@ describe('lane model semantics', () => {
     expect(kindAt(1, 7)).toBe('spurious');
     expect(kindAt(0, 7)).toBe('mutex');
     expect(kindAt(0, 8)).toBe('violation');
-    expect(m.cells.find((c) => c.step === 8)?.items.map((i) => i.event.kind)).toEqual(['op', 'violation']);
+    expect(m.cells.find((c) => c.step === 8)?.items.map((i) => i.event.k)).toEqual(['op', 'violation']);
     expect(m.violation).toEqual({
       step: 8,
       tid: 0,
@@ -110,7 +115,7 @@ describe('lane model semantics', () => {
     expect(m.cells.find((c) => c.step === 4)?.items[0]?.dt).toBe(0.5);
     const svg = renderLaneSvg(handTrace(), { statement: 'nothing queued or in flight' });
     expect(svg).toContain('data-violation-step="8"');
-    expect(svg).toContain('teleport somewhere');
+    expect(svg).toContain('combine t0 L0 [1c]');
   });
 
   it('draws a long trace from its end and says how much it left out', () => {
@@ -118,12 +123,12 @@ describe('lane model semantics', () => {
       step: i,
       t: i,
       tid: 0,
+      event: i % 2 === 0 ? ({ k: 'lock' } as const) : ({ k: 'unlock' } as const),
       text: i % 2 === 0 ? 'lock' : 'unlock',
     }));
     const m = buildLaneModel({ threadNames: ['main'], records });
     expect(m.elidedSteps).toBe(500);
     expect(m.firstStep).toBe(500);
     expect(m.cells.length).toBe(MAX_DRAWN_STEPS);
-    expect(parseTraceText(records[0]?.text ?? '')).toEqual({ kind: 'lock' });
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Sections drawn from real data: the kill matrix puts the operator mutants that are
  * equivalent by construction in their own group, one column each, every catalogue
- * property a row, and flags the rows no mutant exercised; the oracle section draws one
- * residency plot per run when a report records residency per token, and says so when it
- * does not; the replay command of a properties failure is read back from its report line.
+ * property a row, and flags the rows no mutant exercised; the oracle section draws a
+ * residency plot for each run whose residency moves when a report records it per token,
+ * lists the steady runs in one line, and says so when a report has none; the replay command of a properties failure is read back from its report line.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ describe('kill matrix', () => {
 
 describe('oracle residency over time', () => {
   const report = JSON.parse(
-    readFileSync('reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8'),
+    readFileSync('fixtures/reports/gpu/2026-11-29-h200x2/cuda-1gpu/oracle-cuda.json', 'utf8'),
   ) as OracleInput;
 
   it('says the report has no per-token residency when it has none', () => {
@@ -45,15 +45,18 @@ describe('oracle residency over time', () => {
     expect(html).not.toContain('experts resident');
   });
 
-  it('draws one plot per run that records it, one point per token', () => {
-    // the shape the oracle is to write: resident experts after each generated token
-    const runs = report.runs.map((r) => ({
+  it('draws one plot per run whose residency moves, one point per token, and lists the steady ones', () => {
+    // the shape the oracle writes: resident experts after each generated token; the first
+    // run fills up over the run, the others hold what they had from the start
+    const runs = report.runs.map((r, i) => ({
       ...r,
-      residencyByToken: Array.from({ length: r.tokens }, (_, i) => Math.round((r.residentAtEnd * (i + 1)) / r.tokens)),
+      residencyByToken: Array.from({ length: r.tokens }, (_, t) => (i === 0 ? t : r.residentAtEnd)),
     }));
     const html = renderOracleReport({ ...report, runs });
-    expect(html.match(/<svg class="chart"/g)?.length).toBe(runs.length);
-    expect(html.match(/<circle class="dot-a"/g)?.length).toBe(runs.reduce((a, r) => a + r.tokens, 0));
+    expect(html.match(/<svg class="chart"/g)?.length).toBe(1);
+    expect(html.match(/<circle class="dot-a"/g)?.length).toBe(runs[0]?.tokens);
+    expect(html).toContain(`1 runs that change, ${runs.length - 1} steady`);
+    for (const r of runs.slice(1)) expect(html).toContain(`${r.name} ${r.residentAtEnd}→${r.residentAtEnd}`);
   });
 });
 

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Gen } from '../../src/ops.js';
 import { ChoicesStrategy } from '../../model/rt/strategy.js';
 import { runBare } from './sim_harness.js';
+import type { TraceRecord } from '../../model/rt/trace.js';
+import type { WakeCause } from '../../model/rt/trace_event.js';
 
 const LOCK = { k: 'lock' } as const;
 const UNLOCK = { k: 'unlock' } as const;
@@ -58,9 +60,10 @@ function* parkThenKick(kick: 'signal' | 'broadcast', woken: string[]): Gen<void>
   for (const tid of tids) yield { k: 'join', tid };
 }
 
-function wakesBeforeRelease(records: readonly { text: string }[], prefix: string): number {
-  const end = records.findIndex((r) => r.text === '# phase released');
-  return records.slice(0, end).filter((r) => r.text.startsWith(prefix)).length;
+/** wakeups of this cause recorded before the `phase released` mark */
+function wakesBeforeRelease(records: readonly TraceRecord[], how: WakeCause): number {
+  const end = records.findIndex((r) => r.event.k === 'mark' && r.event.detail === 'released');
+  return records.slice(0, end).filter((r) => r.event.k === 'woken' && r.event.how === how).length;
 }
 
 describe('runtime: Mesa condition variables', () => {
@@ -68,7 +71,7 @@ describe('runtime: Mesa condition variables', () => {
     const woken: string[] = [];
     const { rt, outcome } = runBare(() => parkThenKick('signal', woken), new Alternate());
     expect(outcome.ok).toBe(true);
-    expect(wakesBeforeRelease(rt.trace?.records ?? [], 'woken (signalled')).toBe(1);
+    expect(wakesBeforeRelease(rt.trace?.records ?? [], 'signal')).toBe(1);
     expect(woken.slice(0, 1).length).toBe(1);
   });
 
@@ -76,7 +79,7 @@ describe('runtime: Mesa condition variables', () => {
     const first = new Set<string>();
     for (const pick of [0, 1, 2]) {
       const { rt } = runBare(() => parkThenKick('signal', []), new Alternate(pick));
-      const rec = rt.trace?.records.find((r) => r.text.startsWith('woken (signalled'));
+      const rec = rt.trace?.records.find((r) => r.event.k === 'woken' && r.event.how === 'signal');
       first.add(rt.trace?.threadNames[rec?.tid ?? -1] ?? '?');
     }
     expect([...first].sort()).toEqual(['a', 'b', 'c']);
@@ -85,7 +88,7 @@ describe('runtime: Mesa condition variables', () => {
   it('broadcast wakes every waiter', () => {
     const { rt, outcome } = runBare(() => parkThenKick('broadcast', []), new Alternate());
     expect(outcome.ok).toBe(true);
-    expect(wakesBeforeRelease(rt.trace?.records ?? [], 'woken (broadcast')).toBe(3);
+    expect(wakesBeforeRelease(rt.trace?.records ?? [], 'broadcast')).toBe(3);
   });
 
   it('a spurious wakeup returns from wait without a signal, and the while re-checks', () => {
@@ -108,7 +111,7 @@ describe('runtime: Mesa condition variables', () => {
       { spuriousWakeups: 1 },
     );
     expect(outcome.ok).toBe(true);
-    expect(rt.trace?.records.some((r) => r.text === 'woken (spurious)')).toBe(true);
+    expect(rt.trace?.records.some((r) => r.event.k === 'woken' && r.event.how === 'spurious')).toBe(true);
     // woken twice: once spuriously (flag still false: waits again), once by the broadcast
     expect(woken).toEqual(['w', 'w']);
   });

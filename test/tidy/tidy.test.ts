@@ -3,7 +3,8 @@
  * test names the rule and, on failure, every place that breaks it.
  *  - the folder layering (test/tidy/layers.ts) and no import cycle between files;
  *  - the tier and the simulator touch no time, randomness or promises; koffi is imported
- *    by the binding alone;
+ *    by the binding alone; every command is a function (apps/cli/bin/ holds the two-line
+ *    entry points, no other command file runs code when imported);
  *  - every source file opens with a comment that gives its role;
  *  - every property id the code throws is catalogued, and every catalogued id is thrown;
  *  - lines and functions stay within their lengths (a ratchet: today's exceptions are
@@ -74,6 +75,26 @@ describe('tidy: purity', () => {
         s.imports.filter((i) => !i.startsWith('src/tier/') && i !== 'src/ops.ts').map((i) => `${s.path} -> ${i}`),
       );
     expect(bad).toEqual([]);
+  });
+
+  it('every command is a function: apps/cli/bin/ holds two-line entry points, and no other command file runs code when imported', () => {
+    const cli = code.filter((s) => s.path.startsWith('apps/cli/'));
+    const entries = cli.filter((s) => s.path.startsWith('apps/cli/bin/'));
+    expect(entries.length).toBeGreaterThan(7);
+    const long = entries.filter((s) => codeLines(s.text).length > 2).map((s) => s.path);
+    // a statement at the top of a module, or the process's arguments read anywhere but where
+    // run_command.ts hands them to main: what a script of top-level statements does
+    const statement =
+      /^(await\b|for\b|if\b|try\b|while\b|do\b|switch\b|process\.|[A-Za-z_$][\w$]*(\.[\w$]+)*\s*\(|(export\s+)?(const|let|var)\s+([{[]|[\w$]+\s*(:[^=]+)?=\s*await\b))|\bprocess\.argv\b/;
+    const running = cli
+      .filter((s) => !s.path.startsWith('apps/cli/bin/') && s.path !== 'apps/cli/run_command.ts')
+      .flatMap((s) =>
+        codeLines(s.text)
+          .filter((l) => statement.test(l.text))
+          .map((l) => `${s.path}:${l.line}: ${l.text.trim()}`),
+      );
+    expect(long).toEqual([]);
+    expect(running).toEqual([]);
   });
 
   it('koffi is imported only by the binding', () => {

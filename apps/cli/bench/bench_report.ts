@@ -12,6 +12,9 @@ import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
 import type { UploadSection } from './upload.js';
 import { renderUpload } from './upload_report.js';
+import { renderSpin } from './spin_report.js';
+import type { CTierSection } from './ctier_bench.js';
+import { renderCTier } from './ctier_report.js';
 
 export interface ScalingRow {
   readonly dimension: string;
@@ -37,6 +40,7 @@ export interface BenchReport {
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
   upload?: UploadSection;
+  ctier?: CTierSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -163,6 +167,7 @@ export function renderMarkdown(r: BenchReport): string {
       '',
       ...(e.medium.runs !== undefined ? [REPEATED_NOTE, ''] : []),
     );
+    if (e.spin !== undefined) md.push(...renderSpin(e.spin));
   }
   if (r.race !== undefined) {
     const x = r.race;
@@ -223,6 +228,7 @@ export function renderMarkdown(r: BenchReport): string {
     }
   }
   if (r.upload !== undefined) md.push(...renderUpload(r.upload));
+  if (r.ctier !== undefined) md.push(...renderCTier(r.ctier));
   return md.join('\n') + '\n';
 }
 

@@ -9,12 +9,15 @@
  * threads (model/explore/dpor/parallel.ts; the jobs speedup is the wall-clock ratio, with
  * the CPU seconds beside it, since a shared machine's other load takes its share); and
  * the medium configuration (properties/scenarios/medium.json) with DPOR and its state
- * cache. Steps per distinct state is the re-execution cost: steps executed / states.
+ * cache; and the growth table beside Spin (spin_bench.ts: 2-8 experts, 1-3 loaders, ring
+ * 1-4, Spin run in the same process's run when it is installed). Steps per distinct
+ * state is the re-execution cost: steps executed / states.
  *
- * Invariants: every configuration counts distinct states the same way (state_digest.ts),
- * so the counts of two complete searches agree when they run the same schedules (plain
- * DFS and sleep sets, both with the cache: 18,858); DPOR and BPOR run one schedule of each
- * trace, whose intermediate states are fewer (15,089), and their verdicts are the same;
+ * Invariants: every configuration counts distinct states the same way (state_digest.ts:
+ * the canonical state), so the counts of two complete searches agree when they run the
+ * same schedules (plain DFS and sleep sets, both with the cache: 4,495); DPOR and BPOR run
+ * one schedule of each trace, whose intermediate states are fewer (3,504), and their
+ * verdicts are the same;
  * a limit that stops a search is reported as incomplete, never as a result.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,6 +29,7 @@ import type { Scenario } from '../../../model/scenario/scenario.js';
 import { exhaustiveParts, joinSearchParts } from '../../../properties/search_parts.js';
 import { describeScenario } from '../../../model/scenario/scenario.js';
 import { mediumScenario, smallWarmstart } from '../../../properties/committed_scenarios.js';
+import { measureSpin, type SpinSection } from './spin_bench.js';
 
 export interface ExhaustiveRow {
   readonly label: string;
@@ -218,13 +222,15 @@ export interface ExhaustiveSection {
   readonly ceilingSpeedup: number | null;
   readonly mediumScenario: string;
   readonly medium: ExhaustiveRow;
+  /** the growth table beside Spin (spin_bench.ts) */
+  readonly spin?: SpinSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** One row measured in a fresh process (jobs_child.ts), so every row starts as cold as a user's run. */
+/** One row measured in a fresh process (jobs_child.ts, run by apps/cli/bin/jobs_child.ts), so every row starts as cold as a user's run. */
 function childRow(req: JobsChildRequest): JobsRow {
-  const child = new URL('./jobs_child.ts', import.meta.url);
+  const child = new URL('../bin/jobs_child.ts', import.meta.url);
   const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(child), JSON.stringify(req)], {
     encoding: 'utf8',
     timeout: (req.seconds + 120) * 1000,
@@ -318,6 +324,8 @@ export async function measureExhaustive(
     stateCache: true,
     dpor: true,
   });
+  const spin = measureSpin(limit, log);
+  if (spin.unexpected) unexpected = true;
   const section: ExhaustiveSection = {
     scenario: describeScenario(small),
     rows,
@@ -333,6 +341,7 @@ export async function measureExhaustive(
     ceilingSpeedup: ceiling.speedup,
     mediumScenario: describeScenario(medium),
     medium: mediumRow,
+    spin: spin.section,
   };
   return { section, unexpected };
 }

@@ -51,8 +51,9 @@ async function independent(r: JobsChildRequest): Promise<JobsRow> {
   };
 }
 
-async function main(): Promise<void> {
-  const r = JSON.parse(process.argv[2] ?? '{}') as JobsChildRequest;
+/** argv: the request as JSON (exhaustive_bench.ts childRow); prints the row. */
+export async function main(argv: readonly string[]): Promise<0> {
+  const r = JSON.parse(argv[0] ?? '{}') as JobsChildRequest;
   const row =
     r.mode === 'independent'
       ? await independent(r)
@@ -63,6 +64,5 @@ async function main(): Promise<void> {
           r.seconds,
         );
   process.stdout.write(`${JSON.stringify(row)}\n`);
+  return 0;
 }
-
-await main();

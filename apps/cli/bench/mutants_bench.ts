@@ -1,6 +1,6 @@
 /**
  * Time to kill each catalogue mutant (mutants/catalogue/) under each strategy, through the
- * mutation runner exactly as people run it (`apps/cli/mutants.ts --catalogue-only
+ * mutation runner exactly as people run it (`apps/cli/bin/mutants.ts --catalogue-only
  * --strategy S`), one strategy after another, reading back its mutants.json.
  *
  * Invariants: this file only drives that CLI and reads its report; it never applies a
@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const MUTANTS_CLI = 'apps/cli/mutants.ts';
+export const MUTANTS_CLI = 'apps/cli/bin/mutants.ts';
 
 export interface MutantCell {
   readonly status: string;

@@ -3,10 +3,11 @@
  * seconds each strategy needs to find it when fill_wait waits on `st.qn` instead of
  * `st.inflight`, median over seeds.
  *
- * The defect goes into a scratch copy of the sources (src/, model/, properties/ copied to
- * a temporary directory, node_modules linked), never into the working tree; the patch
- * must match exactly once, so a rewrite of fill_wait makes this fail loudly instead of
- * measuring an unmutated tier. race_worker.ts does the measuring inside the copy.
+ * The defect goes into a scratch copy of the sources (src/, model/, properties/ and apps/
+ * copied to a temporary directory, node_modules linked), never into the working tree; the
+ * patch must match exactly once, so a rewrite of fill_wait makes this fail loudly instead
+ * of measuring an unmutated tier. race_worker.ts (run by apps/cli/bin/race_worker.ts)
+ * does the measuring inside the copy.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -40,10 +41,13 @@ export interface RaceRow {
   readonly perSeed: readonly RaceSeed[];
 }
 
+/** The worker that measures the race, run inside the scratch copy (copied there with the sources). */
+export const RACE_WORKER = 'apps/cli/bin/race_worker.ts';
+
 /** A scratch copy of the sources with the race put back; returns its directory. */
 export function raceScratch(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tierlab-race-'));
-  for (const p of ['src', 'model', 'properties', 'package.json', 'tsconfig.json'])
+  for (const p of ['src', 'model', 'properties', 'apps', 'package.json', 'tsconfig.json'])
     cpSync(join(root, p), join(dir, p), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const file = join(dir, RACE_FILE);
@@ -99,14 +103,10 @@ export async function measureRace(
 
 function runWorker(root: string, dir: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/cli/bench/race_worker.ts', ...args],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), RACE_WORKER, ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.on('error', reject);

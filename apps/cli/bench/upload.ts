@@ -38,6 +38,7 @@ import type {
 } from '../../../src/ops.js';
 import { runOracle, type OracleContext, type OracleRunResult, type OracleRunSpec } from '../../oracle/oracle_run.js';
 import { writeBenchModel, type BenchModelOptions } from './bench_model.js';
+import { shownPath } from '../../report/shown_path.js';
 
 const RAW_BYTES = 256 * 2 ** 20;
 const RAW_REPS = 5;
@@ -305,7 +306,7 @@ export async function measureUpload(o: UploadBenchOptions): Promise<UploadSectio
     topk: 8,
     seed: 2026,
   };
-  log(`upload: generating a model with ${o.expertGiB} GiB of experts in ${dir} ...`);
+  log(`upload: generating a model with ${o.expertGiB} GiB of experts in ${shownPath(dir)} ...`);
   const model = writeBenchModel(opts);
   try {
     return await measureRuns(o, model, raw, perOp, problems);

@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NATIVE_BACKENDS } from '../../../src/engine/native/library_file.js';
 
 export interface OracleVerdict {
   readonly status: 'killed' | 'survived' | 'error';
@@ -23,7 +24,7 @@ export interface OracleVerdict {
 }
 
 export interface OracleChild {
-  /** the tree whose apps/cli/oracle.ts runs (node_modules reachable from there) */
+  /** the tree whose oracle (apps/cli/bin/oracle.ts) runs (node_modules reachable from there) */
   readonly cwd: string;
   /** a bundled oracle (scripts/gpu/pack.sh) to run with plain node instead */
   readonly script?: string;
@@ -77,7 +78,7 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
   const report = mkdtempSync(join(tmpdir(), 'tierlab-kill-'));
   const t0 = performance.now();
   try {
-    const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'apps/cli/oracle.ts'];
+    const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'apps/cli/bin/oracle.ts'];
     const r = spawnSync(process.execPath, [...entry, ...c.args, '--report', report], {
       cwd: c.cwd,
       env: { ...process.env, ...c.env },
@@ -108,7 +109,7 @@ export function runOracleChild(c: OracleChild): OracleVerdict {
 }
 
 function readdirJson(dir: string): { runs: ReportRun[]; validationMessages: number | null } | null {
-  for (const backend of ['cpu', 'cuda', 'vulkan']) {
+  for (const backend of NATIVE_BACKENDS) {
     const f = join(dir, `oracle-${backend}.json`);
     if (existsSync(f))
       return JSON.parse(readFileSync(f, 'utf8')) as { runs: ReportRun[]; validationMessages: number | null };

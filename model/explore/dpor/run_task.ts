@@ -24,6 +24,7 @@ import type { Branch, WakeupNode } from './wakeup_tree.js';
 import { Reader, Writer } from './wire.js';
 import { DEFAULT_LIMITS } from '../../../src/check/limits.js';
 import type { PropertyId } from '../../../src/check/catalogue.js';
+import type { CoverageMark } from '../../../src/check/checkers/coverage.js';
 import { Violation } from '../../../src/check/violation.js';
 
 /**
@@ -62,7 +63,7 @@ export interface DporTask {
 export interface PlainOutcome {
   readonly violation: { readonly property: PropertyId; readonly detail: string } | null;
   readonly steps: number;
-  readonly coverage?: ReadonlySet<string>;
+  readonly coverage?: ReadonlySet<CoverageMark>;
 }
 
 /** A run's order as plain data: its events (dpor/wire.ts) and their clocks, `width` entries each. */

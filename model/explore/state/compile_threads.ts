@@ -147,6 +147,9 @@ export function cacheFile(
   return join(CACHE, `${keyOf(file, source, mode)}.js`);
 }
 
+/** The helpers compiled thread code may call (compiled_helpers.ts). */
+const HELPERS_GIVEN = /\b__(generator|values|assign)\(/g;
+
 /** The instrumented CommonJS text of one source file, from the cache or compiled now. */
 export function transpiled(file: string, mode: ThreadCompilation = 'frames'): string {
   const source = readFileSync(file, 'utf8');
@@ -177,6 +180,15 @@ export function transpiled(file: string, mode: ThreadCompilation = 'frames'): st
   if (p !== undefined)
     throw new Error(
       `state cache: cannot record the locals at ${p.file}:${p.line}: a yield is evaluated after '${p.text}'`,
+    );
+  // the ES5 output may call only the helpers compiled_helpers.ts gives; another one (an
+  // array spread's __spreadArray, a destructuring's __read) would throw inside a thread,
+  // where it reads as a crash of the code under test
+  const helper = mode === 'resumable' ? /\b(__[a-zA-Z]+)\(/.exec(out.outputText.replace(HELPERS_GIVEN, '')) : null;
+  if (helper !== null)
+    throw new Error(
+      `state cache: ${relative(root, file)} needs the ES5 helper ${helper[1]}, which thread code may not use ` +
+        '(write it without array spread or destructuring of iterables)',
     );
   // written whole under a private name, then renamed: a reader never sees half a file
   const partial = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;

@@ -11,12 +11,14 @@
  * Locals are hashed by what they are: primitives by value; objects of the tier's state
  * by where they sit in it (two locals naming the same slot hash alike, whatever its
  * contents, which the state digest covers); a generator by whether it started and ended
- * (its position and locals are its own frame's); anything else (the world's handles, lists a
- * thread built) by content, recursively.
+ * (its position and locals are its own frame's); the world's handles by name when the
+ * digest names them (world_names.ts), else by content; anything else (lists a thread
+ * built) by content, recursively.
  *
  * Invariant: a frame's recorded locals are replaced at each yield, never mutated.
  */
 import { Hasher, addValue } from './digest_hash.js';
+import type { RecordNames } from './world_names.js';
 import { ResumableGenerator } from './restore/resumable_generator.js';
 
 export class Frame {
@@ -73,6 +75,8 @@ export function frameRegistry(): FrameRegistry {
 export interface LocalsView {
   readonly places: ReadonlyMap<object, number>;
   readonly seen: Map<object, number>;
+  /** world-owned objects by name (world_names.ts); null: by content, ids included */
+  readonly names: RecordNames | null;
 }
 
 /** Folds a thread's frames into h. */
@@ -95,6 +99,8 @@ function addLocal(h: Hasher, v: unknown, view: LocalsView, depth: number): void 
     h.add(14).add(place);
     return;
   }
+  const names = view.names;
+  if (names?.fold(h, v, depth)) return;
   let content = view.seen.get(v);
   if (content === undefined) {
     const inner = new Hasher();

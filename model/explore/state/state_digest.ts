@@ -5,10 +5,13 @@
  *
  * What it covers, and why that is the whole state:
  *  - the tier's state and the simulated world, read reflectively: every own field of
- *    every object reachable from them (arrays in order, maps and sets order-free), except
- *    functions and the constant inputs (`scenario`, `cfg`, `faultPlan`). Nothing is left out by
- *    hand, so a field someone adds later is covered without touching this file. World
- *    handles are the ledger's records: a handle and its record hash alike, ids included;
+ *    every object reachable from them (arrays in order, maps and sets by key or
+ *    order-free), except functions and the constant inputs (`scenario`, `cfg`,
+ *    `faultPlan`). A field someone adds later is covered without touching this file.
+ *    With instrumented threads the state is canonical: the world's records (tensors,
+ *    staging copies, host arrays, RAM references) are folded by name, not by id, slot or
+ *    allocation order (world_names.ts), and what of the world nothing observes is left
+ *    out (world_digest.ts says what and why);
  *  - the runtime: each thread's scheduling state, whether it is re-taking mx, the cv it
  *    waits on and its rank in that queue, the mx owner and the spurious wakeups spent;
  *  - each thread's position (thread_position.ts): a hash of its history standing in for
@@ -28,6 +31,7 @@ import { ThreadState, type SimThread } from '../../rt/thread.js';
 import type { ThreadPositions } from './thread_position.js';
 import { addFrames } from './frames.js';
 import type { Hasher } from './digest_hash.js';
+import type { RecordNames } from './world_names.js';
 
 /** What the digest knows about the threads (kept by the exploring strategy). */
 export interface ThreadCounters {
@@ -46,8 +50,13 @@ export interface ThreadCounters {
  * The threads' part of the digest. With `places` (the tier's objects by path, frames.ts)
  * a thread is its instrumented frames; without, its history hash (thread_position.ts).
  */
-export function addThreads(h: Hasher, th: ThreadCounters, places: ReadonlyMap<object, number> | null): void {
-  const view = places === null ? null : { places, seen: new Map<object, number>() };
+export function addThreads(
+  h: Hasher,
+  th: ThreadCounters,
+  places: ReadonlyMap<object, number> | null,
+  names: RecordNames | null = null,
+): void {
+  const view = places === null ? null : { places, seen: new Map<object, number>(), names };
   for (let tid = 0; tid < th.threads.length; tid++) {
     const t = th.threads[tid];
     if (t === undefined || !th.positions.exists(tid)) continue;

@@ -9,10 +9,16 @@
  * field name (arrays by index, not into Map or Set entries, no deeper than 8 fields, not
  * under `cfg`), an object met again keeping its first path.
  *
+ * With `names` (world_names.ts) the fold is the canonical one (canonical_value.ts): the
+ * world's records the tier holds (tensors, staging copies, RAM references, host arrays)
+ * are folded by name, not by id; their places are recorded all the same.
+ *
  * Invariant: digest and places equal those of the two walks done apart (test/explore/
  * tier_digest.test.ts compares them on states of real runs).
  */
 import { CONSTANT_FIELD, Hasher, addValue, fieldCode, stringCode } from './digest_hash.js';
+import { addCanonical } from './canonical_value.js';
+import type { RecordNames } from './world_names.js';
 
 /** fields whose objects get no place (the configuration: constant, never a thread's local) */
 const PLACE_SKIP: ReadonlySet<string> = new Set(['cfg']);
@@ -25,22 +31,21 @@ export interface TierDigest {
   readonly places: Map<object, number>;
 }
 
-export function tierDigest(st: object): TierDigest {
+export function tierDigest(st: object, names: RecordNames | null = null): TierDigest {
   const h = new Hasher();
   const places = new Map<object, number>();
-  addPlaced(h, st, 0, ROOT_PLACE, true, places);
+  addPlaced(h, st, 0, ROOT_PLACE, true, { places, names });
   return { digest: h.digest(), places };
 }
 
-/** addValue's fold of v, recording places while `record` holds (see the file's comment) */
-function addPlaced(
-  h: Hasher,
-  v: unknown,
-  depth: number,
-  where: number,
-  recordHere: boolean,
-  places: Map<object, number>,
-): void {
+interface Walk {
+  readonly places: Map<object, number>;
+  readonly names: RecordNames | null;
+}
+
+/** addValue's fold of v (canonical with names), recording places while `record` holds */
+function addPlaced(h: Hasher, v: unknown, depth: number, where: number, recordHere: boolean, walk: Walk): void {
+  const { places, names } = walk;
   if (v === null || typeof v !== 'object') {
     addValue(h, v, depth);
     return;
@@ -48,14 +53,16 @@ function addPlaced(
   const record = recordHere && depth <= MAX_PLACE_DEPTH && !places.has(v);
   if (record) places.set(v, where);
   if (depth > MAX_DEPTH) throw new Error('state digest: object graph deeper than expected (a cycle?)');
+  if (names?.fold(h, v, depth)) return;
   if (Array.isArray(v)) {
     h.add(8).add(v.length);
-    for (let i = 0; i < v.length; i++) addPlaced(h, v[i], depth + 1, below(where, indexCode(i)), record, places);
+    for (let i = 0; i < v.length; i++) addPlaced(h, v[i], depth + 1, below(where, indexCode(i)), record, walk);
     return;
   }
   if (ArrayBuffer.isView(v) || v instanceof Map || v instanceof Set) {
     // nothing below gets a place: typed arrays hold numbers, entries are not fields
-    addValue(h, v, depth);
+    if (names !== null) addCanonical(h, v, names, depth);
+    else addValue(h, v, depth);
     return;
   }
   h.add(12);
@@ -69,7 +76,7 @@ function addPlaced(
     }
     if (typeof x === 'function') continue;
     h.add(code);
-    addPlaced(h, x, depth + 1, below(where, code), record && !PLACE_SKIP.has(k), places);
+    addPlaced(h, x, depth + 1, below(where, code), record && !PLACE_SKIP.has(k), walk);
   }
 }
 

@@ -22,13 +22,22 @@ export interface Task {
 const BOOT = new URL('./boot.mjs', import.meta.url);
 const ENTRY = new URL('./entry.ts', import.meta.url).href;
 
-export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise<R[]> {
+/** `onDone(done, total)`: after each task that finished (progress for people). */
+export async function runTasks<R>(
+  tasks: readonly Task[],
+  jobs: number,
+  onDone?: (done: number, total: number) => void,
+): Promise<R[]> {
   if (jobs <= 1 || tasks.length <= 1) {
     const out: R[] = [];
     const modules: ModuleCache = new Map();
-    for (const t of tasks) out.push((await (await taskFunction(t.module, t.fn, modules))(t.arg)) as R);
+    for (const t of tasks) {
+      out.push((await (await taskFunction(t.module, t.fn, modules))(t.arg)) as R);
+      onDone?.(out.length, tasks.length);
+    }
     return out;
   }
+  let done = 0;
   const results = new Array<R>(tasks.length);
   let next = 0;
   const workers = Array.from(
@@ -55,6 +64,7 @@ export async function runTasks<R>(tasks: readonly Task[], jobs: number): Promise
                 return;
               }
               results[m.id] = m.result as R;
+              onDone?.(++done, tasks.length);
               give();
             });
             w.on('error', reject);

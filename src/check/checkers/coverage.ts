@@ -3,9 +3,11 @@
  * so a report can say how often random scenarios really get there. A mark that random
  * scenarios never reach means a green result says nothing about that situation.
  */
-import type { CvName, MarkOp, Op, TierApi } from '../../ops.js';
+import type { CvName, MarkOp, Op, TierApi, TierCall } from '../../ops.js';
 import type { Checker, RunView, ThreadView } from '../checker.js';
 import { ThreadState } from '../checker.js';
+import { allocatorRule, atAllocatorEdge } from '../allocator.js';
+import { HEAT_FILE_KINDS, heatFileKind } from '../heat_file_shape.js';
 import type { CheckContext } from '../checked_world.js';
 
 export const COVERAGE_MARKS = [
@@ -52,6 +54,24 @@ export const COVERAGE_MARKS = [
   'sync-issue-waited',
   'prefer-chose-resident',
   'stats-after-mark',
+  // a careless engine, within the contract: an expert handed over twice, a plan asked for
+  // twice, fill_wait twice in a row, RAM handed back that the tier cannot free
+  'note-planned-twice',
+  'plan-fill-twice',
+  'fill-wait-twice',
+  'release-ram-refused',
+  // the trunk's placement: best value per byte first, so not in offer order; a matrix
+  // that fits nowhere; matrices spread over devices
+  'trunk-placed-out-of-offer-order',
+  'trunk-left-on-cpu',
+  'trunk-on-several-devices',
+  // the experts' part sizes: which allocator rules they reach, and edges of those rules
+  'expert-part-grain-8k',
+  'expert-part-grain-1m',
+  'expert-part-grain-2m',
+  'expert-part-at-allocator-edge',
+  // the heat file's input space (heat_file_shape.ts): each kind of file init read
+  ...HEAT_FILE_KINDS.map((k) => `heat-file-${k}` as const),
 ] as const;
 export type CoverageMark = (typeof COVERAGE_MARKS)[number];
 
@@ -65,6 +85,12 @@ export class CoverageChecker implements Checker {
   private marked = false;
   /** threads whose last issue put experts on a device (their take is due) */
   private readonly issuedGroup = new Set<number>();
+  /** offer indices in the order this init placed them */
+  private densePlaced: number[] = [];
+  /** since the last fresh init: experts handed over, plans asked for, the last call */
+  private handedOver = new Set<number>();
+  private plans = 0;
+  private lastCall: TierApi | null = null;
 
   constructor(private readonly ctx: CheckContext) {}
 
@@ -97,6 +123,11 @@ export class CoverageChecker implements Checker {
   onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
     if (op.k === 'takeGroup' && this.api.get(th.tid) === 'shutdown') this.reached.add('group-drained-by-shutdown');
     if (op.k === 'spawn' && op.name === 'uploader' && typeof result === 'number' && result >= 0) this.uploader = result;
+    if (op.k === 'readHeat' && result instanceof Uint8Array) {
+      const cfg = this.ctx.st.cfg;
+      this.reached.add(`heat-file-${heatFileKind(result, cfg.layers, cfg.experts)}`);
+    }
+    if (op.k === 'uploadDense' && result !== null) this.densePlaced.push(op.index);
   }
 
   onMark(rt: RunView, th: ThreadView, op: MarkOp): void {
@@ -121,8 +152,10 @@ export class CoverageChecker implements Checker {
     }
     this.api.set(th.tid, op.call.fn);
     this.onCall(th, op.call.fn);
+    this.onCareless(op.call);
     if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
     if (op.call.fn === 'init') {
+      this.densePlaced = [];
       if (st.gate.state === 'LIVE') this.reached.add('second-init-while-active');
       else if (this.shutdowns > 0) this.reached.add('init-after-shutdown');
     }
@@ -160,10 +193,48 @@ export class CoverageChecker implements Checker {
       this.reached.add(r.value.reason.startsWith('cannot') ? 'init-stage-failed' : 'init-refused');
     if (r.fn === 'init' && r.value.state === 'active' && this.shutdowns > 0 && this.ctx.st.cfg.heatFile)
       this.reached.add('heat-file-round-trip');
+    if (r.fn === 'release_ram' && !r.value) this.reached.add('release-ram-refused');
+    if (r.fn === 'init' && r.value.state === 'active') {
+      this.handedOver = new Set();
+      this.plans = 0;
+      this.onTrunkPlaced();
+      this.onExpertSizes();
+    }
     if (r.fn === 'plan_fill') {
       const st = this.ctx.st;
       if (st.used.some((u, d) => u + st.expBytes > (st.budget[d] ?? 0))) this.reached.add('plan-filled-a-device');
     }
+  }
+
+  private onCareless(call: TierCall): void {
+    if (call.fn === 'note_planned') {
+      const key = call.layer * 1_000_000 + call.eid;
+      if (this.handedOver.has(key)) this.reached.add('note-planned-twice');
+      this.handedOver.add(key);
+    }
+    if (call.fn === 'plan_fill' && ++this.plans > 1) this.reached.add('plan-fill-twice');
+    if (call.fn === 'fill_wait' && this.lastCall === 'fill_wait') this.reached.add('fill-wait-twice');
+    // the main thread's calls, in order (a loader's note_planned does not separate them)
+    if (call.fn !== 'note_planned') this.lastCall = call.fn;
+  }
+
+  private onExpertSizes(): void {
+    const cfg = this.ctx.st.cfg;
+    for (const bytes of [...cfg.weightBytes, ...cfg.scaleBytes]) {
+      if (bytes <= 0) continue;
+      this.reached.add(`expert-part-${allocatorRule(bytes)}`);
+      if (atAllocatorEdge(bytes)) this.reached.add('expert-part-at-allocator-edge');
+    }
+  }
+
+  private onTrunkPlaced(): void {
+    const st = this.ctx.st;
+    const placed = this.densePlaced;
+    if (placed.some((index, i) => i > 0 && index < (placed[i - 1] ?? 0)))
+      this.reached.add('trunk-placed-out-of-offer-order');
+    if (st.dense.some((d) => d === null)) this.reached.add('trunk-left-on-cpu');
+    if (new Set(st.dense.flatMap((d) => (d === null ? [] : [d.dev]))).size > 1)
+      this.reached.add('trunk-on-several-devices');
   }
 
   private onShutdown(rt: RunView, th: ThreadView): void {

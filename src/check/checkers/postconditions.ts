@@ -1,6 +1,10 @@
 /**
  * Postconditions at API boundaries (call/ret marks): POST-FILL-WAIT, POST-WARMSTART,
  * POST-RESIDENCY, VARIANT-FILL-ONCE.
+ *
+ * What is owed is owed per generation: a fresh init (not a second init's 'already')
+ * starts a new warmstart, so a second run's warmstart is held to POST-WARMSTART as the
+ * first one was.
  */
 import type { MarkOp } from '../../ops.js';
 import type { Checker } from '../checker.js';
@@ -26,6 +30,7 @@ export function postconditionChecker(ctx: CheckContext): Checker {
     onMark(_rt, th, op: MarkOp) {
       if (op.k === 'call' && op.call.fn === 'issue') memory.decoding = true;
       if (op.k === 'call' && op.call.fn === 'fill_wait') fills.set(th.tid, null);
+      if (op.k === 'ret' && op.ret.fn === 'init' && op.ret.value.state === 'active') memory.decoding = false;
       if (op.k === 'ret' && op.ret.fn === 'fill_wait' && !memory.decoding && st.counters.queueFullSkips > 0) {
         throw new Violation(
           'POST-WARMSTART',

@@ -53,10 +53,12 @@ export class RefinementChecker implements Checker {
   constructor(
     private readonly st: TierState,
     world: CheckedWorld,
+    /** what the engine asked for (the backend's traits come from the world's ledger) */
+    wantSwaps: boolean,
     /** large tables by the slots written (table_watch.ts), or scanned whole */
     watchSlots = false,
   ) {
-    this.spec = newSpecState(specConfigOf(st.cfg));
+    this.spec = newSpecState(specConfigOf(st.cfg, { wantSwaps, reclaims: world.ledger.reclaims }));
     this.io = new ObservedIo(world);
     this.tierWatch = watchOf(st, TIER_SLOT_FIELDS, watchSlots);
     this.specWatch = watchOf(this.spec, SPEC_SLOT_FIELDS, watchSlots);

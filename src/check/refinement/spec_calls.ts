@@ -17,7 +17,13 @@ import { isResidentCall, preferCall, statsCall, statsMarkCall } from '../../prot
 import { DenseCall, TrunkPlaceCall } from '../../protocol_ref/trunk.js';
 import { FillWaitCall, PlanFillCall, ReleaseRamCall, ResidentCountCall } from '../../protocol_ref/warmstart.js';
 
-export function specConfigOf(c: TierConfig): SpecConfig {
+/**
+ * The engine's configuration as the reference reads it. What the tier derives for itself
+ * is derived here again from the run's inputs, never taken from the tier: swaps happen
+ * when the engine wants them and the backend reclaims freed memory (a tier that turned
+ * them off on its own would otherwise be held to a reference that agreed).
+ */
+export function specConfigOf(c: TierConfig, inputs: EngineInputs): SpecConfig {
   return {
     layers: c.layers,
     experts: c.experts,
@@ -31,7 +37,7 @@ export function specConfigOf(c: TierConfig): SpecConfig {
     budget: c.budgetBytes,
     reserveBytes: c.reserveBytes,
     ringCapacity: c.ringCapacity,
-    swaps: c.swaps,
+    swaps: inputs.wantSwaps && inputs.reclaims,
     streaming: c.streaming,
     heatFile: c.heatFile,
     swapPeriod: c.swapPeriod,
@@ -42,6 +48,12 @@ export function specConfigOf(c: TierConfig): SpecConfig {
     evictCapacity: c.evictCapacity,
     replanPerTick: c.replanPerTick,
   };
+}
+
+/** What the engine asked for and what the backend can do: the inputs of the tier's variants. */
+export interface EngineInputs {
+  readonly wantSwaps: boolean;
+  readonly reclaims: boolean;
 }
 
 const has = (ram: RamRef | null): boolean => ram !== null;

@@ -449,6 +449,112 @@ export class NativeEngineLib {
   }
 }
 
+/** The C tier's schedule harness's ABI (native/tier/harness/th.h, TH_ABI_VERSION). */
+export const HARNESS_ABI_VERSION = 1;
+
+const HARNESS_PROTOTYPES: Record<string, string> = {
+  create: 'th_harness *th_create(const char *heat_path)',
+  destroy: 'void th_destroy(th_harness *h)',
+  run: 'int th_run(th_harness *h, const double *cfg, int n_cfg, const uint8_t *heat, int n_heat, const double *opts, int n_opts, const uint32_t *choices, int n_choices, _Out_ double *summary)',
+  records: 'int th_records(th_harness *h, _Out_ int32_t *out, int cap_words)',
+  choices: 'int th_choices(th_harness *h, _Out_ uint32_t *choices, _Out_ uint32_t *widths, int cap)',
+  blob: 'int th_blob(th_harness *h, _Out_ uint8_t *out, int cap)',
+  description: 'int th_description(th_harness *h, _Out_ uint8_t *out, int cap)',
+};
+
+let harnessTypes = false;
+/** koffi's type names are global: the harness's opaque handle is declared once a process. */
+function declareHarnessTypes(): void {
+  if (harnessTypes) return;
+  koffi.opaque('th_harness');
+  harnessTypes = true;
+}
+
+/**
+ * The C tier's schedule harness (libtierlab_ctier_sched.so): one whole schedule of the C
+ * tier under tierlab's scheduler per call. Each method is one C function of th.h; the
+ * arrays are the caller's (no copy): the scenario and options in, the summary, records,
+ * choices and heat bytes out.
+ */
+export class CTierHarnessLib {
+  private readonly f: Record<string, Fn> = {};
+  private readonly text = Buffer.alloc(1024);
+
+  constructor(readonly path: string) {
+    if (!existsSync(path))
+      throw new NativeError(`C tier harness not found: ${path} (build it with: make -C native tier-sched-lib)`);
+    const fileProblem = libraryFileProblem(path);
+    if (fileProblem !== null) throw new NativeError(`cannot load ${path}: ${fileProblem}`);
+    let lib: LibraryHandle;
+    try {
+      lib = koffi.load(path);
+    } catch (e) {
+      throw new NativeError(`cannot load ${path}: ${(e as Error).message}`);
+    }
+    let version: number;
+    try {
+      version = lib.func('int th_abi_version()')() as number;
+    } catch {
+      throw new NativeError(`${path} is not a C tier harness (it has no th_abi_version)`);
+    }
+    if (version !== HARNESS_ABI_VERSION)
+      throw new NativeError(
+        `ABI mismatch: ${path} has harness ABI ${version}, this tierlab expects ${HARNESS_ABI_VERSION}`,
+      );
+    declareHarnessTypes();
+    for (const [name, proto] of Object.entries(HARNESS_PROTOTYPES)) this.f[name] = lib.func(proto);
+  }
+
+  private fn(name: string): Fn {
+    const f = this.f[name];
+    if (f === undefined) throw new NativeError(`harness binding has no function ${name}`);
+    return f;
+  }
+
+  create(heatPath: string): NativePtr {
+    const h = this.fn('create')(heatPath) as NativePtr;
+    if (h === null) throw new NativeError(`th_create refused the heat path ${heatPath}`);
+    return h;
+  }
+  destroy(h: NativePtr): void {
+    this.fn('destroy')(h);
+  }
+  run(
+    h: NativePtr,
+    cfg: Float64Array,
+    heat: Uint8Array | null,
+    opts: Float64Array,
+    choices: Uint32Array,
+    summary: Float64Array,
+  ): number {
+    return this.fn('run')(
+      h,
+      cfg,
+      cfg.length,
+      heat,
+      heat?.length ?? 0,
+      opts,
+      opts.length,
+      choices,
+      choices.length,
+      summary,
+    ) as number;
+  }
+  records(h: NativePtr, out: Int32Array): number {
+    return this.fn('records')(h, out, out.length) as number;
+  }
+  choices(h: NativePtr, choices: Uint32Array, widths: Uint32Array): number {
+    return this.fn('choices')(h, choices, widths, Math.min(choices.length, widths.length)) as number;
+  }
+  blob(h: NativePtr, out: Uint8Array): number {
+    return this.fn('blob')(h, out, out.length) as number;
+  }
+  description(h: NativePtr): string {
+    const n = this.fn('description')(h, this.text, this.text.length) as number;
+    return this.text.toString('utf8', 0, Math.min(n, this.text.length - 1));
+  }
+}
+
 /** Completion `i` of a buffer filled by completionsTake. */
 export function readCompletion(buf: Buffer, i: number): Completion {
   const at = i * COMPLETION_BYTES;
@@ -467,9 +573,4 @@ export function readCompletion(buf: Buffer, i: number): Completion {
 function guessTarget(path: string): string {
   const m = /libtierlab_(\w+)\.so$/.exec(path);
   return m?.[1] ?? 'cpu';
-}
-
-/** Where the library for a backend is built. */
-export function libraryPath(backend: string): string {
-  return process.env.TIERLAB_LIB ?? `native/build/libtierlab_${backend}.so`;
 }

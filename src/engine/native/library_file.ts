@@ -1,5 +1,9 @@
 /**
- * A native library checked as a file before it is loaded: the loader maps an ELF file's
+ * A native library as a file: the backends the engine is built for and where each one's
+ * library lies, and the library checked as a file before it is loaded.
+ *
+ * A backend is one folder of native/ (written against native/src/backend.h), one Makefile
+ * target and one library, native/build/libtierlab_<backend>.so. The loader maps an ELF file's
  * segments as they are declared, and a segment that runs past the end of a truncated
  * file is a SIGBUS at the first touch, which kills the process with no message. So the
  * ELF header, the program header table, every loaded segment, the section header table
@@ -9,6 +13,15 @@
  * sentence naming what is wrong. It reads the header and the two tables only.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** The native engine's backends: the CPU reference, CUDA and Vulkan. */
+export const NATIVE_BACKENDS = ['cpu', 'cuda', 'vulkan'] as const;
+export type NativeBackend = (typeof NATIVE_BACKENDS)[number];
+
+/** Where the library for a backend is built (TIERLAB_LIB names another file instead). */
+export function libraryPath(backend: NativeBackend): string {
+  return process.env.TIERLAB_LIB ?? `native/build/libtierlab_${backend}.so`;
+}
 
 const PT_LOAD = 1;
 const SHT_NOBITS = 8;

@@ -16,6 +16,7 @@
 import type { FaultPlan } from '../fault_sites.js';
 import type {
   Contribution,
+  DeviceBuffer,
   ExpertOutput,
   GroupRow,
   HostArray,
@@ -322,7 +323,7 @@ export class RealWorld implements RealWorldApi, CheckedWorld {
   }
 
   /** A resident trunk GEMV on its device, holding the dense buffers it names while it runs. */
-  private denseGemv(dev: number, index: number, t: RealTensor, inBuf: string, outBuf: string): void {
+  private denseGemv(dev: number, index: number, t: RealTensor, inBuf: DeviceBuffer, outBuf: DeviceBuffer): void {
     if (!t.shadow.alive)
       throw new Violation('MEM-DEVICE', `dense GEMV on device ${dev} reads freed trunk matrix #${index}`);
     const who = `dense GEMV on device ${dev}`;

@@ -1,0 +1,32 @@
+/**
+ * The suite aimed at each C tier mutant's defect (mutants/ctier/; the catalogue's family):
+ * the scenarios a bounded kill of that mutant runs, in the tests (test/ctier/) and in the
+ * benchmark (apps/cli/bench/ctier_bench.ts). A mutant not listed runs 'general'.
+ */
+import type { Suite } from '../../properties/arbitraries.js';
+
+/** the suite aimed at each defect (the catalogue's family) */
+export const CTIER_SUITE: Readonly<Record<string, Suite>> = {
+  'abandon-frees-victim': 'shutdown',
+  'budget-by-payload': 'general',
+  'driver-already-as-fresh-start': 'lifecycle',
+  'enqueue-after-stop': 'shutdown',
+  'failed-upload-no-decrement': 'wide',
+  'fill-wait-queue-empty': 'full-groups',
+  'fill-wait-with-group-open': 'general',
+  'heat-file-counts-unchecked': 'lifecycle',
+  'heat-file-trailing-bytes-accepted': 'lifecycle',
+  'issue-stride-overrun': 'wide',
+  'note-planned-twice-refunds': 'lifecycle',
+  'null-weights-offered': 'full-groups',
+  'planned-null-keeps-reservation': 'wide',
+  'shutdown-leaks-tensors': 'fill-once',
+  'shutdown-no-wake': 'shutdown',
+  'streaming-pointer-retained': 'streaming',
+  'swaps-turned-off': 'shutdown',
+  'swaps-without-reclaim': 'shutdown',
+  'take-failure-drops-experts': 'streaming',
+  'trunk-worst-value-first': 'general',
+  'victim-freed-while-group-open': 'shutdown',
+  'warmstart-frees-live-copy': 'shutdown',
+};

@@ -1,0 +1,93 @@
+/**
+ * Spin's shortest counterexample of the #1360 race (the anchor's Promela model of the
+ * small configuration, compiled with BUG_FILLWAIT_QN, searched breadth-first) replays in
+ * tierlab step for step: at every step the thread the trail moves is one tierlab lets
+ * move, and the run ends in the race (SPEC-FILL) at the trail's last step.
+ *
+ * Two differences of granularity, neither a missing choice:
+ *  - the model runs init's code up to the uploader's spawn as one step, where tierlab's
+ *    main makes three world calls first (the slot table's and the ring's host arrays, the
+ *    mutex and condition variables), one step each. Only main exists then, so those steps
+ *    are no choice point and nothing can run between them. The uploader's start is a
+ *    choice in both, from the step after its spawn on;
+ *  - the model asserts fill_wait's postcondition in the step that re-takes mx and leaves
+ *    the loop; tierlab checks it (the reference, or POST-FILL-WAIT) when mx is released,
+ *    in main's next step, the unlock. Nothing else can run in between: main holds mx.
+ * So Spin's 59 steps, the last one failing (58 before it), are tierlab's 58 + 3 + 1 = 62
+ * steps before the failing unlock: the 62 its shortest search reports.
+ *
+ * The trail is kept here; where `spin` and a C compiler are on the PATH, the test also
+ * asks Spin for it again.
+ */
+import { describe, expect, it } from 'vitest';
+import { runScenario } from '../../model/run.js';
+import type { ChoiceContext, DecisionKind, Strategy } from '../../model/rt/strategy.js';
+import type { SimThread } from '../../model/rt/thread.js';
+import { smallWarmstart } from '../../properties/committed_scenarios.js';
+import { promelaModel } from '../../apps/cli/bench/spin_model.js';
+import { spinTools, spinTrail } from '../../apps/cli/bench/spin_run.js';
+import { faultyWarmstart } from './faulty_fill_wait.js';
+
+/** `spin -t` of the model e4-l2-r2 with -DBUG_FILLWAIT_QN, pan -DBFS: the tid of each step */
+const SPIN_BFS_TRAIL =
+  '0 0 1 0 0 0 2 2 2 2 2 2 2 2 2 2 2 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 0 3 3 3 3 3 3 3 3 3 3 3 1 1 1 1 1 1 1 1 1 1 1 1 0 0 0';
+/** tierlab's init makes these world calls before the spawn the model's second step does */
+const INIT_CALLS = 3;
+
+/** Moves the thread the trail names at each step; records every step it could not follow. */
+class TrailStrategy implements Strategy {
+  readonly name = 'trail';
+  readonly path: number[] = [];
+  readonly problems: string[] = [];
+  firstChoiceAt = -1;
+  constructor(private readonly tids: readonly number[]) {}
+
+  pick(n: number, kind: DecisionKind, ctx?: ChoiceContext): number {
+    if (ctx === undefined) throw new Error('the trail needs the choice context');
+    if (kind === 'thread' && this.firstChoiceAt < 0) this.firstChoiceAt = ctx.step;
+    const want = this.tids[ctx.step];
+    const i = kind === 'thread' ? ctx.options.findIndex((t, k) => k < ctx.runnable && t.tid === want) : 0;
+    if (i < 0) this.problems.push(`step ${ctx.step}: thread ${want} cannot move`);
+    const option = Math.max(0, Math.min(i, n - 1));
+    this.path.push(option);
+    return option;
+  }
+
+  onStep(th: SimThread, _holdsMx: boolean, step: number): void {
+    const want = this.tids[step];
+    if (want !== undefined && th.tid !== want) this.problems.push(`step ${step}: ${th.name} moved, not ${want}`);
+  }
+}
+
+/** the model's first step is tierlab's main start and init's three world calls; its last
+ *  (fill_wait re-takes mx and returns) is followed by main's unlock, where tierlab checks */
+function inTierlabSteps(trail: readonly number[]): number[] {
+  const [first, ...rest] = trail;
+  return [first ?? 0, ...new Array<number>(INIT_CALLS).fill(0), ...rest, 0];
+}
+
+describe("Spin's shortest counterexample of #1360", () => {
+  const trail = SPIN_BFS_TRAIL.split(' ').map(Number);
+
+  it('replays in tierlab step for step, init as four steps of main', () => {
+    const tids = inTierlabSteps(trail);
+    const strategy = new TrailStrategy(tids);
+    const r = runScenario(smallWarmstart(), { strategy, main: faultyWarmstart(2) });
+    expect(strategy.problems).toEqual([]);
+    expect(r.violation?.property).toBe('SPEC-FILL');
+    // steps done before the failing one (the unlock): Spin's 58 before its failing step,
+    // that step itself, and init's three calls
+    expect(r.steps).toBe(trail.length - 1 + 1 + INIT_CALLS);
+    expect(r.steps).toBe(62);
+    // nothing could run between init's calls: the first choice comes after the spawn
+    expect(strategy.firstChoiceAt).toBe(INIT_CALLS + 2);
+  });
+
+  const tools = spinTools();
+  it.skipIf('missing' in tools)('is the trail Spin finds (run here: spin and a C compiler are on the PATH)', () => {
+    if ('missing' in tools) return;
+    expect(spinTrail(tools, promelaModel(4, 2, 2), ['BUG_FILLWAIT_QN'])).toEqual(trail);
+    // and the model without the bug has no counterexample
+    expect(spinTrail(tools, promelaModel(4, 2, 2), [])).toBeNull();
+  });
+});

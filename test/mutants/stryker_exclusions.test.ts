@@ -1,0 +1,75 @@
+/**
+ * The Stryker exclusions held outside the tier (mutants/stryker/exclusions.json, applied by
+ * mutants/stryker/exclusions.mjs): the tier's sources carry no Stryker comment, every
+ * entry still names a line of its file, and the instrumenter, given the ignorer, excludes
+ * on each entry's line exactly the mutants of the entry's mutators, and at least one (an
+ * entry that excludes nothing is a comment in the wrong place, not an exclusion).
+ * Instruments only; runs no mutant.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Instrumenter } from '@stryker-mutator/instrumenter';
+import { describe, expect, it } from 'vitest';
+import { EXCLUSIONS, ignorer, staleExclusions } from '../../mutants/stryker/exclusions.mjs';
+
+const TIER = 'src/tier';
+const files = readdirSync(TIER)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => ({ path: `${TIER}/${f}`, content: readFileSync(join(TIER, f), 'utf8') }));
+
+const quiet = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  trace: () => undefined,
+  fatal: () => undefined,
+  isDebugEnabled: () => false,
+  isTraceEnabled: () => false,
+  isInfoEnabled: () => false,
+  isWarnEnabled: () => false,
+  isErrorEnabled: () => false,
+  isFatalEnabled: () => false,
+};
+
+describe('Stryker exclusions held outside the tier', () => {
+  it('the tier has no Stryker comment, and every entry names a line of its file as often as it says', () => {
+    expect(files.filter((f) => /Stryker (disable|restore)/.test(f.content)).map((f) => f.path)).toEqual([]);
+    const stale = files.flatMap((f) => staleExclusions(f.path, f.content).map((e) => `${f.path}: ${e.line}`));
+    expect(stale).toEqual([]);
+    const known = new Set(files.map((f) => f.path));
+    expect(EXCLUSIONS.filter((e) => !known.has(e.file)).map((e) => e.file)).toEqual([]);
+  });
+
+  it("excludes on each entry's line exactly its mutators' mutants, and at least one", async () => {
+    const input = files.map((f) => ({ name: resolve(f.path), content: f.content, mutate: true as const }));
+    const result = await new Instrumenter(quiet).instrument(input, {
+      plugins: null,
+      excludedMutations: [],
+      ignorers: [ignorer as never],
+    });
+    const lineText = new Map(files.map((f) => [resolve(f.path), f.content.split('\n')]));
+    const problems: string[] = [];
+    for (const e of EXCLUSIONS) {
+      const onLine = result.mutants.filter(
+        (m) => m.fileName === resolve(e.file) && lineText.get(m.fileName)?.[m.location.start.line]?.trim() === e.line,
+      );
+      const ignored = onLine.filter((m) => m.status === 'Ignored');
+      if (ignored.length === 0) problems.push(`${e.file}: '${e.line}' excludes nothing`);
+      for (const m of onLine) {
+        const wanted = e.mutators.includes(m.mutatorName);
+        if (wanted !== (m.status === 'Ignored'))
+          problems.push(`${e.file}: '${e.line}': ${m.mutatorName} ${wanted ? 'not excluded' : 'excluded'}`);
+      }
+    }
+    const elsewhere = result.mutants.filter(
+      (m) =>
+        m.status === 'Ignored' &&
+        !EXCLUSIONS.some(
+          (e) => resolve(e.file) === m.fileName && lineText.get(m.fileName)?.[m.location.start.line]?.trim() === e.line,
+        ),
+    );
+    expect(problems).toEqual([]);
+    expect(elsewhere.map((m) => `${m.fileName}:${m.location.start.line} ${m.mutatorName}`)).toEqual([]);
+  });
+});
