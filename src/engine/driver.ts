@@ -199,7 +199,7 @@ function* afterPrompt(tier: Tier, replan: ReplanPlan, run: EngineRun): Gen<void>
   if (replan.form === 'table')
     yield* tier.replan(
       -1,
-      run.counts.map((row) => [...row]),
+      run.counts.map((row) => row.slice()),
       replan.maxSwaps,
     );
   yield* tier.statsMark();
@@ -339,7 +339,7 @@ function* decodeLayer(
     const row = run.counts[layer];
     if (row !== undefined) for (const eid of route.eids) row[eid] = (row[eid] ?? 0) + 1;
     if (at === plan.replan.prefill - 1 && plan.replan.form === 'layer')
-      yield* tier.replan(layer, [[...(row ?? [])]], plan.replan.maxSwaps);
+      yield* tier.replan(layer, [(row ?? []).slice()], plan.replan.maxSwaps);
   }
   for (const eid of route.eids) {
     if (plan.streaming) {
