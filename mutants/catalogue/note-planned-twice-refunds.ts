@@ -16,8 +16,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'src/tier/plan.ts',
-      find: '  if (slot !== null && slot.planned) {\n    if (ram !== null) {\n',
-      replace: '  if (slot !== null) {\n    if (ram !== null) {\n',
+      find: '  if (slot.planned) {\n    if (ram !== null) {\n',
+      replace: '  {\n    if (ram !== null) {\n',
     },
   ],
 };

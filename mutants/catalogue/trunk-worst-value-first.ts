@@ -11,7 +11,8 @@ export const mutant: Mutant = {
   title: 'the trunk placer takes the worst value per byte first',
   history: 'a blind spot of the generators: every trunk matrix was one size, so the order never mattered',
   family: 'refinement',
-  expectedProperties: ['SPEC-INIT', 'SPEC-STATE'],
+  // SPEC-GATE: the trunk is placed by trunk_place, whose step the reference checks as the gate's (admitted at DEAD)
+  expectedProperties: ['SPEC-GATE', 'SPEC-INIT', 'SPEC-STATE'],
   patches: [
     {
       file: 'src/tier/trunk_place.ts',
