@@ -11,44 +11,49 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../../src/input/input_error.js';
-import { parseTraceLine, type TraceEvent } from '../../src/check/trace/trace_event.js';
+import { TraceColumns } from '../../src/check/trace/trace_columns.js';
+import { scanTraceText } from '../../src/check/trace/trace_scan.js';
 
-/** The text of one log file, unpacked when it ends in .gz. */
-function readText(file: string): string {
+/** The bytes of one log file, unpacked when it ends in .gz. */
+function readBytes(file: string): Buffer {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (e) {
     throw new InputError(file, `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  if (!file.endsWith('.gz')) return bytes.toString('utf8');
+  if (!file.endsWith('.gz')) return bytes;
   try {
-    return gunzipSync(bytes).toString('utf8');
+    return gunzipSync(bytes);
   } catch (e) {
     throw new InputError(file, `not a gzip file (${(e as Error).message})`);
   }
 }
 
+/** Text is decoded this many bytes at a time (cut at a line's end): a log may be larger than a string may be. */
+const CHUNK = 32 << 20;
+
 /** Every event of one file, in file order; appended to `into`. */
-export function readTraceFile(file: string, into: TraceEvent[] = []): TraceEvent[] {
-  const text = readText(file);
+export function readTraceFile(file: string, into: TraceColumns = new TraceColumns()): TraceColumns {
+  const bytes = readBytes(file);
   let line = 1;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start && !(end === start + 1 && text.charCodeAt(start) === 13))
-      into.push(parseTraceLine(text.slice(start, end), file, line));
-    start = end + 1;
-    line++;
+  let at = 0;
+  while (at < bytes.length) {
+    let end = Math.min(at + CHUNK, bytes.length);
+    if (end < bytes.length) {
+      const nl = bytes.indexOf(10, end);
+      end = nl < 0 ? bytes.length : nl + 1;
+    }
+    line = scanTraceText(bytes.toString('utf8', at, end), file, line, into);
+    at = end;
   }
   return into;
 }
 
 /** The logs the files make: one per file, or one of all (shards). */
-export function readLogs(files: readonly string[], shards: boolean): { name: string; events: TraceEvent[] }[] {
+export function readLogs(files: readonly string[], shards: boolean): { name: string; events: TraceColumns }[] {
   if (!shards) return files.map((f) => ({ name: f, events: readTraceFile(f) }));
-  const all: TraceEvent[] = [];
+  const all = new TraceColumns();
   for (const f of files) readTraceFile(f, all);
   return [{ name: files.join(' + '), events: all }];
 }

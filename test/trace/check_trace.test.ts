@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTrace, type TraceVerdict } from '../../src/check/trace/trace_check.js';
+import { TraceColumns } from '../../src/check/trace/trace_columns.js';
 import { orderLog } from '../../src/check/trace/trace_order.js';
 import { InputError } from '../../src/input/input_error.js';
 import { main } from '../../apps/cli/check_trace.js';
@@ -30,7 +31,7 @@ beforeAll(() => {
 
 function check(...files: string[]): TraceVerdict {
   const logs = readLogs(files, true);
-  return checkTrace(orderLog(logs[0]?.events ?? []));
+  return checkTrace(orderLog(logs[0]?.events ?? new TraceColumns()));
 }
 
 describe('a real run is consumed whole', () => {

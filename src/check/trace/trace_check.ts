@@ -16,6 +16,7 @@
  * fixed order, bounded by a count, never by time); a hole in the seq numbers stops the
  * walk there (an event is missing), the search never jumps one.
  */
+import { EventView, type TraceColumns } from './trace_columns.js';
 import { describeEvent, type TraceEvent } from './trace_event.js';
 import type { OrderedLog } from './trace_order.js';
 import { TraceRules } from './trace_rules.js';
@@ -57,15 +58,16 @@ interface Walked {
   readonly rules: TraceRules;
 }
 
-function walk(slots: readonly (TraceEvent | undefined)[], first: number): Walked {
+function walk(cols: TraceColumns, slots: Int32Array, first: number): Walked {
   const rules = new TraceRules();
+  const view = new EventView();
   for (let i = 0; i < slots.length; i++) {
-    const e = slots[i];
-    if (e === undefined) {
+    const r = slots[i] ?? -1;
+    if (r < 0) {
       const failed = `seq ${first + i}: missing from the log (it has seq ${first + i - 1} and the next event after): an event was dropped, or a shard is missing`;
       return { at: i, failed, rules };
     }
-    const failed = rules.step(e);
+    const failed = rules.step(cols.load(view, r));
     if (failed !== null) return { at: i, failed, rules };
   }
   return { at: -1, failed: '', rules };
@@ -91,80 +93,106 @@ function ending(w: Walked, n: number): Walked {
 }
 
 export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE_OPTIONS): TraceVerdict {
+  const cols = log.cols;
   let slots = log.slots;
-  let w = ending(walk(slots, log.first), slots.length);
+  let w = ending(walk(cols, slots, log.first), slots.length);
   let tried = 0;
-  while (w.at >= 0 && w.at < slots.length && slots[w.at] !== undefined && tried < o.maxPlacements) {
-    const better = search(slots, log.first, w, o, o.maxPlacements - tried);
+  while (w.at >= 0 && w.at < slots.length && (slots[w.at] ?? -1) >= 0 && tried < o.maxPlacements) {
+    const better = search(cols, slots, log.first, w, o, o.maxPlacements - tried);
     tried += better.tried;
     if (better.slots === null) break;
     slots = better.slots;
     w = better.walked;
   }
-  const consumed = w.at < 0 ? log.count : slots.slice(0, w.at).filter((e) => e !== undefined).length;
-  if (w.at < 0) return { events: log.count, consumed, whole: true, divergence: null, placements: tried };
-  return { events: log.count, consumed, whole: false, divergence: divergence(slots, log.first, w), placements: tried };
+  if (w.at < 0) return { events: log.count, consumed: log.count, whole: true, divergence: null, placements: tried };
+  let consumed = 0;
+  for (let i = 0; i < w.at; i++) if ((slots[i] ?? -1) >= 0) consumed++;
+  const d = divergence(cols, slots, log.first, w);
+  return { events: log.count, consumed, whole: false, divergence: d, placements: tried };
 }
 
-function divergence(slots: readonly (TraceEvent | undefined)[], first: number, w: Walked): Divergence {
+function divergence(cols: TraceColumns, slots: Int32Array, first: number, w: Walked): Divergence {
   let last: TraceEvent | null = null;
-  for (let i = Math.min(w.at, slots.length) - 1; i >= 0 && last === null; i--) last = slots[i] ?? null;
-  const at = slots[w.at] ?? null;
+  for (let i = Math.min(w.at, slots.length) - 1; i >= 0 && last === null; i--) {
+    const r = slots[i] ?? -1;
+    if (r >= 0) last = cols.event(r);
+  }
+  const r = w.at < slots.length ? (slots[w.at] ?? -1) : -1;
+  const at = r >= 0 ? cols.event(r) : null;
   const missing = at === null && w.at < slots.length ? first + w.at : null;
-  return { failed: w.failed, at, missing, lastMatched: last, candidates: candidates(slots, w.at) };
+  return { failed: w.failed, at, missing, lastMatched: last, candidates: candidates(cols, slots, w.at) };
 }
 
 /** Each thread's next event from the divergence on: the actions the log offers there. */
-function candidates(slots: readonly (TraceEvent | undefined)[], from: number): string[] {
+function candidates(cols: TraceColumns, slots: Int32Array, from: number): string[] {
   const seen = new Set<number>();
   const out: string[] = [];
   for (let i = from; i < slots.length && i < from + 4096 && out.length < 8; i++) {
-    const e = slots[i];
-    if (e === undefined || seen.has(e.tid)) continue;
+    const r = slots[i] ?? -1;
+    if (r < 0) continue;
+    const e = cols.event(r);
+    if (seen.has(e.tid)) continue;
     seen.add(e.tid);
     out.push(describeEvent(e));
   }
   return out;
 }
 
-const unlocked = (e: TraceEvent | undefined): boolean => e !== undefined && e.lk === '-';
-
 /** Other placements of the unlocked events at and before the divergence, furthest first kept. */
 function search(
-  slots: readonly (TraceEvent | undefined)[],
+  cols: TraceColumns,
+  slots: Int32Array,
   first: number,
   w: Walked,
   o: TraceCheckOptions,
   budget: number,
-): { slots: (TraceEvent | undefined)[] | null; walked: Walked; tried: number } {
+): { slots: Int32Array | null; walked: Walked; tried: number } {
   let tried = 0;
   for (let j = w.at; j >= 0 && j >= w.at - o.window && tried < budget; j--) {
-    const e = slots[j];
-    if (e === undefined || !unlocked(e)) continue;
-    for (const to of windowOf(slots, first, j, e)) {
+    const r = slots[j] ?? -1;
+    if (r < 0) continue;
+    const e = cols.event(r);
+    if (e.lk !== '-') continue;
+    for (const to of windowOf(cols, slots, first, j, e)) {
       if (tried >= budget) break;
       tried++;
-      const moved = slots.slice();
-      moved.splice(j, 1);
-      moved.splice(to > j ? to - 1 : to, 0, e);
-      const m = ending(walk(moved, first), moved.length);
+      const moved = moveSlot(slots, j, to);
+      const m = ending(walk(cols, moved, first), moved.length);
       if (m.at < 0 || m.at > w.at) return { slots: moved, walked: m, tried };
     }
   }
   return { slots: null, walked: w, tried };
 }
 
+/** The order with the event at j moved to stand before the one now at `to`. */
+function moveSlot(slots: Int32Array, j: number, to: number): Int32Array {
+  const out = slots.slice();
+  const r = slots[j] ?? -1;
+  if (to > j) {
+    out.copyWithin(j, j + 1, to);
+    out[to - 1] = r;
+  } else {
+    out.copyWithin(to + 1, to, j);
+    out[to] = r;
+  }
+  return out;
+}
+
 /** The places an unlocked event may take: after its `after` event, before its thread's next locked event. */
-function windowOf(slots: readonly (TraceEvent | undefined)[], first: number, j: number, e: TraceEvent): number[] {
+function windowOf(cols: TraceColumns, slots: Int32Array, first: number, j: number, e: TraceEvent): number[] {
+  const tidOf = (i: number): number => {
+    const r = slots[i] ?? -1;
+    return r < 0 ? -1 : (cols.num[1]?.[r] ?? -1);
+  };
+  const lockedOf = (i: number): boolean => {
+    const r = slots[i] ?? -1;
+    return r < 0 || cols.lk[r] !== 0;
+  };
   const lo = Math.max(e.after - first + 1, 0);
   let hi = j + 1;
-  while (hi < slots.length && hi < j + 256) {
-    const n = slots[hi];
-    if (n === undefined || (n.tid === e.tid && n.lk !== '-')) break;
-    hi++;
-  }
+  while (hi < slots.length && hi < j + 256 && !(tidOf(hi) === e.tid && lockedOf(hi))) hi++;
   let lower = j;
-  while (lower > lo && lower > j - 256 && slots[lower - 1]?.tid !== e.tid) lower--;
+  while (lower > lo && lower > j - 256 && tidOf(lower - 1) !== e.tid) lower--;
   const out: number[] = [];
   for (let d = 1; j + d <= hi || j - d >= lower; d++) {
     if (j + d + 1 <= hi) out.push(j + d + 1);

@@ -9,40 +9,47 @@
  * shards of one); a `seq` that is absent is a hole the check reports, never skips.
  */
 import { InputError } from '../../input/input_error.js';
-import type { TraceEvent } from './trace_event.js';
+import type { TraceColumns } from './trace_columns.js';
 
 export interface OrderedLog {
-  /** the events by seq - first; undefined where a seq is absent */
-  readonly slots: readonly (TraceEvent | undefined)[];
+  readonly cols: TraceColumns;
+  /** the row of each seq, by seq - first; -1 where a seq is absent */
+  readonly slots: Int32Array;
   readonly first: number;
   readonly count: number;
 }
 
 /** Places every event of one log at its seq; throws an InputError on a seq given twice. */
-export function orderLog(events: readonly TraceEvent[]): OrderedLog {
-  if (events.length === 0) return { slots: [], first: 1, count: 0 };
+export function orderLog(cols: TraceColumns): OrderedLog {
+  const seqs = cols.num[0] ?? new Float64Array(0);
+  const n = cols.n;
+  if (n === 0) return { cols, slots: new Int32Array(0), first: 1, count: 0 };
   let lo = Number.POSITIVE_INFINITY;
   let hi = 0;
-  for (const e of events) {
-    if (e.seq < lo) lo = e.seq;
-    if (e.seq > hi) hi = e.seq;
+  for (let r = 0; r < n; r++) {
+    const s = seqs[r] ?? 0;
+    if (s < lo) lo = s;
+    if (s > hi) hi = s;
   }
   const span = hi - lo + 1;
-  if (span > events.length * 4 + 1024)
+  if (span > n * 4 + 1024)
     throw new InputError(
-      `${events[0]?.file ?? 'log'}`,
-      `seq runs from ${lo} to ${hi} with only ${events.length} events: most of the log is missing`,
+      cols.files[0] ?? 'log',
+      `seq runs from ${lo} to ${hi} with only ${n} events: most of the log is missing`,
     );
-  const slots = new Array<TraceEvent | undefined>(span).fill(undefined);
-  for (const e of events) {
-    const at = e.seq - lo;
-    const was = slots[at];
-    if (was !== undefined)
+  const slots = new Int32Array(span).fill(-1);
+  for (let r = 0; r < n; r++) {
+    const at = (seqs[r] ?? 0) - lo;
+    const was = slots[at] ?? -1;
+    if (was >= 0) {
+      const e = cols.event(r);
+      const w = cols.event(was);
       throw new InputError(
         `${e.file}:${e.line}`,
-        `seq ${e.seq} appears twice (also ${was.file}:${was.line}): two runs' logs given as shards of one?`,
+        `seq ${e.seq} appears twice (also ${w.file}:${w.line}): two runs' logs given as shards of one?`,
       );
-    slots[at] = e;
+    }
+    slots[at] = r;
   }
-  return { slots, first: lo, count: events.length };
+  return { cols, slots, first: lo, count: n };
 }
