@@ -10,6 +10,7 @@ import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_ben
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
+import { renderCheckTrace, type TraceBenchSection } from './trace_bench.js';
 import type { UploadSection } from './upload.js';
 import { renderUpload } from './upload_report.js';
 
@@ -37,6 +38,7 @@ export interface BenchReport {
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
   upload?: UploadSection;
+  checkTrace?: TraceBenchSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -223,6 +225,7 @@ export function renderMarkdown(r: BenchReport): string {
     }
   }
   if (r.upload !== undefined) md.push(...renderUpload(r.upload));
+  if (r.checkTrace !== undefined) md.push(...renderCheckTrace(r.checkTrace));
   return md.join('\n') + '\n';
 }
 

@@ -2,7 +2,8 @@
  * The sections of `npm run bench` (apps/cli/bench.ts), each a function that measures and
  * fills its part of the report: the simulator's speed with and without the checkers, its
  * scaling, the exhaustive searches, the fill_wait race, the catalogue mutants' time to
- * kill, and (on request) the native engine's uploads.
+ * kill, (on request) the native engine's uploads, and check-trace's throughput on a long
+ * free run's log.
  *
  * Invariant: a section returns true when something that ought to pass did not (a
  * violation on the unmutated tier, a failed upload): the bench then exits 1; the other
@@ -19,12 +20,20 @@ import { measureMutants } from './mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
+import { measureCheckTrace } from './trace_bench.js';
 import { measureUpload } from './upload.js';
 
-export const BENCH_SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload'] as const;
+export const BENCH_SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload', 'check-trace'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 /** what a plain `npm run bench` runs: the upload section needs a native library and a GiB */
-export const DEFAULT_SECTIONS: readonly BenchSection[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
+export const DEFAULT_SECTIONS: readonly BenchSection[] = [
+  'speed',
+  'scaling',
+  'exhaustive',
+  'race',
+  'mutants',
+  'check-trace',
+];
 
 /** What the sections are asked: every number read and checked before the first one runs. */
 export interface BenchOptions {
@@ -140,7 +149,21 @@ async function upload(o: BenchOptions, report: BenchReport): Promise<boolean> {
   return report.upload.problems.length > 0;
 }
 
-const SECTIONS: Readonly<Record<BenchSection, Section>> = { speed, scaling, exhaustive, race, mutants, upload };
+async function checkTraceSection(o: BenchOptions, report: BenchReport): Promise<boolean> {
+  o.log("check-trace: a free run's log of the C tier, at two lengths ...");
+  report.checkTrace = measureCheckTrace(o.log, [4, 16]);
+  return report.checkTrace.rows.some((r) => !r.whole);
+}
+
+const SECTIONS: Readonly<Record<BenchSection, Section>> = {
+  speed,
+  scaling,
+  exhaustive,
+  race,
+  mutants,
+  upload,
+  'check-trace': checkTraceSection,
+};
 
 /** Runs one section into the report; whether it found what it ought not to. */
 export function runSection(section: BenchSection, o: BenchOptions, report: BenchReport): Promise<boolean> {
