@@ -52,6 +52,29 @@ describe('a real run is consumed whole', () => {
     expect(v.whole && v.events > 100).toBe(true);
   });
 
+  it('a decode on the CPU engine: notes, issue and take for 50 tokens of 4 layers', () => {
+    make('build/tier/tier_decode_rate_cpu');
+    const log = join(tmp, 'decode-cpu.ndjson');
+    const args = [
+      '--layers',
+      '4',
+      '--experts',
+      '8',
+      '--hidden',
+      '256',
+      '--ffn',
+      '128',
+      '--topk',
+      '2',
+      '--tokens',
+      '50',
+    ];
+    expect(runLogged('native/build/tier/tier_decode_rate_cpu', args, log)).toMatch(/log on, 32 of 32 experts resident/);
+    const v = check(log);
+    expect(v.divergence).toBeNull();
+    expect(v.whole && v.events > 5000).toBe(true);
+  });
+
   it.skipIf(NO_VULKAN)('the engine check on the Vulkan engine (lavapipe)', () => {
     make('build/tier/tier_engine_check_vulkan');
     const log = join(tmp, 'engine-vulkan.ndjson');
