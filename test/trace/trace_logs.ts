@@ -62,3 +62,16 @@ export function bumpFirst(lines: readonly Line[], ev: string, field: string): { 
   const out = lines.map((l, j) => (j === i ? { ...l, [field]: Number(l[field]) + 1 } : l));
   return { lines: out, seq: lines[i]?.seq ?? -1 };
 }
+
+/** The first `ev` event (outside the locks) numbered just before the last `before` event ahead of it, the seqs it passes one later. */
+export function numberedBefore(lines: readonly Line[], ev: string, before: string): Line[] {
+  const i = lines.findIndex((l) => l.ev === ev);
+  const j = lines[i];
+  let b: Line | undefined;
+  for (let k = i - 1; k >= 0 && b === undefined; k--) if (lines[k]?.ev === before) b = lines[k];
+  if (j === undefined || b === undefined) throw new Error(`the log has no ${before} before a ${ev}`);
+  if (Number(j.after) >= b.seq)
+    throw new Error(`the ${ev} may not stand before the ${before}: its thread's lock is later`);
+  const to = b.seq;
+  return lines.map((l) => (l === j ? { ...l, seq: to } : l.seq >= to && l.seq < j.seq ? { ...l, seq: l.seq + 1 } : l));
+}

@@ -6,7 +6,8 @@
  * not by a lock; where such an event is where a rule breaks, a bounded search moves it (and
  * the unlocked events just before it) to the other places its thread allows, after the
  * locked event it names in `after` and before its thread's next locked event, and keeps
- * the placement that gets furthest.
+ * the first placement that gets further (a walk from the start per placement: the search
+ * runs only where an unlocked event broke a rule).
  *
  * The verdict says whether the whole trace was consumed, never only "no violation"; a
  * divergence names the last matched event, the guard or field that failed, and the
@@ -97,7 +98,7 @@ export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE
   let slots = log.slots;
   let w = ending(walk(cols, slots, log.first), slots.length);
   let tried = 0;
-  while (w.at >= 0 && w.at < slots.length && (slots[w.at] ?? -1) >= 0 && tried < o.maxPlacements) {
+  while (unlockedAt(cols, slots, w.at) && tried < o.maxPlacements) {
     const better = search(cols, slots, log.first, w, o, o.maxPlacements - tried);
     tried += better.tried;
     if (better.slots === null) break;
@@ -109,6 +110,12 @@ export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE
   for (let i = 0; i < w.at; i++) if ((slots[i] ?? -1) >= 0) consumed++;
   const d = divergence(cols, slots, log.first, w);
   return { events: log.count, consumed, whole: false, divergence: d, placements: tried };
+}
+
+/** Whether the walk stopped at an event outside the locks (only those have other places to try). */
+function unlockedAt(cols: TraceColumns, slots: Int32Array, at: number): boolean {
+  const r = at >= 0 && at < slots.length ? (slots[at] ?? -1) : -1;
+  return r >= 0 && cols.lk[r] === 0;
 }
 
 function divergence(cols: TraceColumns, slots: Int32Array, first: number, w: Walked): Divergence {
@@ -190,7 +197,7 @@ function windowOf(cols: TraceColumns, slots: Int32Array, first: number, j: numbe
   };
   const lo = Math.max(e.after - first + 1, 0);
   let hi = j + 1;
-  while (hi < slots.length && hi < j + 256 && !(tidOf(hi) === e.tid && lockedOf(hi))) hi++;
+  while (hi < slots.length && !(tidOf(hi) === e.tid && lockedOf(hi))) hi++;
   let lower = j;
   while (lower > lo && lower > j - 256 && tidOf(lower - 1) !== e.tid) lower--;
   const out: number[] = [];

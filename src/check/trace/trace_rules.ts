@@ -15,7 +15,8 @@
  *  - fill_wait returns done only with nothing in flight;
  *  - the lifecycle gate: a state change starts from the state it is in, every admission
  *    adds one to `live` and every leave takes one;
- *  - every call returns, on its own thread, from the entry point it entered;
+ *  - every call returns, on its own thread, from the entry point it entered; a join of the
+ *    uploader comes after the uploader left;
  *  - the backend's ledger (trace_ledger.ts).
  *
  * Invariant: `step` returns the first rule the event breaks, as "<guard or field>: what
@@ -55,6 +56,9 @@ export class TraceRules {
   private readonly slotFlags = new Map<number, { flags: number; seq: number }>();
   private life = 0;
   private live = 0;
+  /** uploaders that left, and joins of them, this generation */
+  private exited = 0;
+  private joins = 0;
   private readonly ledger = new TraceLedger();
 
   step(e: TraceEvent): string | null {
@@ -62,6 +66,7 @@ export class TraceRules {
     if (e.src === 'gate') return this.gate(e);
     if (e.src !== 'tier') return null;
     if (e.ev === 'call' || e.ev === 'ret') return this.boundary(e);
+    if (e.ev === 'joined') return this.joined(e);
     if (e.lk === 'x') return this.exclusive(e);
     if (e.lk !== 'mx') return null;
     const failed = this.section(e) ?? this.moved(e) ?? this.ringRule(e) ?? this.post(e);
@@ -84,6 +89,14 @@ export class TraceRules {
     return null;
   }
 
+  /** A join returns only after the uploader left (its uploader_exit, under mx, comes first). */
+  private joined(e: TraceEvent): string | null {
+    if (this.joins >= this.exited)
+      return `joined: thread ${e.tid} joined the uploader, which has not left (no uploader_exit before it in this generation)`;
+    this.joins++;
+    return null;
+  }
+
   /** Init's stages under the gate's exclusive section: the first starts a new generation. */
   private exclusive(e: TraceEvent): string | null {
     if (e.ev === 'init_stage' && e.value === 1 && e.value2 === 1) {
@@ -92,6 +105,8 @@ export class TraceRules {
       this.ringHead = 0;
       this.inHand.clear();
       this.slotFlags.clear();
+      this.exited = 0;
+      this.joins = 0;
     }
     this.counters = { inflight: e.inflight, qn: e.qn, tick: e.tick, seq: e.seq };
     return null;
@@ -177,6 +192,7 @@ export class TraceRules {
     } else if (e.ev === 'upload_done' || e.ev === 'upload_failed' || e.ev === 'swap_abandoned')
       this.inHand.delete(e.tid);
     else if (e.ev === 'released') (this.ring = []), (this.ringHead = 0);
+    else if (e.ev === 'uploader_exit') this.exited++;
     if (e.layer >= 0 && e.eid >= 0) this.slotFlags.set(k, { flags: e.flags, seq: e.seq });
     if (e.vlayer >= 0 && e.veid >= 0) this.slotFlags.set(keyOf(e.vlayer, e.veid), { flags: e.vflags, seq: e.seq });
     this.counters = { inflight: e.inflight, qn: e.qn, tick: e.tick, seq: e.seq };
