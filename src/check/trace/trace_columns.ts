@@ -88,6 +88,11 @@ export class TraceColumns {
   line = new Int32Array(0);
   readonly files: string[] = [];
 
+  /** Room for `more` rows beyond those held (one copy now instead of many doublings). */
+  reserve(more: number): void {
+    if (this.n + more > this.cap) this.grow(this.n + more);
+  }
+
   /** A new row (grown by doubling); the caller fills every column of it. */
   row(): number {
     if (this.n === this.cap) this.grow(Math.max(1024, this.cap * 2));

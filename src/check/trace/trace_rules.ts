@@ -53,7 +53,8 @@ export class TraceRules {
   private ringHead = 0;
   /** per uploader thread: the entry it dequeued and has not finished */
   private readonly inHand = new Map<number, number>();
-  private readonly slotFlags = new Map<number, { flags: number; seq: number }>();
+  /** per slot: its flags and the seq that reported them (flags * 2^32 + seq: no object per event) */
+  private readonly slotFlags = new Map<number, number>();
   private life = 0;
   private live = 0;
   /** uploaders that left, and joins of them, this generation */
@@ -108,8 +109,21 @@ export class TraceRules {
       this.exited = 0;
       this.joins = 0;
     }
-    this.counters = { inflight: e.inflight, qn: e.qn, tick: e.tick, seq: e.seq };
+    this.snapshot(e);
     return null;
+  }
+
+  /** The counters as the event reports them (kept in place: no object per event). */
+  private snapshot(e: TraceEvent): void {
+    const c = this.counters;
+    if (c === null) {
+      this.counters = { inflight: e.inflight, qn: e.qn, tick: e.tick, seq: e.seq };
+      return;
+    }
+    c.inflight = e.inflight;
+    c.qn = e.qn;
+    c.tick = e.tick;
+    c.seq = e.seq;
   }
 
   private section(e: TraceEvent): string | null {
@@ -150,9 +164,10 @@ export class TraceRules {
   private ringRule(e: TraceEvent): string | null {
     const k = keyOf(e.layer, e.eid);
     if (e.ev === 'enqueue') {
-      const s = this.slotFlags.get(k);
-      if (s !== undefined && (s.flags & (FLAG.resident | FLAG.queued)) !== 0)
-        return `enqueue ${keyText(k)}: the slot is ${(s.flags & FLAG.resident) !== 0 ? 'resident' : 'queued'} (flags ${s.flags} at seq ${s.seq}); the protocol refuses it`;
+      const s = this.slotFlags.get(k) ?? 0;
+      const flags = Math.floor(s / 4294967296);
+      if ((flags & (FLAG.resident | FLAG.queued)) !== 0)
+        return `enqueue ${keyText(k)}: the slot is ${(flags & FLAG.resident) !== 0 ? 'resident' : 'queued'} (flags ${flags} at seq ${s % 4294967296}); the protocol refuses it`;
       return null;
     }
     if (e.ev === 'dequeue') {
@@ -193,9 +208,9 @@ export class TraceRules {
       this.inHand.delete(e.tid);
     else if (e.ev === 'released') (this.ring = []), (this.ringHead = 0);
     else if (e.ev === 'uploader_exit') this.exited++;
-    if (e.layer >= 0 && e.eid >= 0) this.slotFlags.set(k, { flags: e.flags, seq: e.seq });
-    if (e.vlayer >= 0 && e.veid >= 0) this.slotFlags.set(keyOf(e.vlayer, e.veid), { flags: e.vflags, seq: e.seq });
-    this.counters = { inflight: e.inflight, qn: e.qn, tick: e.tick, seq: e.seq };
+    if (e.layer >= 0 && e.eid >= 0) this.slotFlags.set(k, e.flags * 4294967296 + e.seq);
+    if (e.vlayer >= 0 && e.veid >= 0) this.slotFlags.set(keyOf(e.vlayer, e.veid), e.vflags * 4294967296 + e.seq);
+    this.snapshot(e);
     if (e.ev === 'unlock' || e.ev === 'wait') this.holder = null;
   }
 
