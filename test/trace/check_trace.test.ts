@@ -130,6 +130,19 @@ describe('a hand-edited log is rejected, the divergence explained', () => {
   });
 });
 
+describe('a log cut short', () => {
+  it('ends inside a call: not consumed whole, the open call named', () => {
+    const lines = readSorted(stressLog);
+    const cut = lines.findIndex((l, i) => i > 100 && l.ev === 'call');
+    const f = join(tmp, 'cut.ndjson');
+    writeLines(f, lines.slice(0, cut + 1));
+    const v = check(f);
+    expect(v.whole).toBe(false);
+    expect(v.consumed).toBe(cut + 1);
+    expect(v.divergence?.failed).toMatch(/^end: the log ends inside thread \d+'s \w+ \(called at seq \d+\)/);
+  });
+});
+
 describe('logs as files: shards, gzip, several runs, bad input', () => {
   it('shards of one log (odd and even lines, one gzipped) make the same log', () => {
     const lines = readFileSync(stressLog, 'utf8')
@@ -161,5 +174,9 @@ describe('logs as files: shards, gzip, several runs, bad input', () => {
     );
     expect(() => main([f])).toThrow(`${f}:3: "ev" is "nope", not a name of the schema`);
     expect(() => main([stressLog, stressLog, '--shards'])).toThrow(/seq \d+ appears twice/);
+    writeFileSync(join(tmp, 'not.gz'), 'plain text');
+    expect(() => main([join(tmp, 'not.gz')])).toThrow(/not\.gz: not a gzip file/);
+    expect(() => main([join(tmp, 'absent.ndjson')])).toThrow(/absent\.ndjson: cannot read it \(ENOENT\)/);
+    expect(() => main([])).toThrow(/wants at least one log file/);
   });
 });
