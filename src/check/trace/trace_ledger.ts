@@ -20,6 +20,11 @@ export class TraceLedger {
   private readonly groups = new Set<number>();
 
   step(e: TraceEvent): string | null {
+    // id 0: the backend refused or failed the call (it made nothing), or did not know what it
+    // was given (its own be_violation says so)
+    if (e.id === 0 && e.ev !== 'be_group_open' && e.ev !== 'be_group_take' && e.ev !== 'be_shutdown') {
+      return e.ev === 'be_violation' ? this.violation(e) : null;
+    }
     switch (e.ev) {
       case 'be_alloc':
         return this.make(this.tensors, e, 'tensor');
@@ -34,20 +39,28 @@ export class TraceLedger {
       case 'be_host':
         return e.value2 === 1 ? this.make(this.hosts, e, 'host array') : this.drop(this.hosts, e, 'host array');
       case 'be_group_open':
+        // value2: 1 opened, 0 the issue failed (nothing is open)
+        if (e.value2 !== 1) return null;
         if (this.groups.has(e.dev))
           return `be_group_open: a second group on device ${e.dev}, whose group is still open`;
         this.groups.add(e.dev);
         return null;
       case 'be_group_take':
-        if (!this.groups.delete(e.dev)) return `be_group_take: device ${e.dev} has no open group to collect`;
+        // value2: 1 collected, 0 collected with a fault (closed all the same), -1 no group there
+        if (e.value2 < 0 || !this.groups.delete(e.dev))
+          return `be_group_take: device ${e.dev} has no open group to collect`;
         return null;
       case 'be_violation':
-        return `be_violation: the backend's own ledger caught a misuse (kind ${e.value}: ${VIOLATIONS[e.value] ?? 'another'})`;
+        return this.violation(e);
       case 'be_shutdown':
         return this.shutdown(e);
       default:
         return null;
     }
+  }
+
+  private violation(e: TraceEvent): string {
+    return `be_violation: the backend's own ledger caught a misuse (kind ${e.value}: ${VIOLATIONS[e.value] ?? 'another'})`;
   }
 
   private make(m: Map<number, number>, e: TraceEvent, what: string): string | null {
@@ -71,12 +84,15 @@ export class TraceLedger {
     return `${e.ev}: ${act} ${what} ${e.id}, ${why}`;
   }
 
-  /** The backend shuts down: nothing of the tier's may be alive; the next generation starts empty. */
+  /** The backend shuts down: nothing of the tier's may be alive (by the log and by the
+   *  backend's own count); the next generation starts empty. */
   private shutdown(e: TraceEvent): string | null {
     const t = this.tensors.size;
     const s = this.staging.size;
     if (t !== 0 || s !== 0 || this.groups.size !== 0)
       return `be_shutdown: ${t} tensors, ${s} staging copies and ${this.groups.size} groups still alive (a leak at shutdown)`;
+    if (e.value !== 0 || e.value2 !== 0)
+      return `be_shutdown: the backend counts ${e.value} tensors and ${e.value2} staging copies alive (a leak at shutdown)`;
     this.hosts.clear();
     this.freedAt.clear();
     return null;
