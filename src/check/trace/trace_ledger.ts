@@ -18,6 +18,8 @@ export class TraceLedger {
   /** where each id was freed (for the report of a use after free) */
   private readonly freedAt = new Map<number, number>();
   private readonly groups = new Set<number>();
+  /** per device: the tensors its open group reads (from be_group_row), and the seq it opened at */
+  private readonly reading = new Map<number, { ids: Set<number>; seq: number }>();
 
   step(e: TraceEvent): string | null {
     // id 0: the backend refused or failed the call (it made nothing), or did not know what it
@@ -31,7 +33,9 @@ export class TraceLedger {
       case 'be_upload':
         return this.tensors.has(e.id) ? null : this.gone(e, 'tensor', 'an upload into');
       case 'be_free':
-        return this.drop(this.tensors, e, 'tensor');
+        return this.underGroup(e) ?? this.drop(this.tensors, e, 'tensor');
+      case 'be_group_row':
+        return this.row(e);
       case 'be_stage':
         return this.make(this.staging, e, 'staging copy');
       case 'be_unstage':
@@ -44,11 +48,13 @@ export class TraceLedger {
         if (this.groups.has(e.dev))
           return `be_group_open: a second group on device ${e.dev}, whose group is still open`;
         this.groups.add(e.dev);
+        if (this.reading.has(e.dev)) (this.reading.get(e.dev) as { seq: number }).seq = e.seq;
         return null;
       case 'be_group_take':
         // value2: 1 collected, 0 collected with a fault (closed all the same), -1 no group there
         if (e.value2 < 0 || !this.groups.delete(e.dev))
           return `be_group_take: device ${e.dev} has no open group to collect`;
+        this.reading.delete(e.dev);
         return null;
       case 'be_violation':
         return this.violation(e);
@@ -57,6 +63,26 @@ export class TraceLedger {
       default:
         return null;
     }
+  }
+
+  /** A row of the group being issued on e.dev: its three tensors (gate id, up, down). */
+  private row(e: TraceEvent): null {
+    if (this.groups.has(e.dev)) return null;
+    let r = this.reading.get(e.dev);
+    if (r === undefined || e.part === 0) {
+      r = { ids: new Set<number>(), seq: e.seq };
+      this.reading.set(e.dev, r);
+    }
+    r.ids.add(e.id).add(e.value).add(e.value2);
+    return null;
+  }
+
+  /** A tensor freed while the open group of its device reads it. */
+  private underGroup(e: TraceEvent): string | null {
+    const dev = e.dev;
+    const r = this.reading.get(dev);
+    if (r === undefined || !this.groups.has(dev) || !r.ids.has(e.id)) return null;
+    return `be_free: tensor ${e.id} freed while device ${dev}'s group (opened at seq ${r.seq}) still reads it`;
   }
 
   private violation(e: TraceEvent): string {

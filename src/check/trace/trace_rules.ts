@@ -12,7 +12,9 @@
  *  - the ring is first in, first out: the uploader takes the oldest entry, then finishes
  *    exactly the entry it took; an expert is enqueued only when it is neither resident
  *    nor queued;
- *  - fill_wait returns done only with nothing in flight;
+ *  - fill_wait returns done only with nothing in flight; nothing is enqueued once stop is
+ *    set; the section that sets stop wakes both cv and cv_take; a swap takes its victim's
+ *    tensors only with no group open;
  *  - the lifecycle gate: a state change starts from the state it is in, every admission
  *    adds one to `live` and every leave takes one;
  *  - every call returns, on its own thread, from the entry point it entered; a join of the
@@ -57,6 +59,10 @@ export class TraceRules {
   private readonly slotFlags = new Map<number, number>();
   private life = 0;
   private live = 0;
+  /** the seq that set stop this generation (0: not stopping) */
+  private stopped = 0;
+  /** the section that set stop, and the condition variables it woke (bits: 1 cv, 2 cv_take) */
+  private stopSection: { tid: number; woke: number } | null = null;
   /** uploaders that left, and joins of them, this generation */
   private exited = 0;
   private joins = 0;
@@ -108,6 +114,8 @@ export class TraceRules {
       this.slotFlags.clear();
       this.exited = 0;
       this.joins = 0;
+      this.stopped = 0;
+      this.stopSection = null;
     }
     this.snapshot(e);
     return null;
@@ -164,6 +172,8 @@ export class TraceRules {
   private ringRule(e: TraceEvent): string | null {
     const k = keyOf(e.layer, e.eid);
     if (e.ev === 'enqueue') {
+      if (this.stopped)
+        return `enqueue ${keyText(k)}: the tier is stopping (stop set at seq ${this.stopped}); the protocol refuses every enqueue then`;
       const s = this.slotFlags.get(k) ?? 0;
       const flags = Math.floor(s / 4294967296);
       if ((flags & (FLAG.resident | FLAG.queued)) !== 0)
@@ -188,6 +198,13 @@ export class TraceRules {
 
   /** Postconditions an event carries the variables of. */
   private post(e: TraceEvent): string | null {
+    if (e.ev === 'unlock' && this.stopSection !== null && this.stopSection.tid === e.tid) {
+      const woke = this.stopSection.woke;
+      if (woke !== 3)
+        return `wake: shutdown's section that set stop ends without waking ${woke === 1 ? 'cv_take' : woke === 2 ? 'cv' : 'cv and cv_take'}: a waiter sleeps on past the stop`;
+    }
+    if (e.ev === 'victim_taken' && (e.flags & FLAG.issueOpen) !== 0)
+      return `flags: victim_taken ${keyText(keyOf(e.vlayer, e.veid))} with a group open (issue_open): the uploader waits on cv_take until no group reads the victim`;
     if (e.ev === 'fill_done' && e.value === 0 && e.inflight !== 0)
       return `inflight: fill_wait returns done with ${e.inflight} uploads in flight; it waits until none is`;
     return null;
@@ -208,6 +225,12 @@ export class TraceRules {
       this.inHand.delete(e.tid);
     else if (e.ev === 'released') (this.ring = []), (this.ringHead = 0);
     else if (e.ev === 'uploader_exit') this.exited++;
+    else if (e.ev === 'stop') {
+      this.stopped = e.seq;
+      this.stopSection = { tid: e.tid, woke: 0 };
+    } else if (e.ev === 'wake' && this.stopSection !== null && this.stopSection.tid === e.tid)
+      this.stopSection.woke |= e.value === 0 ? 1 : 2;
+    if (e.ev === 'unlock' || e.ev === 'wait') this.stopSection = null;
     if (e.layer >= 0 && e.eid >= 0) this.slotFlags.set(k, e.flags * 4294967296 + e.seq);
     if (e.vlayer >= 0 && e.veid >= 0) this.slotFlags.set(keyOf(e.vlayer, e.veid), e.vflags * 4294967296 + e.seq);
     this.snapshot(e);
