@@ -5,7 +5,7 @@
  * copy of the same library (apps/cli/bench/upload.ts). Writes OUT/bench.json and
  * OUT/bench.md (OUT: reports).
  *
- *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants,upload] [--out DIR]
+ *   npm run bench -- [--only speed,scaling,exhaustive,race,mutants,upload,check-trace] [--out DIR]
  *                    [--seconds S] [--repeats R] [--scaling-seconds S]
  *                    [--explore-seconds S] [--race-seeds N] [--race-runs N]
  *                    [--mutant-seconds S] [--jobs N] [--strategies a,b,...]

@@ -114,6 +114,12 @@ $(TIER_GEN)/tier_engine_check_%: $(TIER_CHECK_SRC) $(BUILD)/libtierlab_ctier_%.s
 	$(CC) $(CFLAGS) -o $@ $(TIER_CHECK_SRC) -L$(BUILD) -ltierlab_ctier_$* -ltierlab_$* \
 	  -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
 
+# Decode tokens per second with the tier's event log on or off (scripts/gpu/remote_trace_cost.sh).
+TIER_RATE_SRC := $(TIER_DIR)/check/tier_decode_rate.c tests/engine_fixture.c tests/expert_gen.c tests/harness.c
+$(TIER_GEN)/tier_decode_rate_%: $(TIER_RATE_SRC) $(BUILD)/libtierlab_ctier_%.so
+	$(CC) $(CFLAGS) -o $@ $(TIER_RATE_SRC) -L$(BUILD) -ltierlab_ctier_$* -ltierlab_$* \
+	  -Wl,-rpath,'$$ORIGIN/..' $(LDLIBS)
+
 tier-engine-check-cpu: $(TIER_GEN)/tier_engine_check_cpu
 	./$< $(TIER_DEVICES)
 

@@ -10,6 +10,7 @@ import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_ben
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
 import type { Speed } from './speed.js';
+import { renderCheckTrace, type TraceBenchSection } from './trace_bench.js';
 import type { UploadSection } from './upload.js';
 import { renderUpload } from './upload_report.js';
 import { renderSpin } from './spin_report.js';
@@ -41,6 +42,7 @@ export interface BenchReport {
   mutants?: MutantsSection;
   upload?: UploadSection;
   ctier?: CTierSection;
+  checkTrace?: TraceBenchSection;
 }
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -229,6 +231,7 @@ export function renderMarkdown(r: BenchReport): string {
   }
   if (r.upload !== undefined) md.push(...renderUpload(r.upload));
   if (r.ctier !== undefined) md.push(...renderCTier(r.ctier));
+  if (r.checkTrace !== undefined) md.push(...renderCheckTrace(r.checkTrace));
   return md.join('\n') + '\n';
 }
 

@@ -2,7 +2,8 @@
  * The sections of `npm run bench` (apps/cli/bench.ts), each a function that measures and
  * fills its part of the report: the simulator's speed with and without the checkers, its
  * scaling, the exhaustive searches, the fill_wait race, the catalogue mutants' time to
- * kill, and (on request) the native engine's uploads.
+ * kill, (on request) the native engine's uploads, and check-trace's throughput on a long
+ * free run's log.
  *
  * Invariant: a section returns true when something that ought to pass did not (a
  * violation on the unmutated tier, a failed upload): the bench then exits 1; the other
@@ -19,16 +20,33 @@ import { measureMutants } from './mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
+import { measureCheckTrace } from './trace_bench.js';
 import { measureUpload } from './upload.js';
 import { measureCTier, type CTierBenchOptions } from './ctier_bench.js';
 
-export const BENCH_SECTIONS = ['speed', 'scaling', 'exhaustive', 'race', 'mutants', 'upload', 'ctier'] as const;
+export const BENCH_SECTIONS = [
+  'speed',
+  'scaling',
+  'exhaustive',
+  'race',
+  'mutants',
+  'upload',
+  'ctier',
+  'check-trace',
+] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 /**
  * what a plain `npm run bench` runs: the upload section needs a native library and a GiB;
  * the C tier's builds every catalogue defect three ways and runs the stress test (minutes)
  */
-export const DEFAULT_SECTIONS: readonly BenchSection[] = ['speed', 'scaling', 'exhaustive', 'race', 'mutants'];
+export const DEFAULT_SECTIONS: readonly BenchSection[] = [
+  'speed',
+  'scaling',
+  'exhaustive',
+  'race',
+  'mutants',
+  'check-trace',
+];
 
 /** What the sections are asked: every number read and checked before the first one runs. */
 export interface BenchOptions {
@@ -152,7 +170,22 @@ async function ctier(o: BenchOptions, report: BenchReport): Promise<boolean> {
   return unexpected;
 }
 
-const SECTIONS: Readonly<Record<BenchSection, Section>> = { speed, scaling, exhaustive, race, mutants, upload, ctier };
+async function checkTraceSection(o: BenchOptions, report: BenchReport): Promise<boolean> {
+  o.log("check-trace: a free run's log of the C tier, at two lengths ...");
+  report.checkTrace = measureCheckTrace(o.log, [4, 16]);
+  return report.checkTrace.rows.some((r) => !r.whole);
+}
+
+const SECTIONS: Readonly<Record<BenchSection, Section>> = {
+  speed,
+  scaling,
+  exhaustive,
+  race,
+  mutants,
+  upload,
+  ctier,
+  'check-trace': checkTraceSection,
+};
 
 /** Runs one section into the report; whether it found what it ought not to. */
 export function runSection(section: BenchSection, o: BenchOptions, report: BenchReport): Promise<boolean> {

@@ -126,6 +126,9 @@ static void lfru_swap_on_the_engine(engine_world *w, tt_tier *tier) {
   CHECK(memcmp(y, want, sizeof want) == 0);
 }
 
+/* The log the scenario's tier writes (NULL: none); the engine check sets it for --log. */
+tt_log *tier_engine_log = NULL;
+
 /* The scenario on an engine over devices 0..ndev-1 (1 or 2). */
 void tier_engine_scenario(int ndev) {
   char err[ERR_CAP];
@@ -140,7 +143,7 @@ void tier_engine_scenario(int ndev) {
   tt_engine_backend eb;
   tt_backend be;
   CHECK(tt_engine_backend_init(&eb, w->eng, NULL, &be) == 0 && be.devices == ndev);
-  tt_tier *tier = tt_create(&be, NULL);
+  tt_tier *tier = tt_create(&be, tier_engine_log);
   tt_config cfg;
   tt_trunk_offer offer;
   config(w, ndev, &cfg, &offer);
