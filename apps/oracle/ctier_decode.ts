@@ -46,8 +46,6 @@ export interface CTierDecodeOutput {
   readonly argmax: number[];
   readonly hidden: Float32Array[];
   readonly residencyByToken: number[];
-  /** decode steps whose layer-0 issue made the tier's swap counter grow */
-  readonly swapSteps: number[];
   /** the tier's stats when the final shutdown began (null: not live then) */
   finalStats: ReturnType<CTierOnEngine['stats']>;
   trunkOnDevice: number;
@@ -67,7 +65,6 @@ export class CTierDecode {
     argmax: [],
     hidden: [],
     residencyByToken: [],
-    swapSteps: [],
     finalStats: null,
     trunkOnDevice: 0,
     trunkOnCpu: 0,
@@ -180,9 +177,7 @@ export class CTierDecode {
     const k = route.ids.length;
     for (const eid of route.ids) this.noteRouted(layer, eid);
     const mask = new Uint8Array(k);
-    const swapsBefore = layer === 0 ? (tier.stats()?.swaps ?? 0) : 0;
     tier.issue(layer, route.ids, route.input, mask);
-    if (layer === 0 && (tier.stats()?.swaps ?? 0) > swapsBefore) this.out.swapSteps.push(step);
     if (this.d.int8 !== null) this.attention(layer);
     const outputs = new Array<Float32Array | null>(k).fill(null);
     this.computeOnCpu(layer, route, outputs, (i) => mask[i] === 0);
@@ -197,7 +192,9 @@ export class CTierDecode {
     if (!whole) this.computeOnCpu(layer, route, outputs, (i) => mask[i] === 1 && outputs[i] === null);
     const missing = outputs.findIndex((o) => o === null);
     if (missing >= 0)
-      throw new Error(`step ${step} layer ${layer}: route position ${missing} has no output (take neither gave nor lost it)`);
+      throw new Error(
+        `step ${step} layer ${layer}: route position ${missing} has no output (take neither gave nor lost it)`,
+      );
     this.d.trunk.combine(route, outputs as Float32Array[]);
   }
 

@@ -12,7 +12,7 @@
  * event log (EVENTS.md), written per row beside the report for the trace checker.
  * Rows the C tier's driver cannot express say so by name (ctierSkipReason), never silently.
  */
-import { readFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CTierOnEngine, type CTierLib, type TtConfig } from '../../src/engine/native/ctier_binding.js';
 import { Int8Trunk } from '../../src/engine/native/int8_trunk.js';
@@ -21,6 +21,7 @@ import { Trunk } from '../../src/engine/native/trunk.js';
 import type { TierConfig } from '../../src/tier/config.js';
 import { TRUNK_INT8 } from '../../src/fixture/model_types.js';
 import type { CoverageMark } from '../../src/check/checkers/coverage.js';
+import { RACED_MARKS, reachedIn, swapStepsIn } from './ctier_events.js';
 import { CTierDecode, type CTierDecodeOutput } from './ctier_decode.js';
 import {
   createEngine,
@@ -49,16 +50,6 @@ export function ctierSkipReason(spec: OracleRunSpec): string | null {
   return null;
 }
 
-/** The event kinds of the tier's log that show each arranged situation (EVENTS.md). */
-const ARRANGED_EVENTS: Partial<Record<CoverageMark, (e: { ev: string; value: number }) => boolean>> = {
-  'upload-failed': (e) => e.ev === 'upload_failed',
-  'take-failed': (e) => e.ev === 'take_failed',
-  // note_block waited on cv_take for ring space
-  'ring-full': (e) => e.ev === 'wait' && e.value === 1,
-  'shutdown-with-group-open': (e) => e.ev === 'drained' && e.value === 1,
-  'swap-abandoned-at-shutdown': (e) => e.ev === 'swap_abandoned',
-};
-
 export function runCTierOracle(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
   if (spec.shutdownAtFirstSwap !== true && spec.refillAtFirstSwap !== true) return runOnce(ctx, spec);
   const plain = {
@@ -69,26 +60,32 @@ export function runCTierOracle(ctx: CTierContext, spec: OracleRunSpec): OracleRu
     refillAfterToken: undefined,
     arranged: undefined,
   };
-  // the same run without the early shutdown or the refill says where its first swap comes
-  const first = runOnce({ ...ctx, eventsPath: null }, plain);
-  const step = first.swapSteps[0];
+  // the same run without the early shutdown or the refill says where its first swap comes:
+  // its event log, kept aside, names the steps whose LFRU round enqueued one
+  const probeLog = join(ctx.heatDir, 'probe.ndjson');
+  const first = runOnce({ ...ctx, eventsPath: () => probeLog }, plain);
+  const step = first.ok ? swapStepsIn(probeLog)[0] : undefined;
+  rmSync(probeLog, { force: true });
   if (first.ok && !first.swapsOn)
     return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
   if (!first.ok || step === undefined)
     return emptyResult(
       spec,
-      first.ok ? 'arranged: the run has no swap to arrange around' : `arranged: the run without it failed: ${first.problem}`,
+      first.ok
+        ? 'arranged: the run has no swap to arrange around'
+        : `arranged: the run without it failed: ${first.problem}`,
     );
   if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
-  return runOnce(ctx, { ...spec, shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' } });
+  return runOnce(ctx, {
+    ...spec,
+    shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' },
+  });
 }
 
-type CTierResult = OracleRunResult & { readonly swapSteps: readonly number[] };
-
-function runOnce(ctx: CTierContext, spec: OracleRunSpec): CTierResult {
+function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
   const { lib, model } = ctx;
   const steps = model.prompt.length + ctx.tokens - 1;
-  const fail = (problem: string): CTierResult => ({ ...emptyResult(spec, problem), swapSteps: [] });
+  const fail = (problem: string): OracleRunResult => emptyResult(spec, problem);
   const created = createEngine(ctx, spec);
   if (created.status.code !== 0) return fail(`engine create: ${created.status.message}`);
   const engine = created.engine;
@@ -98,9 +95,12 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): CTierResult {
     const built = prepareEngine(ctx, spec, engine, steps);
     if (typeof built === 'string') return fail(built);
     const baseline = lib.ledger(engine);
-    ram = new RealRamTable(lib, engine, model, spec.streaming
-      ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts }
-      : { kind: 'resident' });
+    ram = new RealRamTable(
+      lib,
+      engine,
+      model,
+      spec.streaming ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts } : { kind: 'resident' },
+    );
     const logPath = ctx.eventsPath?.(spec) ?? null;
     tier = new CTierOnEngine(ctx.ctier, engine, logPath);
     const heatPath = spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null;
@@ -132,8 +132,9 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): CTierResult {
       baseline.status.code === 0 && after.status.code === 0 && after.count !== baseline.count
         ? `engine ledger: ${after.count} allocations live after the tier's shutdown, ${baseline.count} before it started`
         : null;
-    const missed = spec.arranged !== undefined && logPath !== null && !reached(logPath, spec.arranged);
-    const problem = leak ?? (missed ? `arranged: the run never reached ${spec.arranged ?? ''}` : null);
+    const arranged = arrangedOf(spec, logPath);
+    if (arranged.note !== null) notes.push(arranged.note);
+    const problem = leak ?? arranged.problem;
     const groups = groupStats(lib, engine, notes);
     return resultOf(spec, built.cfg, decode.out, {
       ctx,
@@ -141,6 +142,7 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): CTierResult {
       notes,
       ledger: after.status.code === 0 ? { count: after.count, bytes: after.bytes } : null,
       groups,
+      situations: arranged.reached ? [arranged.mark] : [],
     });
   } catch (e) {
     return fail(`error: ${(e as Error).message}`);
@@ -152,16 +154,23 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): CTierResult {
   }
 }
 
-/** Whether the row's event log shows the arranged situation. */
-function reached(logPath: string, mark: CoverageMark): boolean {
-  const test = ARRANGED_EVENTS[mark];
-  if (test === undefined) return false;
-  for (const line of readFileSync(logPath, 'utf8').split('\n')) {
-    if (line === '') continue;
-    const e = JSON.parse(line) as { ev: string; value: number };
-    if (test(e)) return true;
-  }
-  return false;
+/** The arranged situation: reached or not (from the row's log), and whether missing it fails the row. */
+function arrangedOf(
+  spec: OracleRunSpec,
+  logPath: string | null,
+): { mark: CoverageMark; reached: boolean; problem: string | null; note: string | null } {
+  const mark = spec.arranged;
+  if (mark === undefined) return { mark: 'upload-failed', reached: false, problem: null, note: null };
+  const reached = logPath !== null && reachedIn(logPath, mark) === true;
+  if (reached) return { mark, reached, problem: null, note: null };
+  if (RACED_MARKS.has(mark))
+    return {
+      mark,
+      reached,
+      problem: null,
+      note: `arranged ${mark} not reached: a race with the tier's uploader thread the sequential driver cannot force`,
+    };
+  return { mark, reached, problem: `arranged: the run never reached ${mark}`, note: null };
 }
 
 /** The TypeScript tier's configuration for this run, as the C tier's tt_config. */
@@ -200,9 +209,10 @@ interface RowExtras {
   readonly notes: string[];
   readonly ledger: { count: number; bytes: number } | null;
   readonly groups: OracleRunResult['groups'];
+  readonly situations: readonly CoverageMark[];
 }
 
-function resultOf(spec: OracleRunSpec, cfg: TierConfig, o: CTierDecodeOutput, x: RowExtras): CTierResult {
+function resultOf(spec: OracleRunSpec, cfg: TierConfig, o: CTierDecodeOutput, x: RowExtras): OracleRunResult {
   const s = o.finalStats;
   const prompt = x.ctx.model.prompt.length;
   const decodeSeconds = Math.max(1e-9, (o.decodeEnded - o.decodeStarted) / 1000);
@@ -228,6 +238,6 @@ function resultOf(spec: OracleRunSpec, cfg: TierConfig, o: CTierDecodeOutput, x:
     trunkOnCpu: o.trunkOnCpu,
     trunkOffered: cfg.trunk.length,
     groups: x.groups,
-    swapSteps: o.swapSteps,
+    situations: x.situations,
   };
 }

@@ -49,5 +49,7 @@ export function eventsFolder(reportDir: string, name: string, specs: readonly Or
   const dir = join(reportDir, `${name}-events`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  return { dir, path: (spec: OracleRunSpec): string => join(dir, slug(specs.indexOf(spec), spec)) };
+  // by name: an arranged row runs a copy of its spec with the shutdown or refill placed
+  const at = (spec: OracleRunSpec): number => specs.findIndex((s) => s.name === spec.name);
+  return { dir, path: (spec: OracleRunSpec): string => join(dir, slug(at(spec), spec)) };
 }

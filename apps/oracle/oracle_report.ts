@@ -141,7 +141,12 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     '',
     ...(skipped.length === 0
       ? []
-      : ['Not run (the C tier oracle driver cannot express them yet):', '', ...skipped.map((k) => `- ${k.name}: ${k.reason}`), '']),
+      : [
+          'Not run (the C tier oracle driver cannot express them yet):',
+          '',
+          ...skipped.map((k) => `- ${k.name}: ${k.reason}`),
+          '',
+        ]),
   ];
   writeFileSync(join(dir, `${name}.md`), md.join('\n'));
 }

@@ -341,7 +341,12 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
 
 /** The engine made ready for a run: the SiLU table, the armed faults, the assembly, and
  *  the budgets' device memory reserved (or what failed, as a line). */
-export function prepareEngine(ctx: OracleContext, spec: OracleRunSpec, engine: NativePtr, steps: number): Assembly | string {
+export function prepareEngine(
+  ctx: OracleContext,
+  spec: OracleRunSpec,
+  engine: NativePtr,
+  steps: number,
+): Assembly | string {
   const { lib, model } = ctx;
   const lut = lib.setLut(engine, model.siluLut);
   if (lut.code !== 0) return `set LUT: ${lut.message}`;
