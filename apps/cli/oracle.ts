@@ -228,7 +228,7 @@ function writeReport(
     devices: o.devices,
     tokens: o.tokens,
     fixture: o.fixture,
-    library: o.lib.path,
+    library: o.ctier === null ? o.lib.path : `${o.lib.path}, C tier ${o.ctier.path}`,
     rows,
     validation: o.validation,
     validationMessages: messages,

@@ -46,7 +46,7 @@ export interface CTierDecodeOutput {
   readonly argmax: number[];
   readonly hidden: Float32Array[];
   readonly residencyByToken: number[];
-  /** the tier's stats when the final shutdown began (null: not live then) */
+  /** the tier's stats when shutdown began (an early one's, if the tier was off by the end; null: never live) */
   finalStats: ReturnType<CTierOnEngine['stats']>;
   trunkOnDevice: number;
   trunkOnCpu: number;
@@ -72,6 +72,7 @@ export class CTierDecode {
     decodeEnded: 0,
   };
   private warmstartLoads = 0;
+  private shutDown = false;
 
   constructor(private readonly d: CTierDecodeInput) {}
 
@@ -91,17 +92,27 @@ export class CTierDecode {
       this.out.residencyByToken.push(this.d.tier.stats()?.resident ?? 0);
       if (step === plan.refillAfterToken) this.d.tier.fillWait();
     }
-    this.out.finalStats = this.d.tier.stats();
+    this.out.finalStats = this.d.tier.stats() ?? this.out.finalStats;
     this.d.tier.shutdown();
   }
 
-  /** The driver's early shutdown, on this thread (the oracle's rows all shut down on the caller). */
-  private maybeShutdown(here: Here): void {
+  /**
+   * The driver's early shutdown, on this thread (the oracle's rows all shut down on the
+   * caller), once. One "with a group open" comes at the first issue of its layer, at or
+   * after its token, that opened a group: which issue opens one depends on which copies
+   * the uploader thread landed by then, so the caller waits for the situation it was
+   * arranged to reach rather than for a step that may find every expert on the CPU.
+   */
+  private maybeShutdown(here: Here, groupsOpened = false): void {
     const at: ShutdownPoint | null = this.d.plan.shutdownAt;
-    if (at === null || at.phase !== here.phase) return;
+    if (at === null || this.shutDown || at.phase !== here.phase) return;
     if (at.phase === 'decode' && here.phase === 'decode') {
-      if (at.token !== here.token || at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
+      if (at.layer !== here.layer || at.groupOpen !== here.groupOpen) return;
+      if (at.groupOpen ? here.token < at.token || !groupsOpened : here.token !== at.token) return;
     }
+    this.shutDown = true;
+    // the row's numbers are the tier's when it stopped (the report's "resident" is when shutdown began)
+    this.out.finalStats = this.d.tier.stats();
     this.d.tier.shutdown();
   }
 
@@ -177,11 +188,11 @@ export class CTierDecode {
     const k = route.ids.length;
     for (const eid of route.ids) this.noteRouted(layer, eid);
     const mask = new Uint8Array(k);
-    tier.issue(layer, route.ids, route.input, mask);
+    const onDevice = tier.issue(layer, route.ids, route.input, mask);
     if (this.d.int8 !== null) this.attention(layer);
     const outputs = new Array<Float32Array | null>(k).fill(null);
     this.computeOnCpu(layer, route, outputs, (i) => mask[i] === 0);
-    this.maybeShutdown({ phase: 'decode', token: step, layer, groupOpen: true });
+    this.maybeShutdown({ phase: 'decode', token: step, layer, groupOpen: true }, onDevice > 0);
     const y = new Float32Array(k * H).fill(Number.NaN);
     const whole = tier.take(y, k, H);
     for (let i = 0; i < k; i++) {

@@ -34,7 +34,7 @@ const ARRANGED_EVENTS: Partial<Record<CoverageMark, (e: LogLine) => boolean>> = 
   'take-failed': (e) => e.ev === 'take_failed',
   // note_block waited on cv_take for ring space
   'ring-full': (e) => e.ev === 'wait' && e.value === 1,
-  'shutdown-with-group-open': (e) => e.ev === 'drained' && e.value === 1,
+  'shutdown-with-group-open': (e) => e.ev === 'drained' && e.value > 0,
   'swap-abandoned-at-shutdown': (e) => e.ev === 'swap_abandoned',
 };
 
