@@ -16,6 +16,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CTierOnEngine, type CTierLib, type TtConfig } from '../../src/engine/native/ctier_binding.js';
 import { Int8Trunk } from '../../src/engine/native/int8_trunk.js';
+import type { NativePtr } from '../../src/engine/native/binding.js';
+import type { DriverPlan } from '../../src/engine/driver.js';
 import { RealRamTable } from '../../src/engine/native/real_ram.js';
 import { Trunk } from '../../src/engine/native/trunk.js';
 import type { TierConfig } from '../../src/tier/config.js';
@@ -105,24 +107,7 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
     tier = new CTierOnEngine(ctx.ctier, engine, logPath);
     const heatPath = spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null;
     const started = tier.init(ttConfig(ctx.ctier, built.cfg, model.shape.hidden, heatPath));
-    const int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, steps + 1) : null;
-    const decode = new CTierDecode({
-      tier,
-      ram,
-      trunk: int8 ?? new Trunk(lib, model, steps + 1),
-      int8,
-      trunkBase: started.trunkBase,
-      plan: built.plan,
-      prompt: model.prompt,
-      hidden: model.shape.hidden,
-      experts: model.shape.experts,
-      loadFails: spec.faults.loadFails,
-      cpuExpert: (copy, x, y) => {
-        ram?.check(copy, copy.layer, copy.eid, 'CPU expert');
-        const st = lib.expertCpuRam(engine, copy.ptr, x, y);
-        if (st.code !== 0) throw new Error(`CPU expert L${copy.layer}E${copy.eid}: ${st.message}`);
-      },
-    });
+    const decode = decodeOver(ctx, spec, { engine, steps, plan: built.plan, ram, tier, trunkBase: started.trunkBase });
     decode.run(started.state === 'active');
     tier.close();
     tier = null;
@@ -152,6 +137,40 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }
+}
+
+/** The sequential driver over this run's tier, RAM copies, trunk and CPU experts. */
+function decodeOver(
+  ctx: CTierContext,
+  spec: OracleRunSpec,
+  r: {
+    engine: NativePtr;
+    steps: number;
+    plan: DriverPlan;
+    ram: RealRamTable;
+    tier: CTierOnEngine;
+    trunkBase: number;
+  },
+): CTierDecode {
+  const { lib, model } = ctx;
+  const int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, r.steps + 1) : null;
+  return new CTierDecode({
+    tier: r.tier,
+    ram: r.ram,
+    trunk: int8 ?? new Trunk(lib, model, r.steps + 1),
+    int8,
+    trunkBase: r.trunkBase,
+    plan: r.plan,
+    prompt: model.prompt,
+    hidden: model.shape.hidden,
+    experts: model.shape.experts,
+    loadFails: spec.faults.loadFails,
+    cpuExpert: (copy, x, y) => {
+      r.ram.check(copy, copy.layer, copy.eid, 'CPU expert');
+      const st = lib.expertCpuRam(r.engine, copy.ptr, x, y);
+      if (st.code !== 0) throw new Error(`CPU expert L${copy.layer}E${copy.eid}: ${st.message}`);
+    },
+  });
 }
 
 /** The arranged situation: reached or not (from the row's log), and whether missing it fails the row. */
