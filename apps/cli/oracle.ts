@@ -1,7 +1,7 @@
 /**
  * `npm run oracle -- --backend cpu|cuda|vulkan [--devices 0,1] [--tokens N]
  *                    [--fixture DIR] [--report DIR] [--only TEXT] [--lib FILE]
- *                    [--tier ts|c] [--ctier-lib FILE]`
+ *                    [--tier ts|c] [--ctier-lib FILE] [--events on|off]`
  *
  * Token-exact oracle runs of the tiny MoE model on the native engine, driven by the
  * same tier the simulator checks. Every run must reproduce the fixture's reference
@@ -15,8 +15,9 @@
  * `--tier c` runs the same matrix with the C tier (native/tier/, its engine library
  * libtierlab_ctier_<backend>.so beside the engine's, or --ctier-lib) inside the engine:
  * reports/oracle-<backend>-ctier.json and .md, each row's event log (NDJSON, EVENTS.md) in
- * reports/oracle-<backend>-ctier-events/, and the rows its driver cannot express listed by
- * name with the reason (apps/oracle/ctier_run.ts).
+ * reports/oracle-<backend>-ctier-events/ (`--events off`: none; the arranged rows' probes
+ * still read a log of their own), and the rows its driver cannot express listed by name
+ * with the reason (apps/oracle/ctier_run.ts).
  */
 import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
 import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
@@ -61,6 +62,8 @@ interface OracleSetup {
   readonly tier: OracleTier;
   /** the C tier library (--tier c), else null */
   readonly ctier: CTierLib | null;
+  /** the C tier's rows write their event logs beside the report */
+  readonly events: boolean;
 }
 
 function readOptions(argv: readonly string[]): OracleSetup {
@@ -69,6 +72,7 @@ function readOptions(argv: readonly string[]): OracleSetup {
       ...sharedOptions('backend', 'devices', 'tokens', 'fixture', 'report', 'only', 'lib'),
       tier: { type: 'string' },
       'ctier-lib': { type: 'string' },
+      events: { type: 'string' },
     },
     strict: true,
   });
@@ -92,9 +96,13 @@ function readOptions(argv: readonly string[]): OracleSetup {
   const tier = values.tier ?? 'ts';
   if (tier !== 'ts' && tier !== 'c') fail(`--tier must be ts or c, got '${tier}'`);
   if (tier === 'ts' && values['ctier-lib'] !== undefined) fail('--ctier-lib needs --tier c');
+  const events = values.events ?? 'on';
+  if (events !== 'on' && events !== 'off') fail(`--events must be on or off, got '${events}'`);
+  if (tier === 'ts' && values.events !== undefined) fail('--events needs --tier c (the C tier writes the event log)');
   const lib = openEngine(backend, devices, values.lib);
   const ctier = tier === 'c' ? openCTier(backend, lib.path, values['ctier-lib'], fail) : null;
-  return { backend, devices, validation, reportDir, fixture, only: values.only, model, tokens, lib, tier, ctier };
+  const setup = { backend, devices, validation, reportDir, fixture, only: values.only, model, tokens, lib };
+  return { ...setup, tier, ctier, events: events === 'on' };
 }
 
 /** The library, checked to be the backend asked for, and one engine made and shut down on the devices. */
@@ -184,8 +192,8 @@ function runnerOf(
 ): (spec: OracleRunSpec) => Promise<OracleRunResult> {
   const ctier = o.ctier;
   if (ctier === null) return (spec) => runOracle(ctx, spec);
-  const events = eventsFolder(o.reportDir, reportName(o.backend, o.tier), specs);
-  return (spec) => Promise.resolve(runCTierOracle({ ...ctx, ctier, eventsPath: events.path }, spec));
+  const eventsPath = o.events ? eventsFolder(o.reportDir, reportName(o.backend, o.tier), specs).path : null;
+  return (spec) => Promise.resolve(runCTierOracle({ ...ctx, ctier, eventsPath }, spec));
 }
 
 /** SIGINT or SIGTERM: `then` (remove the heat files, write what finished), exit 130 or 143; returns the removal. */

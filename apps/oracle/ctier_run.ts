@@ -37,7 +37,7 @@ import {
 
 export interface CTierContext extends OracleContext {
   readonly ctier: CTierLib;
-  /** where each row's NDJSON event log goes (null: none) */
+  /** where each row's NDJSON event log goes (null: a scratch file, removed after the row) */
   readonly eventsPath: ((spec: OracleRunSpec) => string) | null;
 }
 
@@ -93,6 +93,7 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
   const engine = created.engine;
   let ram: RealRamTable | null = null;
   let tier: CTierOnEngine | null = null;
+  let logPath: string | null = null;
   try {
     const built = prepareEngine(ctx, spec, engine, steps);
     if (typeof built === 'string') return fail(built);
@@ -103,7 +104,8 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
       model,
       spec.streaming ? { kind: 'lru', lruPerLayer: spec.lruPerLayer ?? model.shape.experts } : { kind: 'resident' },
     );
-    const logPath = ctx.eventsPath?.(spec) ?? null;
+    // without a log beside the report the row still logs, to a scratch file: its arranged situation is read there
+    logPath = ctx.eventsPath?.(spec) ?? join(ctx.heatDir, 'row.ndjson');
     tier = new CTierOnEngine(ctx.ctier, engine, logPath);
     const heatPath = spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null;
     const started = tier.init(ttConfig(ctx.ctier, built.cfg, model.shape.hidden, heatPath));
@@ -134,6 +136,7 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
   } finally {
     tier?.close();
     ram?.releaseAll();
+    if (ctx.eventsPath === null && logPath !== null) rmSync(logPath, { force: true });
     const d = lib.destroy(engine);
     if (d.code !== 0) process.stderr.write(`oracle: engine destroy: ${d.message}\n`);
   }

@@ -84,6 +84,12 @@ describe('oracle --tier: bad input gets one clear error line', () => {
   const cases: readonly (readonly [string, string[], RegExp])[] = [
     ['an unknown tier', ['--tier', 'rust'], /^oracle: --tier must be ts or c, got 'rust'/],
     ['a C tier library without --tier c', ['--ctier-lib', 'x.so'], /^oracle: --ctier-lib needs --tier c/],
+    ['an event log without --tier c', ['--events', 'off'], /^oracle: --events needs --tier c/],
+    [
+      'an event log neither on nor off',
+      ['--tier', 'c', '--events', 'maybe'],
+      /^oracle: --events must be on or off, got 'maybe'/,
+    ],
     [
       'a missing C tier library',
       ['--tier', 'c', '--ctier-lib', join(tmp, 'nope.so')],
