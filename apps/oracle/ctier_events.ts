@@ -1,6 +1,7 @@
 /**
  * What the oracle reads back from a C-tier row's event log (NDJSON, native/tier/EVENTS.md):
- * whether the row reached the situation it was arranged for, and the decode steps whose
+ * whether the row reached the situation it was arranged for, how many trunk matrices were
+ * placed, and the decode steps whose
  * LFRU round enqueued a swap (where the arranged rows put their shutdown or refill).
  *
  * Invariants: lines are read in `seq` order (the file sink writes each thread's lines in
@@ -53,6 +54,11 @@ export function reachedIn(path: string, mark: CoverageMark): boolean | null {
   const test = ARRANGED_EVENTS[mark];
   if (test === undefined) return null;
   return readLog(path).some(test);
+}
+
+/** How many events of kind `ev` the log holds (e.g. trunk_placed: the trunk matrices init placed). */
+export function countIn(path: string, ev: string): number {
+  return readLog(path).filter((e) => e.ev === ev).length;
 }
 
 /** Decode steps (0-based) whose layer-0 issue enqueued an LFRU swap. */

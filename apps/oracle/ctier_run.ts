@@ -23,7 +23,7 @@ import { Trunk } from '../../src/engine/native/trunk.js';
 import type { TierConfig } from '../../src/tier/config.js';
 import { TRUNK_INT8 } from '../../src/fixture/model_types.js';
 import type { CoverageMark } from '../../src/check/checkers/coverage.js';
-import { RACED_MARKS, reachedIn, swapStepsIn } from './ctier_events.js';
+import { countIn, RACED_MARKS, reachedIn, swapStepsIn } from './ctier_events.js';
 import { CTierDecode, type CTierDecodeOutput } from './ctier_decode.js';
 import {
   createEngine,
@@ -45,8 +45,6 @@ export interface CTierContext extends OracleContext {
 export function ctierSkipReason(spec: OracleRunSpec): string | null {
   if (spec.faults.stageFails.length > 0)
     return "a failed staging copy is injected by the TypeScript world's stage op; the C tier's engine adapter calls tl_stage itself, which has no fault site";
-  if ((spec.trunk ?? 'cpu') !== 'cpu')
-    return 'trunk offers (tt_config.trunk, int8 rows in native memory) are not passed by the C tier oracle driver yet';
   if (spec.shutdownAt !== null && spec.shutdownAt.thread === 'own')
     return 'a shutdown on a thread of its own needs a second native caller; the C tier oracle driver is one thread';
   return null;
@@ -108,8 +106,10 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
     logPath = ctx.eventsPath?.(spec) ?? join(ctx.heatDir, 'row.ndjson');
     tier = new CTierOnEngine(ctx.ctier, engine, logPath);
     const heatPath = spec.useHeatFile ? join(ctx.heatDir, 'heat.qth') : null;
-    const started = tier.init(ttConfig(ctx.ctier, built.cfg, model.shape.hidden, heatPath));
-    const decode = decodeOver(ctx, spec, { engine, steps, plan: built.plan, ram, tier, trunkBase: started.trunkBase });
+    const int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, steps + 1) : null;
+    const offers = trunkOffersOf(built.cfg, int8);
+    const started = tier.init({ ...ttConfig(ctx.ctier, built.cfg, model.shape.hidden, heatPath), ...offers });
+    const decode = decodeOver(ctx, spec, { engine, steps, plan: built.plan, ram, tier, int8, started });
     decode.run(started.state === 'active');
     tier.close();
     tier = null;
@@ -130,6 +130,7 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
       ledger: after.status.code === 0 ? { count: after.count, bytes: after.bytes } : null,
       groups,
       situations: arranged.reached ? [arranged.mark] : [],
+      trunkResident: offers.ntrunk > 0 ? countIn(logPath, 'trunk_placed') : 0,
     });
   } catch (e) {
     return fail(`error: ${(e as Error).message}`);
@@ -152,17 +153,17 @@ function decodeOver(
     plan: DriverPlan;
     ram: RealRamTable;
     tier: CTierOnEngine;
-    trunkBase: number;
+    int8: Int8Trunk | null;
+    started: { readonly trunkBase: number };
   },
 ): CTierDecode {
   const { lib, model } = ctx;
-  const int8 = model.shape.trunkFormat === TRUNK_INT8 ? new Int8Trunk(lib, model, r.steps + 1) : null;
   return new CTierDecode({
     tier: r.tier,
     ram: r.ram,
-    trunk: int8 ?? new Trunk(lib, model, r.steps + 1),
-    int8,
-    trunkBase: r.trunkBase,
+    trunk: r.int8 ?? new Trunk(lib, model, r.steps + 1),
+    int8: r.int8,
+    trunkBase: r.started.trunkBase,
     plan: r.plan,
     prompt: model.prompt,
     hidden: model.shape.hidden,
@@ -174,6 +175,26 @@ function decodeOver(
       if (st.code !== 0) throw new Error(`CPU expert L${copy.layer}E${copy.eid}: ${st.message}`);
     },
   });
+}
+
+/** The trunk offers of the TypeScript tier's configuration, with the int8 rows the engine
+ *  adapter uploads (offer i is the int8 trunk's matrix i: trunk_offers.ts's one order). */
+function trunkOffersOf(cfg: TierConfig, int8: Int8Trunk | null): Pick<TtConfig, 'trunk' | 'ntrunk'> {
+  if (cfg.trunk.length === 0 || int8 === null) return { trunk: null, ntrunk: 0 };
+  const trunk = cfg.trunk.map((o, i) => {
+    const m = int8.matrices[i];
+    if (m === undefined) throw new Error(`internal error: trunk offer ${o.name} has no int8 matrix #${i}`);
+    return {
+      layer: o.layer,
+      weight_bytes: o.weightBytes,
+      scale_bytes: o.scaleBytes,
+      rows: m.rows,
+      cols: m.cols,
+      data: m.q,
+      scales: m.scales,
+    };
+  });
+  return { trunk, ntrunk: trunk.length };
 }
 
 /** The arranged situation: reached or not (from the row's log), and whether missing it fails the row. */
@@ -232,6 +253,7 @@ interface RowExtras {
   readonly ledger: { count: number; bytes: number } | null;
   readonly groups: OracleRunResult['groups'];
   readonly situations: readonly CoverageMark[];
+  readonly trunkResident: number;
 }
 
 function resultOf(spec: OracleRunSpec, cfg: TierConfig, o: CTierDecodeOutput, x: RowExtras): OracleRunResult {
@@ -258,6 +280,7 @@ function resultOf(spec: OracleRunSpec, cfg: TierConfig, o: CTierDecodeOutput, x:
     nativeLedgerAtShutdown: x.ledger,
     trunkOnDevice: o.trunkOnDevice,
     trunkOnCpu: o.trunkOnCpu,
+    trunkResident: x.trunkResident,
     trunkOffered: cfg.trunk.length,
     groups: x.groups,
     situations: x.situations,

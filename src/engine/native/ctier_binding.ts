@@ -29,7 +29,19 @@ const OPAQUE_BYTES = 1024;
 export const TT_INIT_STATES = ['active', 'off', 'already', 'busy'] as const;
 export const TT_FILL = ['done', 'stopped', 'off'] as const;
 
-/** tt_config, as tt.h declares it (the trunk offers are not passed: none, `ntrunk` 0). */
+/** A trunk matrix offered to init's placer (tt_trunk_offer): the engine adapter's int8
+ *  rows and one scale per row, read during tt_init only (koffi passes them for the call). */
+export interface TtTrunkOffer {
+  layer: number;
+  weight_bytes: number;
+  scale_bytes: number;
+  rows: number;
+  cols: number;
+  data: Int8Array;
+  scales: Float32Array;
+}
+
+/** tt_config, as tt.h declares it. */
 export interface TtConfig {
   layers: number;
   experts: number;
@@ -49,7 +61,7 @@ export interface TtConfig {
   swap_period: number;
   decay_period: number;
   start_tick: number;
-  trunk: null;
+  trunk: TtTrunkOffer[] | null;
   ntrunk: number;
   sync_uploads: number;
 }
@@ -100,6 +112,15 @@ function declareTypes(): void {
   if (declared) return;
   koffi.opaque('tt_tier');
   koffi.struct('tt_sink', { ctx: 'void *', write: 'void *' });
+  koffi.struct('tt_trunk_offer', {
+    layer: 'int',
+    weight_bytes: 'uint64_t',
+    scale_bytes: 'uint64_t',
+    rows: 'int',
+    cols: 'int',
+    data: 'const int8_t *',
+    scales: 'const float *',
+  });
   koffi.struct('tt_config', {
     layers: 'int',
     experts: 'int',
@@ -119,7 +140,7 @@ function declareTypes(): void {
     swap_period: 'int',
     decay_period: 'int',
     start_tick: 'uint64_t',
-    trunk: 'void *',
+    trunk: 'const tt_trunk_offer *',
     ntrunk: 'int',
     sync_uploads: 'int',
   });
