@@ -147,8 +147,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const removeHandlers = onInterrupt((signal) => {
     removeHeatDir(heatDir);
     report(signal);
+    const partial = shownPath(`${o.reportDir}/${reportName(backend, o.tier)}.md`);
     progress.done(
-      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${o.reportDir}/${reportName(backend, o.tier)}.md`)}`,
+      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${partial}`,
     );
   });
   try {

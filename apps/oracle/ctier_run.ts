@@ -44,7 +44,10 @@ export interface CTierContext extends OracleContext {
 /** Why the C tier's oracle driver cannot run a row yet; null when it can. */
 export function ctierSkipReason(spec: OracleRunSpec): string | null {
   if (spec.faults.stageFails.length > 0)
-    return "a failed staging copy is injected by the TypeScript world's stage op; the C tier's engine adapter calls tl_stage itself, which has no fault site";
+    return (
+      "a failed staging copy is injected by the TypeScript world's stage op; " +
+      "the C tier's engine adapter calls tl_stage itself, which has no fault site"
+    );
   if (spec.shutdownAt !== null && spec.shutdownAt.thread === 'own')
     return 'a shutdown on a thread of its own needs a second native caller; the C tier oracle driver is one thread';
   return null;
@@ -117,7 +120,8 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
     const notes: string[] = started.state === 'off' ? [`tier off: ${started.reason}`] : [];
     const leak =
       baseline.status.code === 0 && after.status.code === 0 && after.count !== baseline.count
-        ? `engine ledger: ${after.count} allocations live after the tier's shutdown, ${baseline.count} before it started`
+        ? `engine ledger: ${after.count} allocations live after the tier's shutdown, ` +
+          `${baseline.count} before it started`
         : null;
     const arranged = arrangedOf(spec, logPath);
     if (arranged.note !== null) notes.push(arranged.note);

@@ -116,7 +116,8 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
         ? 'all runs token-exact and bit-identical'
         : 'MISMATCH';
   const md = [
-    `# tierlab oracle${r.tier === 'c' ? ' (the C tier)' : ''}: ${r.backend} on devices [${r.devices.join(',')}]: ${verdict}`,
+    `# tierlab oracle${r.tier === 'c' ? ' (the C tier)' : ''}: ` +
+      `${r.backend} on devices [${r.devices.join(',')}]: ${verdict}`,
     '',
     `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
       (upload !== null ? ` - uploads ${upload}` : '') +

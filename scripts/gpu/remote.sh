@@ -98,8 +98,8 @@ if [ "$vulkan" = 1 ]; then
     TIERLAB_VK_UPLOAD=$mode run "c-bench-vulkan-$mode" "$lib/bench_upload_vulkan" --mib $([ $gpu = 1 ] && echo 1024 || echo 128) || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --report "$work/reports/vulkan-$mode" || status=1
-    TIERLAB_VK_UPLOAD=$mode run "oracle-ctier-vulkan-$mode" $node "$c/oracle.mjs" --tier c --events off --backend vulkan --devices 0 \
-      --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-$mode" || status=1
+    TIERLAB_VK_UPLOAD=$mode run "oracle-ctier-vulkan-$mode" $node "$c/oracle.mjs" --tier c --events off \
+      --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-$mode" || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-fp8-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/vulkan-fp8-$mode" || status=1
   done
