@@ -12,6 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { CoverageMark } from '../../src/check/checkers/coverage.js';
+import { checkTrace } from '../../src/check/trace/trace_check.js';
+import { readTraceFile } from '../../src/check/trace/trace_files.js';
+import { orderLog } from '../../src/check/trace/trace_order.js';
 
 interface LogLine {
   readonly seq: number;
@@ -75,4 +78,16 @@ export function swapStepsIn(path: string): number[] {
     }
   }
   return steps;
+}
+
+/**
+ * The row's log through the trace checker (`npm run check-trace`): a real run with real
+ * threads must follow the protocol, so a log not consumed whole fails the row with the
+ * rule that broke; one consumed whole is a note with its size.
+ */
+export function checkedLog(path: string): { readonly problem: string | null; readonly note: string | null } {
+  const v = checkTrace(orderLog(readTraceFile(path)));
+  if (v.whole) return { problem: null, note: `event log: ${v.events} events, consumed whole by check-trace` };
+  const failed = v.divergence?.failed ?? 'the log ends inside a call';
+  return { problem: `event log diverged after ${v.consumed} of ${v.events} events: ${failed}`, note: null };
 }

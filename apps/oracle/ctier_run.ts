@@ -9,7 +9,8 @@
  * What judges the C tier here besides the tokens: every entry point's answer (an error
  * code fails the row), the engine's own ledger after shutdown (back at what it held before
  * the tier started: no tensor leaked), and the arranged situation read from the tier's
- * event log (EVENTS.md), written per row beside the report for the trace checker.
+ * event log (EVENTS.md), written per row beside the report and checked there by the trace
+ * checker (a log not consumed whole fails the row).
  * Rows the C tier's driver cannot express say so by name (ctierSkipReason), never silently.
  */
 import { rmSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { Trunk } from '../../src/engine/native/trunk.js';
 import type { TierConfig } from '../../src/tier/config.js';
 import { TRUNK_INT8 } from '../../src/fixture/model_types.js';
 import type { CoverageMark } from '../../src/check/checkers/coverage.js';
-import { countIn, RACED_MARKS, reachedIn, swapStepsIn } from './ctier_events.js';
+import { checkedLog, countIn, RACED_MARKS, reachedIn, swapStepsIn } from './ctier_events.js';
 import { CTierDecode, type CTierDecodeOutput } from './ctier_decode.js';
 import {
   createEngine,
@@ -125,7 +126,9 @@ function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {
         : null;
     const arranged = arrangedOf(spec, logPath);
     if (arranged.note !== null) notes.push(arranged.note);
-    const problem = leak ?? arranged.problem;
+    const traced = checkedLog(logPath);
+    if (traced.note !== null) notes.push(traced.note);
+    const problem = leak ?? arranged.problem ?? traced.problem;
     const groups = groupStats(lib, engine, notes);
     return resultOf(spec, built.cfg, decode.out, {
       ctx,

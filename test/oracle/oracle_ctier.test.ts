@@ -4,7 +4,8 @@
  * tokens and rows, as the TypeScript tier's oracle test is). Every row it runs is
  * token-exact and bit-identical to the CPU-only run; the rows its driver cannot express
  * are listed by name with the reason; the TypeScript tier's report is left alone; each
- * row's event log is NDJSON with one seq per line. And the one-line errors of the
+ * row's event log is NDJSON with one seq per line, and the trace checker consumed it whole
+ * (the oracle fails a row whose log diverges). And the one-line errors of the
  * option and of a missing or foreign C tier library.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,7 +34,13 @@ beforeAll(() => {
 interface CTierReport {
   tier: string;
   ok: boolean;
-  runs: { name: string; tokensMatched: number; hiddenBitIdentical: boolean; problem: string | null }[];
+  runs: {
+    name: string;
+    tokensMatched: number;
+    hiddenBitIdentical: boolean;
+    problem: string | null;
+    notes: string[];
+  }[];
   skipped: { name: string; reason: string }[];
 }
 
@@ -54,8 +61,14 @@ describe('oracle --tier c on the CPU backend', () => {
     ])
       expect(names).toContain(row);
     expect(json.runs.length).toBeGreaterThanOrEqual(25);
-    for (const run of json.runs)
+    for (const run of json.runs) {
       expect([run.name, run.tokensMatched, run.hiddenBitIdentical, run.problem]).toEqual([run.name, 32, true, null]);
+      // the real run's log (real threads, no scheduler) went through the trace checker whole
+      expect(
+        run.notes.some((n) => /^event log: \d+ events, consumed whole by check-trace$/.test(n)),
+        run.name,
+      ).toBe(true);
+    }
     expect(json.skipped.map((s) => s.name).sort()).toEqual([
       'fault: failed staging copy in a heat-file warmstart, then swaps at every tick',
       'fault: failed staging copy in warmstart, then swaps',
