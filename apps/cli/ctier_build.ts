@@ -5,9 +5,12 @@
  * why.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { usageError } from './cli_args.js';
+
+// the checkout this file is in (a mutant's scratch copy holds no mutants/lib to ask)
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export function ensureHarnessBuilt(): void {
   if (process.env.TIERLAB_CTIER_LIB !== undefined) return;
