@@ -16,7 +16,7 @@ import { checkTrace, DEFAULT_TRACE_OPTIONS, type TraceVerdict } from '../../src/
 import { describeEvent } from '../../src/check/trace/trace_event.js';
 import { orderLog } from '../../src/check/trace/trace_order.js';
 import { intOption, parseOrFail, sharedOptions, usageError } from './cli_args.js';
-import { readLogs } from './trace_files.js';
+import { readLogs } from '../../src/check/trace/trace_files.js';
 
 const USAGE = 'usage: npm run check-trace -- FILE... [--shards] [--placements N] [--quiet]';
 

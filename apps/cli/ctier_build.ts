@@ -9,8 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { usageError } from './cli_args.js';
 
-// the repository's root, found from this file (not from mutants/lib: a mutant's scratch copy
-// holds apps/ but not mutants/, and the properties command imports this file)
+// the checkout this file is in (a mutant's scratch copy holds no mutants/lib to ask)
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export function ensureHarnessBuilt(): void {

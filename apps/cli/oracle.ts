@@ -1,6 +1,7 @@
 /**
  * `npm run oracle -- --backend cpu|cuda|vulkan [--devices 0,1] [--tokens N]
- *                    [--fixture DIR] [--report DIR] [--only TEXT] [--lib FILE]`
+ *                    [--fixture DIR] [--report DIR] [--only TEXT] [--lib FILE]
+ *                    [--tier ts|c] [--ctier-lib FILE] [--events on|off]`
  *
  * Token-exact oracle runs of the tiny MoE model on the native engine, driven by the
  * same tier the simulator checks. Every run must reproduce the fixture's reference
@@ -11,6 +12,12 @@
  * GPU or driver is one line, not fifteen failed runs). SIGINT or SIGTERM removes the
  * heat-file directory, writes the report of the runs finished (marked interrupted) and
  * exits 130 or 143.
+ * `--tier c` runs the same matrix with the C tier (native/tier/, its engine library
+ * libtierlab_ctier_<backend>.so beside the engine's, or --ctier-lib) inside the engine:
+ * reports/oracle-<backend>-ctier.json and .md, each row's event log (NDJSON, EVENTS.md) in
+ * reports/oracle-<backend>-ctier-events/ (`--events off`: none; the arranged rows' probes
+ * still read a log of their own), and the rows its driver cannot express listed by name
+ * with the reason (apps/oracle/ctier_run.ts).
  */
 import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
 import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
@@ -19,8 +26,18 @@ import { FixtureError, loadModel } from '../../src/fixture/container.js';
 import { engineModelOf } from '../../src/fixture/engine_model.js';
 import type { LoadedModel } from '../../src/fixture/model_types.js';
 import { oracleMatrix } from '../oracle/oracle_matrix.js';
-import { writeOracleReport, type OracleRow, type Validation } from '../oracle/oracle_report.js';
-import { newHeatDir, removeHeatDir, runOracle, type OracleContext } from '../oracle/oracle_run.js';
+import { writeOracleReport, type OracleRow, type SkippedRow, type Validation } from '../oracle/oracle_report.js';
+import {
+  newHeatDir,
+  removeHeatDir,
+  runOracle,
+  type OracleContext,
+  type OracleRunResult,
+  type OracleRunSpec,
+} from '../oracle/oracle_run.js';
+import { ctierSkipReason, runCTierOracle } from '../oracle/ctier_run.js';
+import { eventsFolder, openCTier, reportName, type OracleTier } from '../oracle/ctier_setup.js';
+import type { CTierLib } from '../../src/engine/native/ctier_binding.js';
 import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { intOption, isOneOf, parseOrFail, sharedOptions, usageError, wordList } from './cli_args.js';
 import { preferCheck, sameBits } from '../oracle/oracle_prefer.js';
@@ -43,11 +60,21 @@ interface OracleSetup {
   readonly model: LoadedModel;
   readonly tokens: number;
   readonly lib: NativeEngineLib;
+  readonly tier: OracleTier;
+  /** the C tier library (--tier c), else null */
+  readonly ctier: CTierLib | null;
+  /** the C tier's rows write their event logs beside the report */
+  readonly events: boolean;
 }
 
 function readOptions(argv: readonly string[]): OracleSetup {
   const { values } = parseOrFail('oracle', argv, {
-    options: sharedOptions('backend', 'devices', 'tokens', 'fixture', 'report', 'only', 'lib'),
+    options: {
+      ...sharedOptions('backend', 'devices', 'tokens', 'fixture', 'report', 'only', 'lib'),
+      tier: { type: 'string' },
+      'ctier-lib': { type: 'string' },
+      events: { type: 'string' },
+    },
     strict: true,
   });
   const backend = values.backend ?? 'cpu';
@@ -67,8 +94,16 @@ function readOptions(argv: readonly string[]): OracleSetup {
   const available = model.manifest.reference.tokens.length;
   // by default every reference token, up to 64
   const tokens = intOption('oracle', values.tokens, 'tokens', 1, available, Math.min(64, available));
+  const tier = values.tier ?? 'ts';
+  if (tier !== 'ts' && tier !== 'c') fail(`--tier must be ts or c, got '${tier}'`);
+  if (tier === 'ts' && values['ctier-lib'] !== undefined) fail('--ctier-lib needs --tier c');
+  const events = values.events ?? 'on';
+  if (events !== 'on' && events !== 'off') fail(`--events must be on or off, got '${events}'`);
+  if (tier === 'ts' && values.events !== undefined) fail('--events needs --tier c (the C tier writes the event log)');
   const lib = openEngine(backend, devices, values.lib);
-  return { backend, devices, validation, reportDir, fixture, only: values.only, model, tokens, lib };
+  const ctier = tier === 'c' ? openCTier(backend, lib.path, values['ctier-lib'], fail) : null;
+  const setup = { backend, devices, validation, reportDir, fixture, only: values.only, model, tokens, lib };
+  return { ...setup, tier, ctier, events: events === 'on' };
 }
 
 /** The library, checked to be the backend asked for, and one engine made and shut down on the devices. */
@@ -102,24 +137,29 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const chosen = rest.filter((s) => o.only === undefined || s.name.includes(o.only));
   if (chosen.length === 0)
     fail(`--only '${o.only ?? ''}' matches no run; the runs: ${rest.map((s) => s.name).join('; ')}`);
-  const specs = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
+  const all = [...(cpuOnly !== undefined ? [cpuOnly] : []), ...chosen];
+  // the C tier's driver leaves out the rows it cannot express: by name, with the reason
+  const skipped = o.tier === 'c' ? skippedRows(all) : [];
+  const specs = all.filter((s) => !skipped.some((k) => k.name === s.name));
   const progress = new Progress();
   const heatDir = newHeatDir();
   const rows: OracleRow[] = [];
-  const report = (interrupted: string | null): boolean => writeReport(o, rows, specs.length, interrupted);
+  const report = (interrupted: string | null): boolean => writeReport(o, rows, specs.length, interrupted, skipped);
   const removeHandlers = onInterrupt((signal) => {
     removeHeatDir(heatDir);
     report(signal);
+    const partial = shownPath(`${o.reportDir}/${reportName(backend, o.tier)}.md`);
     progress.done(
-      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${o.reportDir}/oracle-${backend}.md`)}`,
+      `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${partial}`,
     );
   });
   try {
-    const ctx = { lib, model: engineModelOf(model), devices, tokens: o.tokens, heatDir };
+    const run = runnerOf(o, { lib, model: engineModelOf(model), devices, tokens: o.tokens, heatDir }, specs);
     try {
+      for (const skip of skipped) progress.done(`skip ${skip.name}: ${skip.reason}`);
       for (const [i, spec] of specs.entries()) {
         progress.update(`[${i + 1}/${specs.length}] ${spec.name}`);
-        const row = await runRow(ctx, spec, rows[0]?.result.hidden ?? null, o);
+        const row = await runRow(run, spec, rows[0]?.result.hidden ?? null, o);
         rows.push(row);
         progress.done(rowLine(row, o.tokens));
       }
@@ -135,6 +175,27 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   } finally {
     removeHandlers();
   }
+}
+
+/** The rows the C tier's driver cannot express, each with the reason. */
+function skippedRows(specs: readonly OracleRunSpec[]): SkippedRow[] {
+  return specs.flatMap((s) => {
+    const reason = ctierSkipReason(s);
+    return reason === null ? [] : [{ name: s.name, reason }];
+  });
+}
+
+/** One run of a row with the tier asked for: the TypeScript tier, or the C tier (its
+ *  event log beside the report). */
+function runnerOf(
+  o: OracleSetup,
+  ctx: OracleContext,
+  specs: readonly OracleRunSpec[],
+): (spec: OracleRunSpec) => Promise<OracleRunResult> {
+  const ctier = o.ctier;
+  if (ctier === null) return (spec) => runOracle(ctx, spec);
+  const eventsPath = o.events ? eventsFolder(o.reportDir, reportName(o.backend, o.tier), specs).path : null;
+  return (spec) => Promise.resolve(runCTierOracle({ ...ctx, ctier, eventsPath }, spec));
 }
 
 /** SIGINT or SIGTERM: `then` (remove the heat files, write what finished), exit 130 or 143; returns the removal. */
@@ -163,7 +224,13 @@ function validationMessages(o: OracleSetup): number | null {
 }
 
 /** Writes the report of the runs so far; whether the run passes. */
-function writeReport(o: OracleSetup, rows: readonly OracleRow[], planned: number, interrupted: string | null): boolean {
+function writeReport(
+  o: OracleSetup,
+  rows: readonly OracleRow[],
+  planned: number,
+  interrupted: string | null,
+  skipped: readonly SkippedRow[],
+): boolean {
   const messages = validationMessages(o);
   const ok = interrupted === null && rows.every((r) => r.pass) && (messages === null || messages === 0);
   writeOracleReport(o.reportDir, {
@@ -171,29 +238,31 @@ function writeReport(o: OracleSetup, rows: readonly OracleRow[], planned: number
     devices: o.devices,
     tokens: o.tokens,
     fixture: o.fixture,
-    library: o.lib.path,
+    library: o.ctier === null ? o.lib.path : `${o.lib.path}, C tier ${o.ctier.path}`,
     rows,
     validation: o.validation,
     validationMessages: messages,
     ok,
     planned,
     interrupted,
+    tier: o.tier,
+    skipped,
   });
   return ok;
 }
 
 /** One run of the matrix, judged: tokens against the reference, hidden states against the CPU-only run's. */
 async function runRow(
-  ctx: OracleContext,
-  spec: Parameters<typeof runOracle>[1],
+  run: (spec: OracleRunSpec) => Promise<OracleRunResult>,
+  spec: OracleRunSpec,
   cpuOnlyHidden: Float32Array[] | null,
   o: OracleSetup,
 ): Promise<OracleRow> {
   /** prompt positions plus generated tokens: one hidden state each */
   const steps = o.model.manifest.prompt.length + o.tokens - 1;
-  const r = await runOracle(ctx, spec);
+  const r = await run(spec);
   // prefer-resident routing: the reference given the run's routing, bits against the same routing rerun
-  const prefer = spec.prefer !== undefined ? await preferCheck(ctx, o.model, spec, r, o.tokens) : null;
+  const prefer = spec.prefer !== undefined ? await preferCheck(run, o.model, spec, r, o.tokens) : null;
   const reference = prefer?.reference ?? o.model.manifest.reference.tokens.slice(0, o.tokens);
   const baseline = cpuOnlyHidden ?? r.hidden;
   const matched = r.generated.filter((t, j) => t === reference[j]).length;
@@ -242,7 +311,7 @@ function verdictLine(o: OracleSetup, rows: readonly OracleRow[], ok: boolean): s
         : `, validation (${o.validation}): ${messages ?? 0} messages`;
   return (
     `\n${ok ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length}/${rows.length} runs token-exact and bit-identical on ${o.backend} [${o.devices.join(',')}]` +
-    `${validated}; report in ${shownPath(`${o.reportDir}/oracle-${o.backend}.md`)}\n`
+    `${validated}; report in ${shownPath(`${o.reportDir}/${reportName(o.backend, o.tier)}.md`)}\n`
   );
 }
 

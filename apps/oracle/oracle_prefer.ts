@@ -8,7 +8,7 @@
  */
 import { referenceGenerate } from '../../src/float64/reference.js';
 import type { LoadedModel } from '../../src/fixture/model_types.js';
-import { runOracle, type OracleContext, type OracleRunResult, type OracleRunSpec } from './oracle_run.js';
+import type { OracleRunResult, OracleRunSpec } from './oracle_run.js';
 
 export interface PreferCheck {
   /** the float64 reference's tokens under the run's routing */
@@ -20,13 +20,13 @@ export interface PreferCheck {
 }
 
 export async function preferCheck(
-  ctx: OracleContext,
+  run: (spec: OracleRunSpec) => Promise<OracleRunResult>,
   model: LoadedModel,
   spec: OracleRunSpec,
   first: OracleRunResult,
   tokens: number,
 ): Promise<PreferCheck> {
-  const again = await runOracle(ctx, { ...spec, forcedRoutes: first.routing });
+  const again = await run({ ...spec, forcedRoutes: first.routing });
   const reference = referenceGenerate(model, model.manifest.prompt, tokens, first.routing).tokens;
   const identical = again.ok && first.hidden.length > 0 && sameBits(first.hidden, again.hidden);
   return { reference, identical, problem: again.problem === null ? null : `the forced rerun: ${again.problem}` };

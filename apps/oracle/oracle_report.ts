@@ -1,5 +1,6 @@
 /**
- * The oracle report: reports/oracle-<backend>.json and .md, one row per run.
+ * The oracle report: reports/oracle-<backend>.json and .md, one row per run (the C
+ * tier's: oracle-<backend>-ctier.*, with the rows its driver left out, each with why).
  *
  * Invariants: validation messages are counted only where a validation layer ran
  * ("validation: off" otherwise, never "0 messages"); a hit rate with no lookups is "-" in
@@ -17,6 +18,12 @@ export interface OracleRow {
   readonly firstDivergence: number;
   readonly hiddenIdentical: boolean;
   readonly pass: boolean;
+}
+
+/** A row of the matrix a tier's driver cannot run, by name, with the reason. */
+export interface SkippedRow {
+  readonly name: string;
+  readonly reason: string;
 }
 
 /** Vulkan's validation layer: not loaded, the core checks, or those and synchronization. */
@@ -38,6 +45,10 @@ export interface OracleReportInput {
   readonly planned: number;
   /** the signal that ended the run early, or null */
   readonly interrupted: string | null;
+  /** the tier inside the engine: tierlab's TypeScript tier, or the C tier (native/tier/) */
+  readonly tier: 'ts' | 'c';
+  /** rows of the matrix not run, and why (the C tier's driver) */
+  readonly skipped: readonly SkippedRow[];
 }
 
 export function writeOracleReport(dir: string, r: OracleReportInput): void {
@@ -78,10 +89,12 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
   });
   // the upload path is the Vulkan backend's choice of environment (staged by default)
   const upload = r.backend === 'vulkan' ? (process.env.TIERLAB_VK_UPLOAD ?? 'staged') : null;
-  const { planned, interrupted, validation, validationMessages } = r;
+  const { planned, interrupted, validation, validationMessages, skipped } = r;
+  const name = r.tier === 'c' ? `oracle-${r.backend}-ctier` : `oracle-${r.backend}`;
   const body = {
     date,
     backend: r.backend,
+    tier: r.tier,
     devices: r.devices,
     fixture: r.fixture,
     library: r.library,
@@ -93,8 +106,9 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     validation,
     validationMessages,
     runs,
+    skipped,
   };
-  writeFileSync(join(dir, `oracle-${r.backend}.json`), JSON.stringify(body, null, 2) + '\n');
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(body, null, 2) + '\n');
   const verdict =
     interrupted !== null
       ? `INTERRUPTED by ${interrupted} after ${r.rows.length} of ${planned} runs`
@@ -102,7 +116,8 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
         ? 'all runs token-exact and bit-identical'
         : 'MISMATCH';
   const md = [
-    `# tierlab oracle: ${r.backend} on devices [${r.devices.join(',')}]: ${verdict}`,
+    `# tierlab oracle${r.tier === 'c' ? ' (the C tier)' : ''}: ` +
+      `${r.backend} on devices [${r.devices.join(',')}]: ${verdict}`,
     '',
     `${date} - fixture \`${r.fixture}\` - ${r.tokens} generated tokens per run - library \`${r.library}\`` +
       (upload !== null ? ` - uploads ${upload}` : '') +
@@ -125,8 +140,16 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
           .slice(0, 200)} |`,
     ),
     '',
+    ...(skipped.length === 0
+      ? []
+      : [
+          'Not run (the C tier oracle driver cannot express them yet):',
+          '',
+          ...skipped.map((k) => `- ${k.name}: ${k.reason}`),
+          '',
+        ]),
   ];
-  writeFileSync(join(dir, `oracle-${r.backend}.md`), md.join('\n'));
+  writeFileSync(join(dir, `${name}.md`), md.join('\n'));
 }
 
 function trunkCell(x: {

@@ -202,7 +202,7 @@ function trunkProbe(tier: Tier): Checker & { device: number; cpu: number; reside
 
 /** Creates the engine with the run's slow bus and device, if any (the backends read
  *  them at creation). */
-function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<NativeEngineLib['createEngine']> {
+export function createEngine(ctx: OracleContext, spec: OracleRunSpec): ReturnType<NativeEngineLib['createEngine']> {
   const delays: [string, number | undefined][] = [
     ['TIERLAB_CPU_COPY_DELAY_US', spec.copyDelayUs],
     ['TIERLAB_CUDA_COPY_DELAY_US', spec.copyDelayUs],
@@ -362,7 +362,12 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
 
 /** The engine made ready for a run: the SiLU table, the armed faults, the assembly, and
  *  the budgets' device memory reserved (or what failed, as a line). */
-function prepareEngine(ctx: OracleContext, spec: OracleRunSpec, engine: NativePtr, steps: number): Assembly | string {
+export function prepareEngine(
+  ctx: OracleContext,
+  spec: OracleRunSpec,
+  engine: NativePtr,
+  steps: number,
+): Assembly | string {
   const { lib, model } = ctx;
   const lut = lib.setLut(engine, model.siluLut);
   if (lut.code !== 0) return `set LUT: ${lut.message}`;
@@ -385,7 +390,7 @@ function prepareEngine(ctx: OracleContext, spec: OracleRunSpec, engine: NativePt
 }
 
 /** What went wrong in a run, in a line: a violation, an error, a missed arranged situation. */
-function groupStats(lib: NativeEngineLib, engine: NativePtr, failures: string[]): OracleRunResult['groups'] {
+export function groupStats(lib: NativeEngineLib, engine: NativePtr, failures: string[]): OracleRunResult['groups'] {
   const g = lib.groupStats(engine);
   if (g.status.code === 0) return { issued: g.issued, metUploads: g.metUploads };
   failures.push(`group stats: ${g.status.message}`);
@@ -459,7 +464,7 @@ function trunkRoom(offers: readonly TrunkOffer[], share: TrunkResidency, devices
   return devices === 1 ? Math.ceil(total) : Math.ceil(total / devices) + Math.max(...charges);
 }
 
-function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
+export function emptyResult(spec: OracleRunSpec, problem: string): OracleRunResult {
   return {
     spec,
     ok: false,

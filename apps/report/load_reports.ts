@@ -136,8 +136,8 @@ export async function loadReportInputs(dir: string, opts: LoadOptions = {}): Pro
       return report === null ? [] : [{ name: f.replace(/^properties-/, '').replace(/\.json$/, ''), report }];
     });
   const muts = load(dir, 'mutants.json', mutantsReport, problems);
-  // one per backend (oracle-cpu.json, ...); oracle-mutants.json is a kill table
-  const oracleFiles = files.filter((f) => /^oracle-(cpu|cuda|vulkan)\.json$/.test(f));
+  // one per backend and tier (oracle-cpu.json, oracle-cpu-ctier.json, ...); oracle-mutants.json is a kill table
+  const oracleFiles = files.filter((f) => /^oracle-(cpu|cuda|vulkan)(-ctier)?\.json$/.test(f));
   const oracles = oracleFiles
     .map((f) => load(dir, f, oracleReport, problems))
     .filter((o): o is OracleInput => o !== null);

@@ -102,7 +102,7 @@ export function renderOracleReport(o: OracleInput): string {
     esc([r.problem, ...r.notes].filter((x): x is string => x !== null).join('; ')),
   ]);
   return (
-    el('h3', {}, esc(`${o.backend} (${o.runs.length} runs)`)) +
+    el('h3', {}, esc(`${o.backend}${o.tier === 'c' ? ', the C tier' : ''} (${o.runs.length} runs)`)) +
     head +
     table(
       [

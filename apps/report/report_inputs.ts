@@ -111,6 +111,8 @@ export interface OracleRunInput {
 export interface OracleInput {
   readonly date: string;
   readonly backend: string;
+  /** the tier inside the engine (absent in reports written before the C tier ran there: ts) */
+  readonly tier?: 'ts' | 'c';
   readonly devices: readonly number[];
   readonly fixture: string;
   readonly library: string;

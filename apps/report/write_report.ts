@@ -84,7 +84,7 @@ function found(inputs: ReportInputs): string[] {
     ...(inputs.properties !== null ? ['properties'] : []),
     ...inputs.scenarioRuns.map((r) => `properties-${r.name}`),
     ...(inputs.mutants !== null ? ['mutants'] : []),
-    ...inputs.oracles.map((o) => `oracle-${o.backend}`),
+    ...inputs.oracles.map((o) => `oracle-${o.backend}${o.tier === 'c' ? '-ctier' : ''}`),
     ...(inputs.bench !== null ? ['bench'] : []),
     ...(inputs.stryker !== null ? ['stryker'] : []),
   ];

@@ -5,7 +5,9 @@
  * Invariants: tt_log_emit takes seq with one atomic fetch-add and calls the sink once;
  * it touches no pthread object. A thread's number is thread-local, assigned from an
  * atomic counter on its first event (or set by a harness, which then numbers threads as
- * it likes); `after` remembers, per thread, the seq of its last event under a lock.
+ * it likes); `after` remembers, per thread, the seq of its last event under a lock, and
+ * in which log: a thread that emits into several logs in turn (one process running many
+ * tiers, each with its own log) places an event only after an event of the same log.
  */
 #include <string.h>
 
@@ -14,6 +16,7 @@
 static atomic_uint next_tid = 1;
 static _Thread_local uint32_t my_tid;
 static _Thread_local uint64_t my_last_locked;
+static _Thread_local const tt_log *my_last_log; /* the log my_last_locked is a seq of */
 
 uint32_t tt_log_thread_id(void) {
   if (my_tid == 0) my_tid = atomic_fetch_add(&next_tid, 1u);
@@ -39,10 +42,12 @@ void tt_event_clear(tt_event *ev, int src, int kind, int lk) {
 void tt_log_emit(tt_log *log, tt_event *ev) {
   ev->tid = tt_log_thread_id();
   ev->seq = atomic_fetch_add(&log->seq, 1);
-  if (ev->lk == TT_LK_NONE || ev->lk == TT_LK_BACKEND)
-    ev->after = my_last_locked;
-  else
+  if (ev->lk == TT_LK_NONE || ev->lk == TT_LK_BACKEND) {
+    ev->after = my_last_log == log ? my_last_locked : 0;
+  } else {
     my_last_locked = ev->seq;
+    my_last_log = log;
+  }
   log->sink.write(log->sink.ctx, ev);
 }
 

@@ -4,7 +4,8 @@
 #   GPU facts; raw host-to-device bandwidth (pinned, pageable); the CUDA self-test
 #   (bit-exact groups over direct and staged uploads, completions); the C upload bench
 #   (staged uploads from page-locked RAM copies against the raw pinned copy, same run);
-#   the CUDA oracle on one GPU and on every GPU, and on the fp8 fixture (fp8 experts,
+#   the CUDA oracle on one GPU and on every GPU (with the TypeScript tier and with the C
+#   tier, native/tier/, inside the engine), and on the fp8 fixture (fp8 experts,
 #   streaming through RAM LRUs, the int8 trunk resident); the Vulkan self-test, C bench
 #   and oracle (both fixtures), staged and mapped; the native-defects kill table on CUDA
 #   and on Vulkan (each defect's prebuilt library through the oracle); the C tier's engine
@@ -62,10 +63,16 @@ if [ $gpu = 1 ]; then
   run oracle-cuda-1gpu $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu" || status=1
   run oracle-cuda-fp8 $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" \
     --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cuda-fp8" || status=1
+  # the same matrix with the C tier (native/tier/, libtierlab_ctier_cuda.so beside the
+  # engine's) inside the engine; its event logs beside the report for the trace checker
+  run oracle-ctier-cuda-1gpu $node "$c/oracle.mjs" --tier c --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" \
+    --report "$work/reports/cuda-1gpu" || status=1
   run ctier-engine-cuda-1gpu "$lib/tier/tier_engine_check_cuda" 1 || status=1
   [ "$ngpu" -gt 1 ] && { run ctier-engine-cuda-2gpu "$lib/tier/tier_engine_check_cuda" 2 || status=1; }
   if [ "$ngpu" -gt 1 ]; then
     run oracle-cuda-all $node "$c/oracle.mjs" --backend cuda --devices "$all" --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-${ngpu}gpu" || status=1
+    run oracle-ctier-cuda-all $node "$c/oracle.mjs" --tier c --events off --backend cuda --devices "$all" \
+      --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-${ngpu}gpu" || status=1
   fi
   vulkan=1
   big_gib=16
@@ -75,6 +82,8 @@ else
   run c-bench-cpu "$lib/bench_upload_cpu" --mib 256 || status=1
   run ctier-engine-cpu "$lib/tier/tier_engine_check_cpu" 2 || status=1
   run oracle-cpu $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" --report "$work/reports/cpu" || status=1
+  run oracle-ctier-cpu $node "$c/oracle.mjs" --tier c --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" \
+    --report "$work/reports/cpu" || status=1
   run oracle-cpu-fp8 $node "$c/oracle.mjs" --backend cpu --devices 0,1 --lib "$lib/libtierlab_cpu.so" \
     --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/cpu-fp8" || status=1
   vulkan=$(ls /usr/share/vulkan/icd.d/*.json > /dev/null 2>&1 && echo 1 || echo 0)
@@ -89,6 +98,8 @@ if [ "$vulkan" = 1 ]; then
     TIERLAB_VK_UPLOAD=$mode run "c-bench-vulkan-$mode" "$lib/bench_upload_vulkan" --mib $([ $gpu = 1 ] && echo 1024 || echo 128) || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --report "$work/reports/vulkan-$mode" || status=1
+    TIERLAB_VK_UPLOAD=$mode run "oracle-ctier-vulkan-$mode" $node "$c/oracle.mjs" --tier c --events off \
+      --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-$mode" || status=1
     TIERLAB_VK_UPLOAD=$mode run "oracle-vulkan-fp8-$mode" $node "$c/oracle.mjs" --backend vulkan --devices 0 --lib "$lib/libtierlab_vulkan.so" \
       --fixture fixtures/tiny-moe-fp8 --tokens 32 --report "$work/reports/vulkan-fp8-$mode" || status=1
   done

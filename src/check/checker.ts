@@ -9,7 +9,7 @@
 import type { CvName, MarkOp, Op } from '../ops.js';
 import type { RunLimits } from './limits.js';
 
-export const enum ThreadState {
+export enum ThreadState {
   Ready = 0,
   CvWait = 1,
   Done = 2,

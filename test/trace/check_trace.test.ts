@@ -16,7 +16,7 @@ import { TraceColumns } from '../../src/check/trace/trace_columns.js';
 import { orderLog } from '../../src/check/trace/trace_order.js';
 import { InputError } from '../../src/input/input_error.js';
 import { main } from '../../apps/cli/check_trace.js';
-import { readLogs } from '../../apps/cli/trace_files.js';
+import { readLogs } from '../../src/check/trace/trace_files.js';
 import { NO_VULKAN } from '../native/vulkan_toolchain.js';
 import { bumpFirst, dropFirst, make, readSorted, runLogged, swapAtHandOver, writeLines } from './trace_logs.js';
 

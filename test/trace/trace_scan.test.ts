@@ -15,7 +15,7 @@ import { TraceColumns } from '../../src/check/trace/trace_columns.js';
 import { parseTraceLine } from '../../src/check/trace/trace_event.js';
 import { orderLog } from '../../src/check/trace/trace_order.js';
 import { scanTraceText } from '../../src/check/trace/trace_scan.js';
-import { readTraceFile } from '../../apps/cli/trace_files.js';
+import { readTraceFile } from '../../src/check/trace/trace_files.js';
 import { make, numberedBefore, readSorted, runLogged, writeLines } from './trace_logs.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'tierlab-trace-scan-'));

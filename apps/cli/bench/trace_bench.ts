@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkTrace } from '../../../src/check/trace/trace_check.js';
 import { orderLog } from '../../../src/check/trace/trace_order.js';
-import { readTraceFile } from '../trace_files.js';
+import { readTraceFile } from '../../../src/check/trace/trace_files.js';
 
 export interface TraceBenchRow {
   readonly events: number;

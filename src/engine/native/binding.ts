@@ -1,6 +1,6 @@
 /**
  * The koffi binding of the native engine's C ABI (native/include/tierlab.h): the only
- * file in tierlab that imports koffi.
+ * file in tierlab that imports koffi besides ctier_binding.ts (the C tier library's own ABI).
  *
  * Loading checks that the library exists, that it is a tierlab engine and that its ABI
  * version is the one this binding was written for (3); each failure is one clear

@@ -132,7 +132,7 @@ class RealRun implements RunView {
 
   private async drive(th: RealThread, body: Thread): Promise<void> {
     const gen = body();
-    let value: unknown = undefined;
+    let value: unknown;
     let ops = 0;
     for (;;) {
       if (this.failure !== null) throw new Aborted('another thread failed');

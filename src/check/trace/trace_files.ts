@@ -10,9 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { InputError } from '../../src/input/input_error.js';
-import { TraceColumns } from '../../src/check/trace/trace_columns.js';
-import { scanTraceText } from '../../src/check/trace/trace_scan.js';
+import { InputError } from '../../input/input_error.js';
+import { TraceColumns } from './trace_columns.js';
+import { scanTraceText } from './trace_scan.js';
 
 /** The bytes of one log file, unpacked when it ends in .gz. */
 function readBytes(file: string): Buffer {
