@@ -69,9 +69,17 @@ describe('oracle --tier c on the CPU backend', () => {
         run.name,
       ).toBe(true);
     }
+    // the later protocol's rows need a second native caller or features the one-caller driver does not drive yet
     expect(json.skipped.map((s) => s.name).sort()).toEqual([
+      'a stats thread during decode and teardown',
       'fault: failed staging copy in a heat-file warmstart, then swaps at every tick',
       'fault: failed staging copy in warmstart, then swaps',
+      'init and a second shutdown racing the shutdown',
+      'prefer-resident routing, half resident',
+      'prefer-resident routing, sync uploads, swaps',
+      're-plan after each prompt layer',
+      're-plan with the whole table, eviction ring polled',
+      'synchronous uploads, swaps',
     ]);
     for (const s of json.skipped) expect(s.reason.length).toBeGreaterThan(20);
     expect(readFileSync(join(report, 'oracle-cpu-ctier.md'), 'utf8')).toContain('Not run (the C tier oracle driver');
