@@ -21,7 +21,7 @@
  * the host-only stand-in runtime (native/tests/fake_cuda.c: streams are threads, kernels
  * the CPU math), so the CUDA host code's defects run through the oracle without a GPU.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { loadNativeDefects } from '../../mutants/lib/native_catalogue.js';
@@ -30,6 +30,8 @@ import { buildNativeScratch, patchedNative, type NativeScratch } from '../../mut
 import { PatchError } from '../../mutants/lib/patch.js';
 import type { ExitCode } from '../../src/check/exit_codes.js';
 import { NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
+import { MAX_REPORT_BYTES, readInputJson } from '../../src/input/read_file.js';
+import { writeReportFile } from '../../src/input/report_file.js';
 import { parseOrFail, usageError } from './cli_args.js';
 import { KILL_OPTIONS, readKillCommon, type KillCommon } from './kills/kill_options.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
@@ -118,7 +120,7 @@ async function loadDefects(o: DefectsOptions): Promise<NativeDefect[]> {
     if (o.prebuilt !== null) {
       const manifest = join(o.prebuilt, MANIFEST);
       if (!existsSync(manifest)) fail(`--prebuilt ${o.prebuiltArg}: no ${MANIFEST} (made by --build-into)`);
-      defects = JSON.parse(readFileSync(manifest, 'utf8')) as NativeDefect[];
+      defects = readInputJson(manifest, { what: 'a defect manifest', maxBytes: MAX_REPORT_BYTES }) as NativeDefect[];
     } else {
       defects = await loadNativeDefects(o.defectsDir !== undefined ? resolve(o.defectsDir) : undefined);
     }
@@ -197,7 +199,7 @@ function buildInto(o: DefectsOptions, into: string, defects: readonly NativeDefe
       scratch.remove();
     }
   }
-  writeFileSync(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
+  writeReportFile(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
   process.stdout.write(
     `${TOOL}: the control and ${defects.length} defects built for ${o.backends.join(', ')} into ${into}\n`,
   );

@@ -37,8 +37,6 @@
  * verdicts are those of one job. --shard i/n runs part i (from 0) of n, for a CI matrix: it also writes
  * DIR/shard.json, and `npm run report -- merge DIR...` joins the n shards' reports.
  */
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import type { Suite } from '../../properties/arbitraries.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
@@ -199,13 +197,6 @@ async function finish(o: PropertiesOptions, run: Run): Promise<ExitCode> {
   const report = buildReport(results, { seed: o.seed, strategy: o.strategy, command, replays: run.replays });
   writeReport(o.reportDir, report, results);
   if (!o.quiet) process.stderr.write(`${htmlReportLine(await writeHtmlReport(o.reportDir))}\n`);
-  const guarantees = results.filter((r) => r.guarantee !== undefined);
-  if (guarantees.length > 0) {
-    // the guarantees also go to the people's report (properties.json has them per suite);
-    // each statement starts with its strategy
-    const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
-    appendFileSync(join(o.reportDir, 'properties.md'), md.join('\n'));
-  }
   process.stdout.write(verdictLine(o, report));
   const violated = new Set<PropertyId>();
   for (const r of results) {

@@ -47,7 +47,7 @@ function openForReading(file: string, what: string): number {
     return openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(e));
+    const why = code === 'ENOENT' ? 'missing' : code === 'EACCES' ? 'permission denied' : (code ?? String(e));
     throw new InputError(file, `cannot read ${what} (${why})`);
   }
 }
