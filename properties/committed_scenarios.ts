@@ -24,7 +24,10 @@ const DIR = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 
 export function committedScenario(name: string): Scenario {
   const file = join(DIR, `${name}.json`);
-  return parseScenario(readInputJson(file, { what: 'a scenario', maxBytes: MAX_SCENARIO_BYTES }), `properties/scenarios/${name}.json`);
+  return parseScenario(
+    readInputJson(file, { what: 'a scenario', maxBytes: MAX_SCENARIO_BYTES }),
+    `properties/scenarios/${name}.json`,
+  );
 }
 
 export function defaultScenario(over: Partial<Scenario> = {}): Scenario {

@@ -88,7 +88,9 @@ export function saveCounterexample(dir: string, cx: FoundCounterexample): string
 
 /** Whether parsed JSON says it is a counterexample (its format), whatever else is wrong with it. */
 export function claimsCounterexample(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { format?: unknown }).format === 'tierlab-counterexample';
+  return (
+    typeof data === 'object' && data !== null && (data as { format?: unknown }).format === 'tierlab-counterexample'
+  );
 }
 
 export function loadCounterexample(file: string): CounterexampleFile {

@@ -8,11 +8,12 @@
  * bit for bit. Writes reports/oracle-<backend>.json and .md; exits 1 on any mismatch or
  * violation, 2 on bad input (arguments, environment, library, fixture, or devices the
  * engine cannot be created on: one engine is created before the matrix, so a missing
- * GPU or driver is one line, not fifteen failed runs). SIGINT or SIGTERM removes the
- * heat-file directory, writes the report of the runs finished (marked interrupted) and
- * exits 130 or 143.
+ * GPU or driver is one line, not fifteen failed runs). SIGINT, SIGTERM or SIGHUP, once
+ * or more, writes the report of the runs finished (marked interrupted), removes the
+ * heat-file directory (a scratch folder of src/input/cleanup.ts) and exits 130, 143 or 129.
  */
 import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
+import { onInterrupt } from '../../src/input/cleanup.js';
 import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
 import { libraryPath, NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
 import { FixtureError, loadModel } from '../../src/fixture/container.js';
@@ -107,7 +108,6 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const rows: OracleRow[] = [];
   const report = (interrupted: string | null): boolean => writeReport(o, rows, specs.length, interrupted);
   const removeHandlers = onInterrupt((signal) => {
-    removeHeatDir(heatDir);
     report(signal);
     progress.done(
       `oracle: interrupted by ${signal} after ${rows.length} of ${specs.length} runs; partial report in ${shownPath(`${o.reportDir}/oracle-${backend}.md`)}`,
@@ -132,26 +132,6 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   } finally {
     removeHandlers();
   }
-}
-
-/** SIGINT or SIGTERM: `then` (remove the heat files, write what finished), exit 130 or 143; returns the removal. */
-function onInterrupt(then: (signal: string) => void): () => void {
-  const handlers = (
-    [
-      ['SIGINT', 130],
-      ['SIGTERM', 143],
-    ] as const
-  ).map(([signal, code]) => {
-    const handler = (): void => {
-      then(signal);
-      process.exit(code);
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
-  });
-  return () => {
-    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
-  };
 }
 
 /** messages the validation layer reported; null where none was loaded */

@@ -5,9 +5,8 @@
  * bit-for-bit comparison with the CPU-only run) and the tier's numbers; the model's
  * checkers watch the whole run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir, type ScratchDir } from '../../src/input/cleanup.js';
 import { assemble, driverDecisions, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
 import { engineMain } from '../../src/engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../../src/engine/fault_sites.js';
@@ -135,12 +134,18 @@ export interface OracleContext {
   readonly unchecked?: boolean;
 }
 
+/** heat-file folders not yet removed: scratch folders of the one clean-up registry */
+const heatDirs = new Map<string, ScratchDir>();
+
 export function newHeatDir(): string {
-  return mkdtempSync(join(tmpdir(), 'tierlab-heat-'));
+  const scratch = scratchDir('heat-');
+  heatDirs.set(scratch.dir, scratch);
+  return scratch.dir;
 }
 
 export function removeHeatDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  heatDirs.get(dir)?.remove();
+  heatDirs.delete(dir);
 }
 
 /** records the residency when shutdown begins (the end of decoding) */

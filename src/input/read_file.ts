@@ -93,8 +93,7 @@ function notUtf8(bytes: Buffer): string | null {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)))
     return 'is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8';
   const nul = bytes.indexOf(0);
-  if (nul >= 0)
-    return `has a NUL byte at offset ${nul} (UTF-16 text, or not text at all); tierlab reads UTF-8 text`;
+  if (nul >= 0) return `has a NUL byte at offset ${nul} (UTF-16 text, or not text at all); tierlab reads UTF-8 text`;
   return null;
 }
 
