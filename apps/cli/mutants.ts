@@ -123,6 +123,8 @@ async function judge(
     fail((e as Error).message);
   }
   if (o.list) return listMutants(entries);
+  // a run of no mutant would pass having checked nothing (an empty --catalogue-dir)
+  if (entries.length === 0) fail('no mutant selected: nothing to judge');
   const settings: RunSettings = {
     root: REPO_ROOT,
     sourceDir: snapshot.dir,

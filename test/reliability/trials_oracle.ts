@@ -457,7 +457,7 @@ export const LIBRARY_TRIALS: readonly Trial[] = [
     run: (w) =>
       worst(
         ['/nonexistent/libx.so', '   '].map((lib) =>
-          oneLine(O(w, [], { TIERLAB_LIB: lib }), /native library not found/),
+          oneLine(O(w, [], { TIERLAB_LIB: lib }), /native library not found|TIERLAB_LIB="   ": wants a path/),
         ),
       ),
   },
@@ -503,12 +503,13 @@ export const ENVIRONMENT_TRIALS: readonly Trial[] = [
     id: 'I1',
     what: 'TIERLAB_VK_UPLOAD=xyz (fifteen FAIL rows)',
     run: (w) =>
-      refusedBeforeRuns(vulkan(w, { TIERLAB_VK_UPLOAD: 'xyz' }), /TIERLAB_VK_UPLOAD=xyz \(staged or mapped\)/),
+      refusedBeforeRuns(vulkan(w, { TIERLAB_VK_UPLOAD: 'xyz' }), /TIERLAB_VK_UPLOAD="xyz": wants staged or mapped/),
   },
   {
     id: 'I2',
     what: 'TIERLAB_VK_VALIDATION=garbage (read as 1)',
-    run: (w) => oneLine(vulkan(w, { TIERLAB_VK_VALIDATION: 'garbage' }), /TIERLAB_VK_VALIDATION=garbage: want 1/),
+    run: (w) =>
+      oneLine(vulkan(w, { TIERLAB_VK_VALIDATION: 'garbage' }), /TIERLAB_VK_VALIDATION="garbage": wants 0 or 1 or sync/),
   },
   {
     id: 'I3',
@@ -543,7 +544,7 @@ export const ENVIRONMENT_TRIALS: readonly Trial[] = [
     run: (w) =>
       oneLine(
         w.cli('properties', ['--runs', '5', '--report', w.report()], { env: { TIERLAB_MUTANT: '../../../../../X' } }),
-        /TIERLAB_MUTANT: "\.\.\/.*" is not a mutant id/,
+        /TIERLAB_MUTANT="\.\.\/.*": wants a mutant id/,
       ),
   },
   {
