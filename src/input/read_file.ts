@@ -117,6 +117,6 @@ export function readInputJson(file: string, limit: ReadLimit): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new InputError(file, `is not valid JSON (${(e as Error).message})`);
+    throw new InputError(file, `cannot read ${limit.what} (not valid JSON: ${(e as Error).message})`);
   }
 }

@@ -457,7 +457,7 @@ export const LIBRARY_TRIALS: readonly Trial[] = [
     run: (w) =>
       worst(
         ['/nonexistent/libx.so', '   '].map((lib) =>
-          oneLine(O(w, [], { TIERLAB_LIB: lib }), /native library not found|TIERLAB_LIB="   ": wants a path/),
+          oneLine(O(w, [], { TIERLAB_LIB: lib }), /native library not found|TIERLAB_LIB=" {3}": wants a path/),
         ),
       ),
   },
