@@ -9,7 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runChild } from '../../../mutants/lib/child.js';
+import { EXIT } from '../../../src/check/exit_codes.js';
 import { childTmp, scratchDir } from '../../../src/input/cleanup.js';
+import { EnvironmentError } from '../../../src/input/environment_error.js';
 
 export const MUTANTS_CLI = 'apps/cli/bin/mutants.ts';
 
@@ -151,6 +153,13 @@ async function run(root: string, args: readonly string[], out: string): Promise<
     env: { ...process.env, TMPDIR: childTmp(out) },
     timeoutMs: 24 * 3600 * 1000,
   });
+  // the child's environment failure (a full temporary directory) is this command's too
+  if (r.rc === EXIT.environment) {
+    // its one line: "mutants: <folder>: <problem>"
+    const said = (r.stderr.trim().split('\n').pop() ?? '').replace(/^[\w-]+: /, '');
+    const at = said.indexOf(': ');
+    throw at > 0 ? new EnvironmentError(said.slice(0, at), said.slice(at + 2)) : new EnvironmentError(out, said);
+  }
   if (r.rc !== 0 && r.rc !== 1)
     throw new Error(
       `${args[0] ?? ''} exited with ${String(r.rc ?? r.signal)}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
