@@ -3,9 +3,14 @@
  * of every class of failure it found that no other test covers (hangs and vacuous passes
  * on numeric options, counterexamples, stack traces, option and path injection,
  * environment variables, signals; bad scenarios are test/properties/scenario_json.test.ts,
- * the oracle's bad devices and a truncated library test/oracle/oracle_cli.test.ts). Each
- * must come out clean (one line and exit 2) or ok (the correct result).
- * `npm run reliability` runs every trial.
+ * the oracle's bad devices and a truncated library test/oracle/oracle_cli.test.ts), and of
+ * the second round's (files that are not files, vacuous success, control characters,
+ * foreign libraries, interruptions with scratch folders, TMPDIR a file, garbage
+ * variables). Each must come out clean (one line and the exit code of its kind), ok (the
+ * correct result) or skipped (a trial this machine cannot stage, with the reason).
+ * No verdict waits on a clock: interruptions go at a point of the run (interrupt.ts),
+ * and the time limits of the commands are safety nets. `npm run reliability` runs every
+ * trial.
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';

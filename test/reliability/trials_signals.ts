@@ -16,12 +16,22 @@ import { okIf, worst, type Outcome, type Trial, type Workspace } from './tools.j
 
 const EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
-/** The four interruptions: each signal once, then one repeated and another on top. */
-const ROUNDS: readonly (readonly NodeJS.Signals[])[] = [
-  ['SIGINT'],
-  ['SIGTERM'],
-  ['SIGHUP'],
-  ['SIGINT', 'SIGINT', 'SIGTERM', 'SIGHUP'],
+/**
+ * One interruption: the signals sent (back to back) once the command holds its scratch
+ * folders, and those sent again when it says it is cleaning up (`again`: its
+ * "interrupted by" line), a second signal in the middle of the first one's clean-up.
+ */
+interface Round {
+  readonly first: readonly NodeJS.Signals[];
+  readonly again?: { readonly when: RegExp; readonly send: readonly NodeJS.Signals[] };
+}
+
+/** Each signal once, then one repeated with others on top. */
+const ROUNDS: readonly Round[] = [
+  { first: ['SIGINT'] },
+  { first: ['SIGTERM'] },
+  { first: ['SIGHUP'] },
+  { first: ['SIGINT', 'SIGINT', 'SIGTERM', 'SIGHUP'] },
 ];
 
 interface Command {
@@ -30,23 +40,35 @@ interface Command {
   args(w: Workspace): string[];
   /** how many scratch folders it holds at once once it is under way */
   readonly folders: number;
+  /** further rounds for this command alone */
+  readonly rounds?: readonly Round[];
 }
 
-/** `cmd` interrupted by `signals` (sent back to back) once it holds its scratch folders. */
-async function interruptOnce(w: Workspace, c: Command, signals: readonly NodeJS.Signals[]): Promise<Outcome> {
+/** `cmd` interrupted as `round` says once it holds its scratch folders. */
+async function interruptOnce(w: Workspace, c: Command, round: Round): Promise<Outcome> {
   const args = ['--import', 'tsx', `apps/cli/bin/${c.tool}.ts`, ...c.args(w)];
   const when = (x: Workspace): boolean => x.leftovers().length >= c.folders;
-  const r = await interruptOn(w, process.execPath, args, [{ when, send: signals }]);
+  const steps = [{ when, send: round.first }, ...(round.again !== undefined ? [round.again] : [])];
+  const r = await interruptOn(w, process.execPath, args, steps);
   const running = await leftRunning(r.pids);
   const left = w.leftovers();
   // signals sent back to back reach the process together, in an order it cannot know:
-  // it ends on one of them
-  const codes = signals.map((x) => EXIT[x]);
+  // it ends on one of them; one sent during the clean-up changes nothing
+  const codes = round.first.map((x) => EXIT[x]);
   const trace = /\n\s+at /.test(r.stderr);
-  const said = `${signals.join('+')}: exit ${r.code ?? r.signal}, ${left.length} folders and ${running.length} processes left`;
+  const sent = [round.first, ...(round.again !== undefined ? [round.again.send] : [])]
+    .slice(0, r.sent)
+    .map((x) => x.join('+'))
+    .join(', then ');
+  const said = `${sent}: exit ${r.code ?? r.signal}, ${left.length} folders and ${running.length} processes left`;
   return okIf(
-    r.sent === 1 && r.code !== null && codes.includes(r.code) && left.length === 0 && running.length === 0 && !trace,
-    r.sent === 1
+    r.sent === steps.length &&
+      r.code !== null &&
+      codes.includes(r.code) &&
+      left.length === 0 &&
+      running.length === 0 &&
+      !trace,
+    r.sent > 0
       ? `${said}${trace ? ', a stack trace' : ''}`
       : `no signal sent (never held ${c.folders} scratch folders)`,
   );
@@ -60,7 +82,7 @@ function signalTrial(id: string, c: Command, ci = false): Trial {
     ...(ci ? { ci } : {}),
     run: async (w) => {
       const outcomes: Outcome[] = [];
-      for (const signals of ROUNDS) outcomes.push(await interruptOnce(w, c, signals));
+      for (const round of [...ROUNDS, ...(c.rounds ?? [])]) outcomes.push(await interruptOnce(w, c, round));
       return worst(outcomes);
     },
   };
@@ -72,6 +94,11 @@ export const SIGNAL_TRIALS: readonly Trial[] = [
     // the run's snapshot of the sources and a mutant's copy
     args: (w) => ['--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', w.report()],
     folders: 2,
+    // the review's case: a second SIGINT or SIGTERM while the first one's clean-up runs
+    rounds: [
+      { first: ['SIGINT'], again: { when: /interrupted by SIGINT/, send: ['SIGINT'] } },
+      { first: ['SIGTERM'], again: { when: /interrupted by SIGTERM/, send: ['SIGTERM', 'SIGINT'] } },
+    ],
   }),
   signalTrial('L3b', {
     tool: 'oracle_mutants',
