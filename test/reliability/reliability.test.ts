@@ -21,7 +21,9 @@ import { TRIALS } from './trials.js';
 
 describe('reliability trials', () => {
   for (const t of TRIALS.filter((x) => x.ci === true)) {
-    it(`${t.id}: ${t.what}`, async () => {
+    // the trial's own points of the run bound it; this limit is a safety net far past
+    // what the slowest machine needs, so a busy one cannot fail a trial on time
+    it(`${t.id}: ${t.what}`, { timeout: 1_800_000 }, async () => {
       const w = new Workspace(resolve('.'));
       try {
         const o = await t.run(w);

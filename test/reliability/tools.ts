@@ -101,7 +101,8 @@ export class Workspace {
       cwd: this.root,
       encoding: 'utf8',
       env: this.env(opts.env),
-      timeout: opts.timeoutMs ?? 120_000,
+      // a safety net: a command that hangs is a defect, one that is merely slow is not
+      timeout: opts.timeoutMs ?? 600_000,
       killSignal: 'SIGKILL',
     });
     return {

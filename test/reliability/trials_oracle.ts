@@ -250,7 +250,7 @@ export const FIXTURE_TRIALS: readonly Trial[] = [
     run: (w) => {
       const dir = container(w, {});
       rmSync(join(dir, 'weights.bin'));
-      return onFixture(w, dir, /cannot read \(missing\)/);
+      return onFixture(w, dir, /weights.bin: cannot read the weights \(missing\)/);
     },
   },
   {
@@ -260,7 +260,7 @@ export const FIXTURE_TRIALS: readonly Trial[] = [
       const dir = container(w, {});
       rmSync(join(dir, 'weights.bin'));
       mkdirSync(join(dir, 'weights.bin'));
-      return onFixture(w, dir, /EISDIR/);
+      return onFixture(w, dir, /weights.bin: is a directory, not a file/);
     },
   },
   G(
