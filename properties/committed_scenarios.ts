@@ -14,17 +14,20 @@
  *    one), then shutdown at the second token with its group open (the swap parked on
  *    it is abandoned). Sized for a complete stateful search in seconds.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../model/scenario/scenario.js';
 import { parseScenario } from '../model/scenario/scenario_json.js';
+import { MAX_SCENARIO_BYTES, readInputJson } from '../src/input/read_file.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 
 export function committedScenario(name: string): Scenario {
   const file = join(DIR, `${name}.json`);
-  return parseScenario(JSON.parse(readFileSync(file, 'utf8')), `properties/scenarios/${name}.json`);
+  return parseScenario(
+    readInputJson(file, { what: 'a scenario', maxBytes: MAX_SCENARIO_BYTES }),
+    `properties/scenarios/${name}.json`,
+  );
 }
 
 export function defaultScenario(over: Partial<Scenario> = {}): Scenario {

@@ -11,14 +11,15 @@
  * TypeScript tier's.
  *
  * Invariants: a loaded counterexample has the right shape and ranges or the loader throws
- * an InputError naming the file and the JSON path; a mutant id is plain text (it is
+ * an InputError naming the file and the JSON path, and this loader is the one every
+ * command reads counterexamples with (replay, properties --scenario, mutants --replay,
+ * the report), so no command accepts a file another refuses; a mutant id is plain text (it is
  * printed and becomes part of a file name); a saved file lands inside the directory it is
  * saved to, whatever the mutant id; a regression patch names a relative path with no
  * `..` and is given only with no mutant (it is applied to today's sources).
  */
 import { isPropertyId, type PropertyId } from '../src/check/catalogue.js';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../model/scenario/scenario.js';
 import { parseScenario } from '../model/scenario/scenario_json.js';
@@ -26,6 +27,9 @@ import { DEFAULT_LIMITS } from '../src/check/limits.js';
 import { InputError } from '../src/input/input_error.js';
 import { JsonReader } from '../src/input/json_reader.js';
 import { fileNamePart } from '../src/input/paths.js';
+import { MUTANT_ID } from '../src/input/environment.mjs';
+import { MAX_SCENARIO_BYTES, readInputJson } from '../src/input/read_file.js';
+import { writeReportFile } from '../src/input/report_file.js';
 
 /** A fixed bug put back: `find` occurs once in `file` and becomes `replace`. */
 export interface Regression {
@@ -56,8 +60,6 @@ const REGRESSION_KEYS = ['file', 'find', 'replace'] as const;
 const SOURCE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 /** a patch's find and replace texts: a few lines of source, not a file */
 const MAX_PATCH_TEXT = 4000;
-/** catalogue ids (`fill-wait-queue-empty`) and operator ids (`op:NAME@FILE:LINE`) */
-const MUTANT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$/;
 /** a run makes at most one thread and one wake choice per step */
 const MAX_CHOICES = 2 * DEFAULT_LIMITS.maxSteps;
 /** options at one choice point: threads to move or to wake spuriously */
@@ -88,19 +90,24 @@ export function saveCounterexample(dir: string, cx: FoundCounterexample): string
   const text = JSON.stringify(body, null, 1);
   const id = createHash('sha256').update(text).digest('hex').slice(0, 10);
   const name = fileNamePart(`${cx.mutant !== null ? cx.mutant + '-' : ''}${cx.property}-${id}.json`);
-  mkdirSync(dir, { recursive: true });
   const file = join(dir, name);
-  writeFileSync(file, text + '\n');
+  writeReportFile(file, text + '\n');
   return file;
 }
 
+/** Whether parsed JSON says it is a counterexample (its format), whatever else is wrong with it. */
+export function claimsCounterexample(data: unknown): boolean {
+  return (
+    typeof data === 'object' && data !== null && (data as { format?: unknown }).format === 'tierlab-counterexample'
+  );
+}
+
 export function loadCounterexample(file: string): CounterexampleFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new InputError(file, `cannot read a counterexample (${(e as Error).message})`);
-  }
+  return counterexampleOf(readInputJson(file, { what: 'a counterexample', maxBytes: MAX_SCENARIO_BYTES }), file);
+}
+
+/** A counterexample from JSON already read from `file` (which names it in messages), checked as loadCounterexample checks it. */
+export function counterexampleOf(data: unknown, file: string): CounterexampleFile {
   const d = data as { format?: unknown; version?: unknown } | null;
   if (
     typeof d !== 'object' ||

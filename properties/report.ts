@@ -8,12 +8,12 @@
  * complete is INCOMPLETE, never "all held".
  */
 import type { PropertyId } from '../src/check/catalogue.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COVERAGE_MARKS } from '../src/check/checkers/coverage.js';
 import { describeScenario } from '../model/scenario/scenario.js';
 import { PROPERTIES } from '../src/check/catalogue.js';
 import { addCounts, type SuiteResult, type ViolationCounts } from './types.js';
+import { writeReportFile } from '../src/input/report_file.js';
 
 export interface PropertiesReport {
   readonly date: string;
@@ -89,15 +89,18 @@ export function buildReport(
   };
 }
 
-/** Writes DIR/NAME.json and DIR/NAME.md (NAME: `properties`, or a one-scenario run's own name). */
+/**
+ * Writes DIR/NAME.json and DIR/NAME.md (NAME: `properties`, or a one-scenario run's own
+ * name), each whole or not at all (the one report writer: a full disk leaves the previous
+ * report as it was).
+ */
 export function writeReport(
   dir: string,
   report: PropertiesReport,
   suites: readonly SuiteResult[],
   name = 'properties',
 ): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
+  writeReportFile(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   const md: string[] = [];
   const verdict = !report.ok
     ? 'VIOLATIONS FOUND'
@@ -150,5 +153,10 @@ export function writeReport(
       );
     }
   }
-  writeFileSync(join(dir, `${name}.md`), md.join('\n') + '\n');
+  // the guarantees also go to the people's report (properties.json has them per suite);
+  // each statement starts with its strategy
+  const guarantees = suites.filter((r) => r.guarantee !== undefined);
+  if (guarantees.length > 0)
+    md.push('', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), '');
+  writeReportFile(join(dir, `${name}.md`), md.join('\n') + '\n');
 }

@@ -11,6 +11,11 @@
  * A violation is a counterexample for the property whose id it carries. With a
  * `property` filter, violations of other properties are counted (and make the whole run
  * fail) but are not shrunk.
+ *
+ * A time budget bounds the search only, never the shrinking: the first failing run is
+ * found with the budget, then shrunk to its end from that run's path. The run a seed
+ * fails at does not depend on the machine, so neither does the counterexample saved
+ * (`mutants --jobs 1` and `--jobs 2` save the same files).
  */
 import fc from 'fast-check';
 import { runScenario, type RunResult } from '../model/run.js';
@@ -68,14 +73,19 @@ function checkChoices(req: BaseRequest, scenarios: Source, label: Label): SuiteR
     }
     return r.ok || (req.property !== undefined && r.violation?.property !== req.property);
   });
-  const details = fc.check(prop, {
+  const found = fc.check(prop, {
     seed: req.seed,
     numRuns: req.runs,
     interruptAfterTimeLimit: req.seconds !== undefined ? req.seconds * 1000 : undefined,
     markInterruptAsFailure: false,
-    endOnFailure: false,
+    endOnFailure: true,
   });
   searching = false;
+  // the shrink, from the failing run's path, with no clock: the same whatever the load
+  const details =
+    found.failed && found.counterexamplePath !== null
+      ? fc.check(prop, { seed: req.seed, path: found.counterexamplePath, endOnFailure: false })
+      : found;
   const seconds = (performance.now() - started) / 1000;
   let failure: Counterexample | null = null;
   if (details.failed && details.counterexample !== null) {

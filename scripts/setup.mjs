@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 /**
  * Set-up that every npm entry point runs first, so a fresh clone needs no other step:
+ *  - checks the environment (src/input/environment.mjs: the temporary directory the
+ *    TypeScript loader caches in, every TIERLAB_ variable), before anything can fail with
+ *    a stack trace: one line naming the problem, exit 2 or 74;
  *  - installs the npm dependencies when node_modules is missing or older than the lock;
  *  - with --native, builds the native CPU engine (make -C native), which has no
  *    dependency beyond a C compiler;
@@ -18,7 +21,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkEnvironment } from '../src/input/environment.mjs';
 import { missingVulkanPieces } from './vulkan_toolchain.mjs';
+
+// npm names the script it runs: the command a problem is reported for
+checkEnvironment(process.env.npm_lifecycle_event ?? 'setup');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** @param {string} cmd @param {string[]} args @param {NodeJS.ProcessEnv} [env] */

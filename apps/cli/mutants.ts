@@ -20,9 +20,10 @@
  * the run ends. --seconds is the budget of each mutant (default 30), not of the run.
  * Exits 1 when a catalogue mutant survives or is stillborn, 2 on bad arguments;
  * surviving operator mutants are reported, not failed on (some are equivalent;
- * mutants/equivalent.md says which and why). SIGINT or SIGTERM kills the running
- * children, removes the scratch copies, writes the report of what finished (marked
- * interrupted) and exits 130 or 143.
+ * mutants/equivalent.md says which and why). SIGINT, SIGTERM or SIGHUP, once or more,
+ * kills the running children, writes the report of what finished (marked interrupted),
+ * removes the scratch copies and exits 130, 143 or 129 (src/input/cleanup.ts: the
+ * children and the copies are the registry's, so an error removes them too).
  *
  * --jobs N (default: every core) runs N mutants at once, each in its own child process
  * on its own scratch copy (a mutant patches the sources, which no two threads could
@@ -34,18 +35,18 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { applyArguedEquivalence } from '../../mutants/lib/argued.js';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
-import { killAllChildren } from '../../mutants/lib/child.js';
 import { checkBaseline } from '../../mutants/lib/properties_cli.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import { replayMutantCounterexample } from '../../mutants/lib/replay.js';
 import { buildMutantsReport, writeMutantsReport, type MutantsReport } from '../../mutants/lib/report.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import { equivalentResult, runMutant } from '../../mutants/lib/run_mutant.js';
-import { makeSnapshot, removeAllScratches, type Scratch } from '../../mutants/lib/scratch.js';
+import { makeSnapshot, type Scratch } from '../../mutants/lib/scratch.js';
 import { selectMutants } from '../../mutants/lib/select.js';
 import { summarize } from '../../mutants/lib/stats.js';
 import type { MutantEntry, RunSettings } from '../../mutants/lib/types.js';
 import type { ExitCode } from '../../src/check/exit_codes.js';
+import { onInterrupt } from '../../src/input/cleanup.js';
 import { writeShardFile } from '../report/shard_file.js';
 import { htmlReportLine, progressTo, writeHtmlReport } from '../report/write_report.js';
 import { runIdentity } from './cli_args.js';
@@ -72,39 +73,14 @@ function sourcesAt(dir: string, commit: string | null): { commit: string; change
   };
 }
 
-/**
- * SIGINT or SIGTERM: kill the children, write what finished (`onSignal`, set once there is
- * something to write), remove the scratch copies and exit 130 or 143. Returns the removal
- * of the handlers.
- */
-function onInterrupt(state: { onSignal: (signal: string) => void }): () => void {
-  const handlers = (
-    [
-      ['SIGINT', 130],
-      ['SIGTERM', 143],
-    ] as const
-  ).map(([signal, code]) => {
-    const handler = (): void => {
-      killAllChildren();
-      state.onSignal(signal);
-      removeAllScratches();
-      process.exit(code);
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
-  });
-  return () => {
-    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
-  };
-}
-
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const o = readMutantsOptions(argv);
   // the C tier's catalogue under the scheduler (apps/cli/ctier_mutants.ts)
   if (o.tier === 'c') return ctierMutants(o);
-  // an interrupted run leaves no scratch copy and no child behind, and writes what finished
+  // an interrupted run writes what finished (`onSignal`, set once there is something to
+  // write); the registry has killed the children first and removes the copies after
   const state = { onSignal: (_signal: string): void => {} };
-  const removeHandlers = onInterrupt(state);
+  const removeHandlers = onInterrupt((signal) => state.onSignal(signal));
   try {
     if (o.replay !== undefined) {
       // replays on the working tree's sources, or on a commit's with --at
@@ -116,13 +92,10 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     const outDir = prepareOutputDir('mutants', 'out', o.out ?? join(REPO_ROOT, 'reports'));
     // one snapshot of the sources for the whole run: the tree may change under a long run
     const snapshot = makeSnapshot(REPO_ROOT, o.commit ?? undefined);
-    const removeSnapshot = (): void => snapshot.remove();
-    process.on('exit', removeSnapshot);
     try {
       return await judge(o, outDir, snapshot, state);
     } finally {
       snapshot.remove();
-      process.removeListener('exit', removeSnapshot);
     }
   } finally {
     removeHandlers();
@@ -154,6 +127,8 @@ async function judge(
     fail((e as Error).message);
   }
   if (o.list) return listMutants(entries);
+  // a run of no mutant would pass having checked nothing (an empty --catalogue-dir)
+  if (entries.length === 0) fail('no mutant selected: nothing to judge');
   const settings: RunSettings = {
     root: REPO_ROOT,
     sourceDir: snapshot.dir,

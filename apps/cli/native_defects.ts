@@ -21,7 +21,7 @@
  * the host-only stand-in runtime (native/tests/fake_cuda.c: streams are threads, kernels
  * the CPU math), so the CUDA host code's defects run through the oracle without a GPU.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { loadNativeDefects } from '../../mutants/lib/native_catalogue.js';
@@ -30,6 +30,9 @@ import { buildNativeScratch, patchedNative, type NativeScratch } from '../../mut
 import { PatchError } from '../../mutants/lib/patch.js';
 import type { ExitCode } from '../../src/check/exit_codes.js';
 import { NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
+import { environmentErrorOf } from '../../src/input/environment_error.js';
+import { MAX_REPORT_BYTES, readInputJson } from '../../src/input/read_file.js';
+import { writeReportFile } from '../../src/input/report_file.js';
 import { parseOrFail, usageError } from './cli_args.js';
 import { KILL_OPTIONS, readKillCommon, type KillCommon } from './kills/kill_options.js';
 import { writeKillTable, type KillRow } from './kills/kill_table.js';
@@ -119,7 +122,7 @@ async function loadDefects(o: DefectsOptions): Promise<NativeDefect[]> {
     if (o.prebuilt !== null) {
       const manifest = join(o.prebuilt, MANIFEST);
       if (!existsSync(manifest)) fail(`--prebuilt ${o.prebuiltArg}: no ${MANIFEST} (made by --build-into)`);
-      defects = JSON.parse(readFileSync(manifest, 'utf8')) as NativeDefect[];
+      defects = readInputJson(manifest, { what: 'a defect manifest', maxBytes: MAX_REPORT_BYTES }) as NativeDefect[];
     } else {
       defects = await loadNativeDefects(o.defectsDir !== undefined ? resolve(o.defectsDir) : undefined);
     }
@@ -149,11 +152,16 @@ async function loadDefects(o: DefectsOptions): Promise<NativeDefect[]> {
 }
 
 /** The oracle on every run the defect names, with this library; the first kill decides. */
-function verdict(o: DefectsOptions, library: string, d: NativeDefect, backend: NativeBackend): OracleVerdict {
+async function verdict(
+  o: DefectsOptions,
+  library: string,
+  d: NativeDefect,
+  backend: NativeBackend,
+): Promise<OracleVerdict> {
   let seconds = 0;
   const reached: string[] = [];
   for (const run of d.runs) {
-    const v = runOracleChild({
+    const v = await runOracleChild({
       // a bundled oracle runs where it was started; the sources' one from the repository
       ...(o.oracleScript !== undefined ? { cwd: process.cwd(), script: o.oracleScript } : { cwd: REPO_ROOT }),
       args: [
@@ -172,33 +180,39 @@ function verdict(o: DefectsOptions, library: string, d: NativeDefect, backend: N
 }
 
 /** The library of a defect (null: the control): built in a scratch copy, or prebuilt. */
-function build(o: DefectsOptions, d: NativeDefect | null, backend: NativeBackend): NativeScratch | string {
+async function build(
+  o: DefectsOptions,
+  d: NativeDefect | null,
+  backend: NativeBackend,
+): Promise<NativeScratch | string> {
   if (o.prebuilt !== null) {
     const library = libraryIn(o.prebuilt, backend, d);
     if (!existsSync(library)) return `no prebuilt library ${library}`;
     return { dir: o.prebuilt, library, buildSeconds: 0, remove: () => undefined };
   }
   try {
-    return buildNativeScratch(REPO_ROOT, d, backend, o.fakeCuda);
+    return await buildNativeScratch(REPO_ROOT, d, backend, o.fakeCuda);
   } catch (e) {
+    // a full temporary directory is the machine's failure, not the defect's (exit 74)
+    if (environmentErrorOf(e) !== null) throw e;
     const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim().split('\n').slice(-3).join(' ') ?? '';
     return `build failed: ${(e as Error).message.split('\n')[0]} ${stderr}`.slice(0, 300);
   }
 }
 
 /** Only the libraries, for a machine that builds nothing: the control and each defect's, with the manifest. */
-function buildInto(o: DefectsOptions, into: string, defects: readonly NativeDefect[]): ExitCode {
+async function buildInto(o: DefectsOptions, into: string, defects: readonly NativeDefect[]): Promise<ExitCode> {
   for (const backend of o.backends) {
     const mine = defects.filter((d) => d.backends.includes(backend));
     mkdirSync(join(into, backend), { recursive: true });
     for (const d of [null, ...mine]) {
-      const scratch = build(o, d, backend);
+      const scratch = await build(o, d, backend);
       if (typeof scratch === 'string') fail(`${backend} ${d?.id ?? 'control'}: ${scratch}`);
       copyFileSync(scratch.library, libraryIn(into, backend, d));
       scratch.remove();
     }
   }
-  writeFileSync(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
+  writeReportFile(join(into, MANIFEST), `${JSON.stringify(defects, null, 2)}\n`);
   process.stdout.write(
     `${TOOL}: the control and ${defects.length} defects built for ${o.backends.join(', ')} into ${into}\n`,
   );
@@ -206,19 +220,19 @@ function buildInto(o: DefectsOptions, into: string, defects: readonly NativeDefe
 }
 
 /** The control on one backend: the unpatched sources, built the same way, pass every run used. */
-function control(
+async function control(
   o: DefectsOptions,
   progress: Progress,
   backend: NativeBackend,
   mine: readonly NativeDefect[],
-): boolean {
+): Promise<boolean> {
   progress.update(`${backend} control: building native/ unpatched`);
-  const scratch = build(o, null, backend);
+  const scratch = await build(o, null, backend);
   if (typeof scratch === 'string') fail(`${backend} control ${scratch}`);
   try {
     for (const d of mine) {
       progress.update(`${backend} control: ${d.runs.join(', ')}`);
-      const v = verdict(o, scratch.library, d, backend);
+      const v = await verdict(o, scratch.library, d, backend);
       if (v.status !== 'survived') {
         process.stderr.write(
           `${TOOL}: the unpatched ${backend} library fails the runs of ${d.id} (${v.status}: ${v.evidence}); no kill would mean anything\n`,
@@ -234,17 +248,22 @@ function control(
 }
 
 /** One defect on one backend: built, run through the oracle, its row. */
-function defectRow(o: DefectsOptions, progress: Progress, d: NativeDefect, backend: NativeBackend): KillRow {
+async function defectRow(
+  o: DefectsOptions,
+  progress: Progress,
+  d: NativeDefect,
+  backend: NativeBackend,
+): Promise<KillRow> {
   const command = `npm run native-defects -- --backend ${backend} --defect ${d.id}`;
   progress.update(`${backend} ${d.id}: building`);
-  const scratch = build(o, d, backend);
+  const scratch = await build(o, d, backend);
   if (typeof scratch === 'string') {
     progress.done(`error    ${backend} ${d.id}: ${scratch}`);
     return { id: d.id, backend, status: 'error', evidence: scratch, seconds: 0, command };
   }
   try {
     progress.update(`${backend} ${d.id}: oracle on ${d.runs.join(', ')}`);
-    const v = verdict(o, scratch.library, d, backend);
+    const v = await verdict(o, scratch.library, d, backend);
     progress.done(
       `${v.status.padEnd(8)} ${backend} ${d.id}${v.evidence !== '' ? `: ${v.evidence.slice(0, 220)}` : ''}`,
     );
@@ -264,6 +283,9 @@ function defectRow(o: DefectsOptions, progress: Progress, d: NativeDefect, backe
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const o = readOptions(argv);
   const defects = await loadDefects(o);
+  // a kill table of nothing would pass having checked nothing
+  if (!defects.some((d) => o.backends.some((b) => d.backends.includes(b))))
+    fail(`no native defect to run on ${o.backends.join(', ')} (${defects.length} defects loaded)`);
   if (o.buildInto !== undefined) return buildInto(o, resolve(o.buildInto), defects);
   const progress = new Progress();
   const rows: KillRow[] = [];
@@ -271,8 +293,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   for (const backend of o.backends) {
     const mine = defects.filter((d) => d.backends.includes(backend));
     if (mine.length === 0) continue;
-    if (!control(o, progress, backend, mine)) return 1;
-    for (const d of mine) rows.push(defectRow(o, progress, d, backend));
+    if (!(await control(o, progress, backend, mine))) return 1;
+    for (const d of mine) rows.push(await defectRow(o, progress, d, backend));
   }
   const vulkan = !o.backends.includes('vulkan')
     ? ''

@@ -9,9 +9,9 @@
  * bit for bit. Writes reports/oracle-<backend>.json and .md; exits 1 on any mismatch or
  * violation, 2 on bad input (arguments, environment, library, fixture, or devices the
  * engine cannot be created on: one engine is created before the matrix, so a missing
- * GPU or driver is one line, not fifteen failed runs). SIGINT or SIGTERM removes the
- * heat-file directory, writes the report of the runs finished (marked interrupted) and
- * exits 130 or 143.
+ * GPU or driver is one line, not fifteen failed runs). SIGINT, SIGTERM or SIGHUP, once
+ * or more, writes the report of the runs finished (marked interrupted), removes the
+ * heat-file directory (a scratch folder of src/input/cleanup.ts) and exits 130, 143 or 129.
  * `--tier c` runs the same matrix with the C tier (native/tier/, its engine library
  * libtierlab_ctier_<backend>.so beside the engine's, or --ctier-lib) inside the engine:
  * reports/oracle-<backend>-ctier.json and .md, each row's event log (NDJSON, EVENTS.md) in
@@ -20,6 +20,7 @@
  * with the reason (apps/oracle/ctier_run.ts).
  */
 import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
+import { onInterrupt } from '../../src/input/cleanup.js';
 import { NativeEngineLib, NativeError } from '../../src/engine/native/binding.js';
 import { libraryPath, NATIVE_BACKENDS, type NativeBackend } from '../../src/engine/native/library_file.js';
 import { FixtureError, loadModel } from '../../src/fixture/container.js';
@@ -146,7 +147,6 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const rows: OracleRow[] = [];
   const report = (interrupted: string | null): boolean => writeReport(o, rows, specs.length, interrupted, skipped);
   const removeHandlers = onInterrupt((signal) => {
-    removeHeatDir(heatDir);
     report(signal);
     const partial = shownPath(`${o.reportDir}/${reportName(backend, o.tier)}.md`);
     progress.done(
@@ -196,26 +196,6 @@ function runnerOf(
   if (ctier === null) return (spec) => runOracle(ctx, spec);
   const eventsPath = o.events ? eventsFolder(o.reportDir, reportName(o.backend, o.tier), specs).path : null;
   return (spec) => Promise.resolve(runCTierOracle({ ...ctx, ctier, eventsPath }, spec));
-}
-
-/** SIGINT or SIGTERM: `then` (remove the heat files, write what finished), exit 130 or 143; returns the removal. */
-function onInterrupt(then: (signal: string) => void): () => void {
-  const handlers = (
-    [
-      ['SIGINT', 130],
-      ['SIGTERM', 143],
-    ] as const
-  ).map(([signal, code]) => {
-    const handler = (): void => {
-      then(signal);
-      process.exit(code);
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
-  });
-  return () => {
-    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
-  };
 }
 
 /** messages the validation layer reported; null where none was loaded */

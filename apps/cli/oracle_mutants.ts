@@ -68,6 +68,8 @@ async function readOptions(argv: readonly string[]): Promise<MutantsOracleOption
     entries = entries.filter((e) => e.mutant.id === values.mutant);
     if (entries.length === 0) fail(`no catalogue mutant '${values.mutant}' (see mutants/catalogue/)`);
   }
+  // a kill table of nothing would pass having checked nothing
+  if (entries.length === 0) fail('the catalogue holds no mutant to run');
   // a patch that no longer applies is bad input: the mutant would silently be no mutant
   for (const e of entries) {
     try {
@@ -96,23 +98,21 @@ function oracleIn(o: MutantsOracleOptions, cwd: string): OracleChild {
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const o = await readOptions(argv);
   const progress = new Progress();
-  // one copy of the sources for the whole run: the tree may change under it
+  // one copy of the sources for the whole run: the tree may change under it (a scratch
+  // folder: a signal or an error removes it, as it removes the mutants' copies)
   const snapshot = makeSnapshot(REPO_ROOT);
-  const removeSnapshot = (): void => snapshot.remove();
-  process.on('exit', removeSnapshot);
   try {
-    return judge(o, progress, snapshot);
+    return await judge(o, progress, snapshot);
   } finally {
     snapshot.remove();
-    process.removeListener('exit', removeSnapshot);
   }
 }
 
 /** The control, then every mutant through the oracle; the kill table and the verdict. */
-function judge(o: MutantsOracleOptions, progress: Progress, snapshot: Scratch): ExitCode {
+async function judge(o: MutantsOracleOptions, progress: Progress, snapshot: Scratch): Promise<ExitCode> {
   const t0 = performance.now();
   progress.update('control: the unpatched sources through the whole matrix');
-  const controlVerdict = runOracleChild(oracleIn(o, snapshot.dir));
+  const controlVerdict = await runOracleChild(oracleIn(o, snapshot.dir));
   if (controlVerdict.status !== 'survived') {
     process.stderr.write(
       `${TOOL}: the unpatched sources fail the oracle (${controlVerdict.status}: ${controlVerdict.evidence}); no kill would mean anything\n`,
@@ -128,7 +128,7 @@ function judge(o: MutantsOracleOptions, progress: Progress, snapshot: Scratch): 
     progress.update(`[${i + 1}/${o.entries.length}] ${id}`);
     const scratch = makeScratch(snapshot.dir, nodeModules, e.mutant);
     try {
-      const v = runOracleChild(oracleIn(o, scratch.dir));
+      const v = await runOracleChild(oracleIn(o, scratch.dir));
       const why = v.status === 'survived' ? (ORACLE_UNREACHABLE[id] ?? null) : null;
       rows.push({ id, backend: o.backend, status: v.status, evidence: v.evidence, why, seconds: v.seconds, command });
       const said =

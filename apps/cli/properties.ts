@@ -40,8 +40,6 @@
  * --tier c [--level 1|2] [--fresh] runs the same suites on the C tier (native/tier/) under
  * tierlab's scheduler (apps/cli/ctier_properties.ts).
  */
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import type { Suite } from '../../properties/arbitraries.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';
@@ -211,13 +209,6 @@ async function finish(o: PropertiesOptions, run: Run): Promise<ExitCode> {
   if (!o.quiet) {
     const page = await writeHtmlReport(o.reportDir, { onProgress: progressTo('properties') });
     process.stderr.write(`${htmlReportLine(page)}\n`);
-  }
-  const guarantees = results.filter((r) => r.guarantee !== undefined);
-  if (guarantees.length > 0) {
-    // the guarantees also go to the people's report (properties.json has them per suite);
-    // each statement starts with its strategy
-    const md = ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''];
-    appendFileSync(join(o.reportDir, `${o.reportName}.md`), md.join('\n'));
   }
   process.stdout.write(verdictLine(o, report));
   const violated = new Set<PropertyId>();

@@ -12,16 +12,16 @@
  * --level and --fresh, runs on one job, unsharded, and searches one scenario exhaustively
  * without a bound or a cache.
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { SUITES, type Suite } from '../../properties/arbitraries.js';
-import { mutantOfEnvironment } from '../../properties/counterexample_file.js';
+import { claimsCounterexample, counterexampleOf, mutantOfEnvironment } from '../../properties/counterexample_file.js';
 import { STRATEGIES, type StrategyName } from '../../properties/types.js';
 import { isPropertyId, PROPERTIES, type PropertyId } from '../../src/check/catalogue.js';
 import { InputError } from '../../src/input/input_error.js';
 import { fileNamePart } from '../../src/input/paths.js';
+import { MAX_SCENARIO_BYTES, readInputJson } from '../../src/input/read_file.js';
 import {
   countOption,
   intOption,
@@ -247,27 +247,30 @@ function parsePreemptions(v: string | undefined): number | undefined {
   return n;
 }
 
-/** A scenario file: a counterexample (its scenario) or a bare scenario JSON. */
+/**
+ * A scenario file: a counterexample (checked whole by the one counterexample loader, as
+ * `npm run replay` checks it: its scenario) or a bare scenario JSON.
+ */
 function loadScenario(file: string): Scenario {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    fail(`--scenario ${file}: ${(e as Error).message}`);
-  }
-  const d = data as { format?: unknown; scenario?: unknown; mutant?: unknown } | null;
-  const isCounterexample = d !== null && typeof d === 'object' && d.format === 'tierlab-counterexample';
   let scenario: Scenario;
+  let mutant: string | null = null;
   try {
-    scenario = isCounterexample ? parseScenario(d.scenario, file, 'scenario') : parseScenario(data, file);
+    const data = readInputJson(file, { what: 'a scenario', maxBytes: MAX_SCENARIO_BYTES });
+    if (claimsCounterexample(data)) {
+      const cx = counterexampleOf(data, file);
+      scenario = cx.scenario;
+      mutant = cx.mutant;
+    } else {
+      scenario = parseScenario(data, file);
+    }
   } catch (e) {
     if (e instanceof InputError) fail(`--scenario ${e.message}`);
     throw e;
   }
-  if (isCounterexample && typeof d.mutant === 'string') {
+  if (mutant !== null) {
     // the scenario alone carries no mutant: say so, as `npm run replay` does
     process.stderr.write(
-      `properties: note: ${file} was found on mutant ${JSON.stringify(d.mutant)}; its scenario is explored here on the unmutated sources ` +
+      `properties: note: ${file} was found on mutant ${JSON.stringify(mutant)}; its scenario is explored here on the unmutated sources ` +
         `(npm run mutants -- --replay ${file} replays it with the mutant applied)\n`,
     );
   }

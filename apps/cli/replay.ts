@@ -1,5 +1,5 @@
 /**
- * `npm run replay -- FILE [--full] [--html FILE]`: re-runs a saved counterexample and prints the same
+ * `npm run replay -- FILE [--full] [--html FILE] [--strict]`: re-runs a saved counterexample and prints the same
  * trace window (one lane per thread) and the same verdict as the run that found it, byte
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first (--html draws the mutant's run either way).
@@ -8,7 +8,11 @@
  * how to put the bug back when the file has its regression patch), 1 or 3 by the
  * violated property's kind, 2 on bad input: an unreadable or malformed file, or a
  * schedule that is not a path of its scenario (a choice beyond its point's options,
- * choices the run never reaches): such a schedule would replay some other run.
+ * choices the run never reaches): such a schedule would replay some other run. A
+ * schedule that violates another property than the one the file names is said so.
+ * With --strict (what `npm run mutants -- --replay` asks for, where the mutant or the
+ * regression patch is applied), a replay that does not violate the named property is a
+ * failure, exit 2: the file no longer checks what it names, and must not pass in silence.
  */
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
@@ -23,13 +27,13 @@ import { replayCTierFile } from './ctier_replay.js';
 
 export async function main(argv: readonly string[]): Promise<ExitCode> {
   const { values, positionals } = parseOrFail('replay', argv, {
-    options: { ...sharedOptions('full'), html: { type: 'string' } },
+    options: { ...sharedOptions('full'), html: { type: 'string' }, strict: { type: 'boolean' } },
     allowPositionals: true,
   });
   if (positionals.length !== 1) {
     usageError(
       'replay',
-      `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE])`,
+      `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE] [--strict])`,
     );
   }
   const file = positionals[0] ?? '';
@@ -71,5 +75,15 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       usageError('replay', `--html ${(e as Error).message}`);
     }
   }
-  return r.violation === null ? EXIT.ok : exitForViolations([r.violation.property]);
+  const found = r.violation?.property ?? null;
+  if (found !== cx.property && (found !== null || values.strict === true)) {
+    const what = found === null ? 'no violation' : `it violates ${found} instead`;
+    // run by `mutants --replay` on a fixed bug's file, the regression patch is applied
+    const fix = values.strict === true && cx.regression !== null ? ': this file no longer checks its fix' : '';
+    process.stderr.write(
+      `replay: ${file}: the schedule does not reproduce ${cx.property}, the property it names (${what})${fix}\n`,
+    );
+    if (values.strict === true) return EXIT.badInput;
+  }
+  return found === null ? EXIT.ok : exitForViolations([found]);
 }

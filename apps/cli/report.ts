@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExitCode } from '../../src/check/exit_codes.js';
+import { environmentErrorOf } from '../../src/input/environment_error.js';
 import { htmlReportLine, writeCounterexampleHtml, writeHtmlReport } from '../report/write_report.js';
 import { shownPath } from './output_dir.js';
 import { isOneOf, parseOrFail, sharedOptions, usageError } from './cli_args.js';
@@ -53,6 +54,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
         ? await merge(rest, values)
         : await counterexample(rest, values);
   } catch (e) {
+    // a full disk is the machine's failure (exit 74), not bad arguments
+    if (environmentErrorOf(e) !== null) throw e;
     return fail((e as Error).message);
   }
 }

@@ -10,7 +10,6 @@
  * Invariant: the exit status is the whole run's (0, 1, 3); shards that do not form one
  * whole run are refused before anything is written (an Error, reported as bad input).
  */
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildMutantsReport, writeMutantsReport } from '../../mutants/lib/report.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
@@ -80,15 +79,6 @@ function mergeProperties(
   });
   const report = buildReport(results, { seed: first.seed, strategy: first.strategy, command, replays });
   writeReport(out, report, results);
-  const guarantees = results.filter((r) => r.guarantee !== undefined);
-  if (guarantees.length > 0) {
-    appendFileSync(
-      join(out, 'properties.md'),
-      ['', '## Exploration guarantee', '', ...guarantees.map((r) => `- ${r.guarantee?.statement ?? ''}`), ''].join(
-        '\n',
-      ),
-    );
-  }
   log(
     `${!report.ok ? 'FAIL' : report.complete ? 'PASS' : 'INCOMPLETE'}: ${shards.length} shards joined, ${report.totals.runs} runs; report in ${shownPath(join(out, 'properties.md'))}`,
   );

@@ -7,8 +7,8 @@
  * the Markdown (0 in the JSON, with `lookups: 0`);
  * a report of an interrupted oracle says so and how many runs finished.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeReportFile } from '../../src/input/report_file.js';
 import type { OracleRunResult } from './oracle_run.js';
 
 export interface OracleRow {
@@ -52,7 +52,6 @@ export interface OracleReportInput {
 }
 
 export function writeOracleReport(dir: string, r: OracleReportInput): void {
-  mkdirSync(dir, { recursive: true });
   const date = new Date().toISOString();
   const runs = r.rows.map((row) => {
     const x = row.result;
@@ -108,7 +107,7 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
     runs,
     skipped,
   };
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify(body, null, 2) + '\n');
+  writeReportFile(join(dir, `${name}.json`), JSON.stringify(body, null, 2) + '\n');
   const verdict =
     interrupted !== null
       ? `INTERRUPTED by ${interrupted} after ${r.rows.length} of ${planned} runs`
@@ -149,7 +148,7 @@ export function writeOracleReport(dir: string, r: OracleReportInput): void {
           '',
         ]),
   ];
-  writeFileSync(join(dir, `${name}.md`), md.join('\n'));
+  writeReportFile(join(dir, `${name}.md`), md.join('\n'));
 }
 
 function trunkCell(x: {

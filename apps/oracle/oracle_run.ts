@@ -5,9 +5,9 @@
  * bit-for-bit comparison with the CPU-only run) and the tier's numbers; the model's
  * checkers watch the whole run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir, type ScratchDir } from '../../src/input/cleanup.js';
+import { environmentErrorOf } from '../../src/input/environment_error.js';
 import { assemble, driverDecisions, standardCheckers, type Assembly } from '../../src/engine/assemble.js';
 import { engineMain } from '../../src/engine/driver.js';
 import { faultKey, NATIVE_FAULT_SITES, type FaultPlan } from '../../src/engine/fault_sites.js';
@@ -153,12 +153,18 @@ export interface OracleContext {
   readonly unchecked?: boolean;
 }
 
+/** heat-file folders not yet removed: scratch folders of the one clean-up registry */
+const heatDirs = new Map<string, ScratchDir>();
+
 export function newHeatDir(): string {
-  return mkdtempSync(join(tmpdir(), 'tierlab-heat-'));
+  const scratch = scratchDir('heat-');
+  heatDirs.set(scratch.dir, scratch);
+  return scratch.dir;
 }
 
 export function removeHeatDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  heatDirs.get(dir)?.remove();
+  heatDirs.delete(dir);
 }
 
 /** records the residency when shutdown begins (the end of decoding) */
@@ -319,6 +325,10 @@ async function runOnce(ctx: OracleContext, spec: OracleRunSpec): Promise<OracleR
     ];
     const outcome = await runReal(() => engineMain(tier, plan), world, checkers, { traced: false });
     await world.settle();
+    // a full disk or a read-only folder under the heat file is the machine's failure, not
+    // the engine's: the whole command ends on it (exit 74), never a run judged FAIL
+    const environment = outcome.error !== null ? environmentErrorOf(outcome.error, ctx.heatDir) : null;
+    if (environment !== null) throw environment;
     const c = tier.st.counters;
     const decodeSeconds = Math.max(1e-9, (world.decodeEnded - world.decodeStarted) / 1000);
     // a real run has no injected spurious wakeup: that mark is the simulator's

@@ -2,9 +2,11 @@
  * Reading a JSON report that someone else wrote: parse it and check the fields the
  * renderer will read, so that a truncated file, a report of another version or a file
  * that is not a report at all becomes one line naming the file and the field, not a
- * crash deep inside a section.
+ * crash deep inside a section. The file is read by the one reader (src/input/read_file.ts):
+ * a regular file of a bounded size, UTF-8.
  */
-import { readFileSync } from 'node:fs';
+import { InputError } from '../../src/input/input_error.js';
+import { MAX_REPORT_BYTES, readInputJson } from '../../src/input/read_file.js';
 
 export type FieldType =
   | 'string'
@@ -53,15 +55,10 @@ export function checkEach(items: readonly unknown[], shape: Shape, file: string,
 }
 
 export function readJson(file: string): unknown {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    return readInputJson(file, { what: 'a report', maxBytes: MAX_REPORT_BYTES });
   } catch (e) {
-    throw new ReportInputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new ReportInputError(`${file}: not valid JSON (${(e as Error).message})`);
+    if (e instanceof InputError) throw new ReportInputError(e.message);
+    throw e;
   }
 }

@@ -8,8 +8,8 @@
  * not in the catalogue or the current sources any more, the patch no longer applies, the
  * child failed or ran out of time); nothing is dropped.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { runChild } from '../../mutants/lib/child.js';
@@ -18,6 +18,7 @@ import { lastLines, tsxCommand } from '../../mutants/lib/properties_cli.js';
 import { makeScratch, type Scratch } from '../../mutants/lib/scratch.js';
 import { allMutants } from '../../mutants/lib/select.js';
 import type { MutantEntry } from '../../mutants/lib/types.js';
+import { scratchDir } from '../../src/input/cleanup.js';
 import type { CounterexampleView } from './report_inputs.js';
 
 export interface MutantReplayRequest {
@@ -101,18 +102,18 @@ export async function replayOnMutants(
     `replaying ${reqs.length} kill${reqs.length === 1 ? '' : 's'} on ${reqs.length === 1 ? 'its mutant' : 'their mutants'}, ${jobs} at a time`,
   );
   const entries = await mutantsById(reqs.map((r) => r.mutant));
-  const workDir = mkdtempSync(join(tmpdir(), 'tierlab-report-'));
+  const work = scratchDir('report-');
   let done = 0;
   try {
     return await runPool(reqs, jobs, async (req, i) => {
       const started = performance.now();
-      const a = await replayOne(req, entries.get(req.mutant), workDir, i);
+      const a = await replayOne(req, entries.get(req.mutant), work.dir, i);
       done++;
       const took = ((performance.now() - started) / 1000).toFixed(1);
       onProgress(`[${done}/${reqs.length}] ${req.shownAs} ${'view' in a ? 'replayed' : 'not replayed'} (${took} s)`);
       return a;
     });
   } finally {
-    rmSync(workDir, { recursive: true, force: true });
+    work.remove();
   }
 }

@@ -11,8 +11,10 @@
  * Invariant: a set of shards joins only when it is complete and consistent: one tool, one
  * key, one n, each index 0..n-1 exactly once. Anything else is an error naming the shard.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_REPORT_BYTES, readInputJson } from '../../src/input/read_file.js';
+import { writeReportFile } from '../../src/input/report_file.js';
 import type { MutantResult } from '../../mutants/lib/result.js';
 import type { MutantsReport } from '../../mutants/lib/report.js';
 import type { PlainRequest, UnitResult } from '../../properties/parallel_runs.js';
@@ -58,9 +60,8 @@ export function shardKey(s: Shard): string {
 }
 
 export function writeShardFile(dir: string, shard: Shard): string {
-  mkdirSync(dir, { recursive: true });
   const file = join(dir, SHARD_FILE);
-  writeFileSync(file, `${JSON.stringify({ format: SHARD_FORMAT, version: 1, ...shard })}\n`);
+  writeReportFile(file, `${JSON.stringify({ format: SHARD_FORMAT, version: 1, ...shard })}\n`);
   return file;
 }
 
@@ -68,12 +69,7 @@ export function writeShardFile(dir: string, shard: Shard): string {
 export function readShardFile(dir: string): Shard {
   const file = join(dir, SHARD_FILE);
   if (!existsSync(file)) throw new Error(`${file}: no shard report (run with --shard i/n and --report/--out ${dir})`);
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file}: not JSON: ${(e as Error).message}`);
-  }
+  const data = readInputJson(file, { what: 'a shard report', maxBytes: MAX_REPORT_BYTES });
   const d = data as Record<string, unknown> | null;
   if (d === null || typeof d !== 'object' || d.format !== SHARD_FORMAT)
     throw new Error(`${file}: not a tierlab shard report (format is not '${SHARD_FORMAT}')`);

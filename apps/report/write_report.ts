@@ -10,8 +10,9 @@
  * Writing is the only thing here that can fail hard (a directory that cannot be written);
  * everything else that goes wrong is listed on the page and in the result.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeReportFile } from '../../src/input/report_file.js';
 import { renderBenchSection } from './bench_section.js';
 import { anchorId } from './html.js';
 import { renderCounterexampleHtml } from './counterexample_page.js';
@@ -93,11 +94,8 @@ function found(inputs: ReportInputs): string[] {
 function write(file: string, html: string): number {
   // the directory must exist: a typo in a path should not create a tree of folders
   if (!existsSync(dirname(file))) throw new Error(`cannot write ${file}: no directory ${dirname(file)}`);
-  try {
-    writeFileSync(file, html);
-  } catch (e) {
-    throw new Error(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  // whole or not at all; a full disk is an EnvironmentError naming the folder (exit 74)
+  writeReportFile(file, html);
   return Buffer.byteLength(html);
 }
 

@@ -4,10 +4,12 @@
  * child gets a deadline, after which its process group is killed.
  *
  * Each child leads its own process group (so a deadline kills what it started too), which
- * also keeps a Ctrl-C from reaching it: an interrupted run kills them with
- * `killAllChildren`.
+ * also keeps a Ctrl-C from reaching it: every child still running when this process ends
+ * (a signal, an error, the end of `main`) is killed with its group by the one clean-up
+ * registry (src/input/cleanup.ts), before the scratch folders it works in are removed.
  */
 import { spawn } from 'node:child_process';
+import { atExitStop } from '../../src/input/cleanup.js';
 
 export interface ChildResult {
   readonly rc: number | null;
@@ -40,6 +42,8 @@ function tail(max: number): { add(chunk: Buffer): void; text(): string } {
 
 /** process groups of the children still running */
 const running = new Set<number>();
+/** whether the registry knows to kill them */
+let stopRegistered = false;
 
 function killGroup(pid: number): void {
   try {
@@ -70,6 +74,10 @@ export function runChild(cmd: string, args: readonly string[], opts: ChildOption
     child.stderr?.on('data', (c: Buffer) => err.add(c));
     const pid = child.pid;
     if (pid !== undefined) running.add(pid);
+    if (!stopRegistered) {
+      stopRegistered = true;
+      atExitStop(killAllChildren);
+    }
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

@@ -11,8 +11,8 @@
  * (or with the signal that interrupted it); each file is replaced whole (written aside,
  * then renamed), so a kill never leaves half a report.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeReportFile } from '../../src/input/report_file.js';
 import { PROPERTY_IDS, type PropertyId } from '../../src/check/catalogue.js';
 import type { MutantResult } from './result.js';
 import { summarize, type Summary } from './stats.js';
@@ -118,12 +118,6 @@ function matrix(rs: readonly MutantResult[]): string[] {
   return md;
 }
 
-/** Writes `text` to `file` whole: aside first, then renamed over it. */
-function replaceFile(file: string, text: string): void {
-  writeFileSync(`${file}.part`, text);
-  renameSync(`${file}.part`, file);
-}
-
 export function buildMutantsReport(
   results: readonly MutantResult[],
   meta: Omit<MutantsReport, 'summary' | 'results'>,
@@ -139,8 +133,7 @@ export function buildMutantsReport(
 }
 
 export function writeMutantsReport(dir: string, report: MutantsReport): void {
-  mkdirSync(dir, { recursive: true });
-  replaceFile(join(dir, 'mutants.json'), JSON.stringify(report, null, 2) + '\n');
+  writeReportFile(join(dir, 'mutants.json'), JSON.stringify(report, null, 2) + '\n');
   const cat = report.results.filter((r) => r.kind === 'catalogue');
   const ops = report.results.filter((r) => r.kind === 'operator');
   const md: string[] = [];
@@ -194,5 +187,5 @@ export function writeMutantsReport(dir: string, report: MutantsReport): void {
     ...matrix(report.results),
     '',
   );
-  replaceFile(join(dir, 'mutants.md'), md.join('\n') + '\n');
+  writeReportFile(join(dir, 'mutants.md'), md.join('\n') + '\n');
 }

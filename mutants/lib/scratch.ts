@@ -10,13 +10,17 @@
  *
  * Invariants: a patch reads and writes only inside its copy (a path with `..` is refused);
  * a revision reaches git only as the commit hash `git rev-parse` resolved it to, never as
- * text git could read as an option; every copy not yet removed is listed, so an
- * interrupted run can remove them all (`removeAllScratches`).
+ * text git could read as an option; every copy is a scratch folder of the one clean-up
+ * registry (src/input/cleanup.ts), so a signal, an error or the end of the process
+ * removes it; a copy that cannot be made whole (a full temporary directory) is removed
+ * at once and the failure is an EnvironmentError naming the temporary directory.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { scratchDir, type ScratchDir } from '../../src/input/cleanup.js';
+import { EnvironmentError, environmentErrorOf } from '../../src/input/environment_error.js';
 import { inside } from '../../src/input/paths.js';
 import { applyMutant } from './patch.js';
 import type { Mutant } from './types.js';
@@ -30,14 +34,31 @@ export interface Scratch {
   remove(): void;
 }
 
-function copyTree(from: string, nodeModules: string, prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  for (const p of COPIED) {
-    mkdirSync(dirname(join(dir, p)), { recursive: true });
-    cpSync(join(from, p), join(dir, p), { recursive: true });
+/**
+ * `fill(dir)` in a new scratch folder; the folder removed again when it fails (a full
+ * temporary directory is an EnvironmentError naming it: nothing half-made stays).
+ */
+function filled(prefix: string, fill: (dir: string) => void): ScratchDir {
+  const scratch = scratchDir(prefix);
+  try {
+    fill(scratch.dir);
+  } catch (e) {
+    scratch.remove();
+    const env = environmentErrorOf(e);
+    if (env !== null) throw new EnvironmentError(tmpdir(), `cannot make a scratch copy of the sources: ${env.problem}`);
+    throw e;
   }
-  symlinkSync(nodeModules, join(dir, 'node_modules'), 'dir');
-  return dir;
+  return scratch;
+}
+
+function copyTree(from: string, nodeModules: string, prefix: string): ScratchDir {
+  return filled(prefix, (dir) => {
+    for (const p of COPIED) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      cpSync(join(from, p), join(dir, p), { recursive: true });
+    }
+    symlinkSync(nodeModules, join(dir, 'node_modules'), 'dir');
+  });
 }
 
 /**
@@ -48,26 +69,22 @@ function copyTree(from: string, nodeModules: string, prefix: string): string {
  * Throws when `rev` names no commit (nothing is left behind then).
  */
 export function makeSnapshot(root: string, rev?: string): Scratch {
-  if (rev === undefined) return listed(copyTree(root, join(root, 'node_modules'), 'tierlab-sources-'), []);
+  if (rev === undefined) return listed(copyTree(root, join(root, 'node_modules'), 'sources-'), []);
   const commit = resolveCommit(root, rev);
-  const scratch = listed(mkdtempSync(join(tmpdir(), 'tierlab-sources-')), []);
-  try {
+  const scratch = filled('sources-', (dir) => {
     const tracked = COPIED.filter((p) => !p.startsWith('mutants/'));
     const tar = execFileSync('git', ['archive', '--format=tar', commit, '--', ...tracked], {
       cwd: root,
       maxBuffer: 1 << 30,
     });
-    execFileSync('tar', ['-x', '-C', scratch.dir], { input: tar });
+    execFileSync('tar', ['-x', '-C', dir], { input: tar });
     for (const p of COPIED.filter((q) => q.startsWith('mutants/'))) {
-      mkdirSync(dirname(join(scratch.dir, p)), { recursive: true });
-      cpSync(join(root, p), join(scratch.dir, p));
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      cpSync(join(root, p), join(dir, p));
     }
-    symlinkSync(join(root, 'node_modules'), join(scratch.dir, 'node_modules'), 'dir');
-  } catch (e) {
-    scratch.remove();
-    throw e;
-  }
-  return scratch;
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  });
+  return listed(scratch, []);
 }
 
 /** The commit hash `rev` names; `--end-of-options` keeps a `rev` like `--output=F` an argument. */
@@ -90,28 +107,16 @@ export function makeScratch(from: string, nodeModules: string, m: Mutant | null)
   const source = `mutant ${m?.id ?? ''}`;
   const patched =
     m === null ? new Map<string, string>() : applyMutant(m, (f) => readFileSync(inside(from, f, source), 'utf8'));
-  const scratch = listed(copyTree(from, nodeModules, 'tierlab-mutant-'), [...patched.keys()]);
-  for (const [file, text] of patched) writeFileSync(inside(scratch.dir, file, source), text);
-  return scratch;
+  const copy = copyTree(from, nodeModules, 'mutant-');
+  try {
+    for (const [file, text] of patched) writeFileSync(inside(copy.dir, file, source), text);
+  } catch (e) {
+    copy.remove();
+    throw environmentErrorOf(e) ?? e;
+  }
+  return listed(copy, [...patched.keys()]);
 }
 
-/** copies not yet removed (an interrupted run removes them) */
-const live = new Set<Scratch>();
-
-function listed(dir: string, patched: readonly string[]): Scratch {
-  const scratch: Scratch = {
-    dir,
-    patched,
-    remove: () => {
-      live.delete(scratch);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  live.add(scratch);
-  return scratch;
-}
-
-/** Removes every copy this process made and has not removed yet. */
-export function removeAllScratches(): void {
-  for (const s of [...live]) s.remove();
+function listed(copy: ScratchDir, patched: readonly string[]): Scratch {
+  return { dir: copy.dir, patched, remove: copy.remove };
 }

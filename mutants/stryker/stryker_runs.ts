@@ -7,7 +7,8 @@
 export const DEFAULT_STRYKER_RUNS = 300;
 
 export function strykerRuns(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_STRYKER_RUNS;
+  // empty is unset, as for every variable (src/input/environment.mjs)
+  if (value === undefined || value === '') return DEFAULT_STRYKER_RUNS;
   const n = value.trim() === '' ? Number.NaN : Number(value);
   if (!Number.isSafeInteger(n) || n < 1)
     throw new Error(`TIERLAB_STRYKER_RUNS wants an integer >= 1 (runs per suite), got '${value}'`);

@@ -9,6 +9,10 @@
  *      and no safety property was
  *   4  incomplete: a search that promises a guarantee was cut short by its budget
  *   70 internal error: tierlab itself failed (please report it with the command)
+ *   74 the environment failed: no space left or over quota where tierlab writes, a
+ *      read-only file system, an I/O error, a temporary directory that is not a
+ *      writable folder (sysexits' EX_IOERR; src/input/environment_error.ts)
+ *   129, 130, 143 interrupted by SIGHUP, SIGINT or SIGTERM (128 + the signal's number)
  */
 import { propertyInfo, type PropertyId } from './catalogue.js';
 
@@ -19,6 +23,7 @@ export const EXIT = {
   liveness: 3,
   incomplete: 4,
   internal: 70,
+  environment: 74,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

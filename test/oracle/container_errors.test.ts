@@ -52,13 +52,13 @@ const cases: Case[] = [
     what: 'a missing manifest',
     make: () => withFiles(src, { manifest: null }),
     file: 'manifest.json',
-    match: /cannot read \(missing\)/,
+    match: /cannot read the manifest \(missing\)/,
   },
   {
     what: 'a missing weights.bin',
     make: () => withFiles(src, { weights: null }),
     file: 'weights.bin',
-    match: /cannot read \(missing\)/,
+    match: /cannot read the weights \(missing\)/,
   },
   {
     what: 'bad JSON',

@@ -2,8 +2,8 @@
  * `npm run reliability [-- ID ...]`: re-runs the reliability review's trials
  * (test/reliability/trials.ts), all of them or the ones named, one at a time, and prints
  * and writes the table (reports/reliability.md and .json): per trial its verdict and what
- * happened, and the counts (tried, clean, ok, inherent, defects). Exits 1 when any trial
- * is a defect. Takes several minutes: some trials run mutants or a full oracle matrix.
+ * happened, and the counts (tried, clean, ok, inherent, skipped, defects). Exits 1 when any
+ * trial is a defect. Takes several minutes: some trials run mutants or a full oracle matrix.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -37,9 +37,10 @@ const totals = {
   clean: count('clean'),
   ok: count('ok'),
   inherent: count('inherent'),
+  skipped: count('skipped'),
   defects: count('defect'),
 };
-const summary = `tried ${totals.tried}: ${totals.clean} clean, ${totals.ok} ok, ${totals.inherent} inherent, ${totals.defects} defects`;
+const summary = `tried ${totals.tried}: ${totals.clean} clean, ${totals.ok} ok, ${totals.inherent} inherent, ${totals.skipped} skipped, ${totals.defects} defects`;
 process.stdout.write(`\n${summary}\n`);
 const dir = 'reports';
 mkdirSync(dir, { recursive: true });
@@ -51,7 +52,7 @@ const md = [
   '',
   `${date} - \`npm run reliability${wanted.length > 0 ? ` -- ${wanted.join(' ')}` : ''}\` - ${summary}`,
   '',
-  'Clean: one line naming the problem and exit 2. Ok: the correct result. Inherent: a library crashing in its own code.',
+  'Clean: one line naming the problem and the exit code of its kind (2, or 74 for the environment). Ok: the correct result. Inherent: a library crashing in its own code. Skipped: a trial this machine cannot stage, with the reason.',
   '',
   '| # | trial | verdict | observed | s |',
   '|---|---|---|---|---|',

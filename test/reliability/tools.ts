@@ -6,14 +6,19 @@
  * Verdicts, as the review used them: `clean` is one line on stderr naming the problem and
  * the exit code bad input gets; `ok` is the correct result (a pass, a mismatch rightly
  * found, a partial report after a signal); `inherent` is a library crashing in its own
- * code; `defect` is anything else (a stack trace, a hang, a silent or wrong result).
+ * code; `defect` is anything else (a stack trace, a hang, a silent or wrong result);
+ * `skipped` is a trial this machine cannot stage (a tmpfs without the right to mount
+ * one), with the reason.
+ *
+ * Interruptions are bounded by events, never by time: interrupt.ts sends its signals when
+ * the command reaches a point of its run, so a slow machine only takes longer.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export type Verdict = 'clean' | 'ok' | 'inherent' | 'defect';
+export type Verdict = 'clean' | 'ok' | 'inherent' | 'defect' | 'skipped';
 
 export interface Outcome {
   readonly verdict: Verdict;
@@ -73,6 +78,14 @@ export class Workspace {
     return { ...process.env, TMPDIR: this.tmp, FORCE_COLOR: '0', ...extra };
   }
 
+  /** A named pipe, or a symbolic link to `kind.link`, at a fresh path in the workspace. */
+  special(name: string, kind: 'fifo' | { link: string }): string {
+    const p = this.path(name);
+    if (kind === 'fifo') spawnSync('mkfifo', [p]);
+    else spawnSync('ln', ['-s', kind.link, p]);
+    return p;
+  }
+
   /** `npm run <tool> -- args`, as the node process npm runs (apps/cli/bin/<tool>.ts) */
   cli(tool: string, args: readonly string[], opts: RunOptions = {}): Ran {
     return this.node([`apps/cli/bin/${tool}.ts`, ...args], opts);
@@ -88,7 +101,8 @@ export class Workspace {
       cwd: this.root,
       encoding: 'utf8',
       env: this.env(opts.env),
-      timeout: opts.timeoutMs ?? 120_000,
+      // a safety net: a command that hangs is a defect, one that is merely slow is not
+      timeout: opts.timeoutMs ?? 600_000,
       killSignal: 'SIGKILL',
     });
     return {
@@ -98,100 +112,6 @@ export class Workspace {
       stderr: r.stderr ?? '',
       timedOut: r.error !== undefined && /ETIMEDOUT/.test(String(r.error)),
     };
-  }
-
-  /**
-   * Starts `cmd args` (its own process group), sends `signal` to the process (`target:
-   * 'process'`) or its whole group once its output (stdout or stderr) matches `when`, the
-   * point in the run the trial is about, and waits for it to end. A state of the run, not
-   * a time: a loaded machine only makes it come later. Safety nets: a run that never gets
-   * there is killed after SIGNAL_LIMIT_MS (`signalled` false), a run that does not end
-   * after the signal is killed a minute later.
-   */
-  interrupt(
-    cmd: string,
-    args: readonly string[],
-    signal: NodeJS.Signals,
-    when: RegExp,
-    target: 'process' | 'group' = 'group',
-  ): Promise<Ran & { endedMs: number; pids: number[]; signalled: boolean }> {
-    return new Promise((resolve) => {
-      const child = spawn(cmd, args, {
-        cwd: this.root,
-        env: this.env(),
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      let sentAt = 0;
-      let pids: number[] = [];
-      const pid = child.pid ?? 0;
-      let guard: NodeJS.Timeout | undefined;
-      const send = (): void => {
-        if (sentAt > 0 || !when.test(stdout + stderr)) return;
-        pids = groupPids(pid);
-        sentAt = performance.now();
-        process.kill(target === 'group' ? -pid : pid, signal);
-        clearTimeout(never);
-        guard = setTimeout(() => process.kill(-pid, 'SIGKILL'), 60_000);
-      };
-      child.stdout.on('data', (c: Buffer) => {
-        stdout += c.toString();
-        send();
-      });
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        send();
-      });
-      const never = setTimeout(() => process.kill(-pid, 'SIGKILL'), SIGNAL_LIMIT_MS);
-      child.on('close', (code, sig) => {
-        clearTimeout(never);
-        clearTimeout(guard);
-        resolve({
-          code,
-          signal: sig,
-          stdout,
-          stderr,
-          timedOut: sentAt === 0,
-          endedMs: sentAt > 0 ? performance.now() - sentAt : 0,
-          pids,
-          signalled: sentAt > 0,
-        });
-      });
-    });
-  }
-}
-
-/** How long an interrupt trial waits for its run to reach the point it interrupts (a safety net). */
-const SIGNAL_LIMIT_MS = 600_000;
-
-/** Polls until none of `pids` runs, for at most `limitMs` (a safety net); returns those still running. */
-export async function ended(pids: readonly number[], limitMs = 60_000): Promise<number[]> {
-  const until = performance.now() + limitMs;
-  for (;;) {
-    const left = pids.filter(alive);
-    if (left.length === 0 || performance.now() > until) return left;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-}
-
-/** The pids in process group `pgid` (from ps). */
-export function groupPids(pgid: number): number[] {
-  const r = spawnSync('ps', ['-e', '-o', 'pid=,pgid='], { encoding: 'utf8' });
-  return r.stdout
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/).map(Number))
-    .filter(([p, g]) => g === pgid && p !== undefined && p > 0)
-    .map(([p]) => p ?? 0);
-}
-
-/** Whether process `pid` still runs (a zombie, ended but not yet reaped, does not). */
-export function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 
@@ -214,6 +134,40 @@ export function oneLine(r: Ran, line: RegExp, code = 2): Outcome {
   return { verdict: good ? 'clean' : 'defect', observed: brief(r) };
 }
 
+/** A trial this machine cannot stage, and why. */
+export function skipped(why: string): Outcome {
+  return { verdict: 'skipped', observed: `skipped: ${why}` };
+}
+
+/** Whether `text` holds a control character a terminal would act on (a newline and a tab are text). */
+export function hasControl(text: string): boolean {
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    if ((c < 0x20 && c !== 0x0a && c !== 0x09) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e)) return true;
+  }
+  return false;
+}
+
+/**
+ * A tmpfs of `kib` KiB mounted in the workspace (root only; `ro` read-only), for the
+ * full-disk trials; a string says why it cannot be had here.
+ */
+export function tmpfs(w: Workspace, kib: number, ro = false): { path: string; unmount(): void } | string {
+  if (process.getuid?.() !== 0) return 'mounting a small tmpfs needs root';
+  const path = w.path('tmpfs');
+  mkdirSync(path);
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${kib}k${ro ? ',ro' : ''}`, 'tmpfs', path], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return `mount -t tmpfs failed: ${(r.stderr ?? '').trim() || `exit ${r.status}`}`;
+  return { path, unmount: () => void spawnSync('umount', ['-l', path]) };
+}
+
+/** Fills the file system of `dir` until it has no byte left. */
+export function fill(dir: string): void {
+  spawnSync('dd', ['if=/dev/zero', `of=${join(dir, 'filler')}`, 'bs=4k'], { stdio: 'ignore' });
+}
+
 /** `ok` when `good`, else a defect; `observed` says what happened either way. */
 export function okIf(good: boolean, observed: string): Outcome {
   return { verdict: good ? 'ok' : 'defect', observed };
@@ -221,7 +175,7 @@ export function okIf(good: boolean, observed: string): Outcome {
 
 /** The worst of several outcomes (one trial may be several inputs). */
 export function worst(outcomes: readonly Outcome[]): Outcome {
-  const rank: Verdict[] = ['clean', 'ok', 'inherent', 'defect'];
+  const rank: Verdict[] = ['skipped', 'clean', 'ok', 'inherent', 'defect'];
   const w = outcomes.reduce((a, b) => (rank.indexOf(b.verdict) > rank.indexOf(a.verdict) ? b : a));
   return { verdict: w.verdict, observed: outcomes.map((o) => o.observed).join(' / ') };
 }

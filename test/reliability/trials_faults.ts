@@ -1,11 +1,14 @@
 /**
  * The review's fault trials (J): signals to a long run, to its process group or to npm
  * alone, a mutation run and an oracle run interrupted, and the temp folders the tests
- * leave. Each runs the command for real and looks at what is left.
+ * leave. Each runs the command for real, sends its signal at a point of the run (its first
+ * progress line, its first finished mutant or oracle run: never after so many seconds) and
+ * looks at what is left.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, ended, okIf, type Outcome, type Trial, type Workspace } from './tools.js';
+import { interruptOn, leftRunning, type SignalStep } from './interrupt.js';
+import { okIf, type Outcome, type Trial, type Workspace } from './tools.js';
 
 const tsx = (tool: string, ...args: string[]): [string, string[]] => [
   process.execPath,
@@ -14,45 +17,86 @@ const tsx = (tool: string, ...args: string[]): [string, string[]] => [
 
 /** a properties run long enough to be interrupted, its report in the workspace */
 const longProperties = (w: Workspace): string[] => ['--runs', '100000', '--report', w.report()];
-
-/** the properties CLI's first progress line: its run has started */
-const RUNNING = /\] mixed: running on/;
-/** a mutation run's first verdict: one mutant finished, the others still running */
-const FIRST_VERDICT = /^\[\s*\d+\/\d+\] [a-z-]+: /m;
+/** a properties run has started its search: its first progress line */
+const SEARCHING = /running on \d+ jobs?/;
+/** a mutation run has finished its first mutant: its first result line */
+export const FIRST_MUTANT = /^\[\s*[1-9]\d*\/\d+\] [^\s:]+: /m;
 
 async function signalGroup(w: Workspace, signal: NodeJS.Signals): Promise<Outcome> {
   const [cmd, args] = tsx('properties', ...longProperties(w));
-  const r = await w.interrupt(cmd, args, signal, RUNNING, 'group');
+  const r = await interruptOn(w, cmd, args, [{ when: SEARCHING, send: [signal], to: 'group' }]);
+  const left = await leftRunning(r.pids);
+  const code = signal === 'SIGINT' ? 130 : 143;
   return okIf(
-    r.endedMs < 5000 && r.pids.every((p) => !alive(p)),
-    `ended ${(r.endedMs / 1000).toFixed(1)} s after ${signal} (exit ${r.code ?? r.signal})`,
+    r.sent === 1 && r.code === code && left.length === 0,
+    `${r.sent === 1 ? signal : 'no signal sent (no progress line)'}: exit ${r.code ?? r.signal}, ${left.length} processes left`,
   );
 }
 
 /** `npm run properties` with the signal sent to npm alone (what `kill PID` does) */
 async function signalNpm(w: Workspace, signal: NodeJS.Signals): Promise<Outcome> {
-  const r = await w.interrupt(
-    'npm',
-    ['run', '--silent', 'properties', '--', ...longProperties(w)],
-    signal,
-    RUNNING,
-    'process',
-  );
-  const left = await ended(r.pids);
+  const steps: SignalStep[] = [{ when: SEARCHING, send: [signal], to: 'process' }];
+  const r = await interruptOn(w, 'npm', ['run', '--silent', 'properties', '--', ...longProperties(w)], steps);
+  const left = await leftRunning(r.pids);
   return okIf(
-    r.signalled && left.length === 0,
-    !r.signalled
-      ? 'the run never started'
+    r.sent === 1 && left.length === 0,
+    r.sent !== 1
+      ? `no signal sent (no progress line): exit ${r.code ?? r.signal}`
       : left.length === 0
         ? `npm and the run ended after ${signal}`
-        : `${left.length} processes still running a minute after ${signal}`,
+        : `${left.length} processes still running after ${signal}`,
   );
 }
 
-/** A catalogue-only mutation run into `out`, bounded by runs: the run the interrupt trials stop. */
+/** A short catalogue-only mutation run into `out`: the run the interrupt trials stop. */
 function catalogueMutants(out: string): ReturnType<typeof tsx> {
-  const budget = ['--runs', '200', '--seconds', '600', '--matrix-seconds', '0', '--no-baseline'];
-  return tsx('mutants', '--catalogue-only', ...budget, '--jobs', '2', '--out', out);
+  return tsx('mutants', '--catalogue-only', '--seconds', '5', '--jobs', '2', '--matrix-seconds', '0', '--out', out);
+}
+
+/** The progress a mutation run's report says it made: finished and planned, complete or not. */
+function mutantsProgress(out: string): { finished: number; planned: number; complete: boolean } | null {
+  const file = join(out, 'mutants.json');
+  if (!existsSync(file)) return null;
+  return (
+    JSON.parse(readFileSync(file, 'utf8')) as { progress: { finished: number; planned: number; complete: boolean } }
+  ).progress;
+}
+
+/**
+ * A catalogue-only mutation run stopped by `signal` once its first mutant finished: the
+ * documented end is exit 128 + the signal, the report marked PARTIAL with what finished
+ * (as many as the catalogue holds planned, at least one finished), no scratch folder and
+ * no child process left.
+ */
+async function interruptMutants(w: Workspace, signal: 'SIGINT' | 'SIGTERM'): Promise<Outcome> {
+  const out = w.report();
+  const [cmd, args] = catalogueMutants(out);
+  const r = await interruptOn(w, cmd, args, [{ when: FIRST_MUTANT, send: [signal] }]);
+  const md = existsSync(join(out, 'mutants.md')) ? readFileSync(join(out, 'mutants.md'), 'utf8') : '';
+  const p = mutantsProgress(out);
+  const partial = new RegExp(
+    `\\*\\*PARTIAL\\*\\*: (\\d+) of (\\d+) mutants finished when the run was interrupted by ${signal}`,
+  ).exec(md);
+  const left = w.leftovers();
+  const running = await leftRunning(r.pids);
+  const good =
+    r.sent === 1 &&
+    r.code === (signal === 'SIGINT' ? 130 : 143) &&
+    partial !== null &&
+    p !== null &&
+    !p.complete &&
+    p.finished >= 1 &&
+    p.finished < p.planned &&
+    Number(partial[1]) === p.finished &&
+    Number(partial[2]) === p.planned &&
+    left.length === 0 &&
+    running.length === 0;
+  return okIf(
+    good,
+    `${r.sent === 1 ? signal : 'no signal sent (no mutant finished)'}: exit ${r.code ?? r.signal}; report ` +
+      `${partial === null ? 'not marked partial' : `marked partial, ${partial[1]} of ${partial[2]} finished`}; ` +
+      `${left.length} temp folders and ${running.length} processes left`,
+  );
 }
 
 export const FAULT_TRIALS: readonly Trial[] = [
@@ -69,21 +113,7 @@ export const FAULT_TRIALS: readonly Trial[] = [
     id: 'J5',
     what: 'SIGINT during mutants --catalogue-only (scratch copies leaked, no report)',
     ci: true,
-    run: async (w) => {
-      const out = w.report();
-      const [cmd, args] = catalogueMutants(out);
-      const r = await w.interrupt(cmd, args, 'SIGINT', FIRST_VERDICT, 'process');
-      const md = existsSync(join(out, 'mutants.md')) ? readFileSync(join(out, 'mutants.md'), 'utf8') : '';
-      const left = w.leftovers();
-      const running = await ended(r.pids);
-      return okIf(
-        r.code === 130 &&
-          /\*\*PARTIAL\*\*: \d+ of \d+ mutants finished when the run was interrupted by SIGINT/.test(md) &&
-          left.length === 0 &&
-          running.length === 0,
-        `exit ${r.code}; report ${md === '' ? 'missing' : 'marked partial'}; ${left.length} temp folders and ${running.length} processes left`,
-      );
-    },
+    run: (w) => interruptMutants(w, 'SIGINT'),
   },
   {
     id: 'J6',
@@ -91,33 +121,23 @@ export const FAULT_TRIALS: readonly Trial[] = [
     run: async (w) => {
       const out = w.report();
       const [cmd, args] = tsx('oracle', '--report', out);
-      const r = await w.interrupt(cmd, args, 'SIGINT', /^\[\s*1\/\d+\] /m, 'process');
+      // after its first run has finished: the report then has something to say
+      const r = await interruptOn(w, cmd, args, [{ when: /^ok /m, send: ['SIGINT'] }]);
       const md = existsSync(join(out, 'oracle-cpu.md')) ? readFileSync(join(out, 'oracle-cpu.md'), 'utf8') : '';
       const left = w.leftovers();
       return okIf(
-        r.code === 130 && /INTERRUPTED by SIGINT after \d+ of \d+ runs/.test(md) && left.length === 0,
-        `exit ${r.code}; report ${md === '' ? 'missing' : 'marked interrupted'}; ${left.length} temp folders left`,
+        r.sent === 1 &&
+          r.code === 130 &&
+          /INTERRUPTED by SIGINT after [1-9]\d* of \d+ runs/.test(md) &&
+          left.length === 0,
+        `exit ${r.code}; report ${md === '' ? 'missing' : /INTERRUPTED/.test(md) ? 'marked interrupted' : 'not marked'}; ${left.length} temp folders left`,
       );
     },
   },
   {
     id: 'J7',
-    what: 'a mutation run killed by a time limit (no report at all)',
-    run: async (w) => {
-      const out = w.report();
-      const [cmd, args] = catalogueMutants(out);
-      const r = await w.interrupt(cmd, args, 'SIGTERM', FIRST_VERDICT, 'process');
-      const json = existsSync(join(out, 'mutants.json'))
-        ? (JSON.parse(readFileSync(join(out, 'mutants.json'), 'utf8')) as {
-            progress: { finished: number; complete: boolean };
-          })
-        : null;
-      const finished = json?.progress.finished ?? 0;
-      return okIf(
-        r.code === 143 && json !== null && !json.progress.complete && finished > 0,
-        `exit ${r.code}; report with ${finished} finished mutants, marked partial`,
-      );
-    },
+    what: 'a mutation run killed by a time limit (SIGTERM; no report at all)',
+    run: (w) => interruptMutants(w, 'SIGTERM'),
   },
   {
     id: 'J8',

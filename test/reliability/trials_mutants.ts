@@ -80,7 +80,7 @@ export const MUTANT_TRIALS: readonly Trial[] = [
     what: '--replay of a missing or truncated counterexample',
     run: (w) =>
       worst([
-        refused(w, /ENOENT/, '--replay', w.path('nope.json')),
+        refused(w, /cannot read a counterexample \(missing\)/, '--replay', w.path('nope.json')),
         refused(w, /JSON/, '--replay', w.file('t.json', '{"format')),
       ]),
   },

@@ -149,8 +149,8 @@ export const FLAG_TRIALS: readonly Trial[] = [
     what: '--scenario missing, a directory, truncated JSON, [], a counterexample with scenario null',
     run: (w) =>
       worst([
-        refused(w, /ENOENT/, '--scenario', w.path('missing.json')),
-        refused(w, /EISDIR/, '--scenario', 'properties'),
+        refused(w, /cannot read a scenario \(missing\)/, '--scenario', w.path('missing.json')),
+        refused(w, /is a directory, not a file/, '--scenario', 'properties'),
         refused(w, /JSON/, '--scenario', w.file('t.json', '{"devices": 2, "lay')),
         refused(w, /expected an object, got an array/, '--scenario', w.file('a.json', [])),
         refused(
@@ -452,8 +452,8 @@ export const REPLAY_TRIALS: readonly Trial[] = [
     what: 'a missing file, a directory',
     run: (w) =>
       worst([
-        oneLine(w.cli('replay', [w.path('nope.json')]), /ENOENT/),
-        oneLine(w.cli('replay', ['properties']), /EISDIR/),
+        oneLine(w.cli('replay', [w.path('nope.json')]), /cannot read a counterexample \(missing\)/),
+        oneLine(w.cli('replay', ['properties']), /is a directory, not a file/),
       ]),
   },
   { id: 'C16', what: '--bogus', run: (w) => oneLine(w.cli('replay', ['--bogus']), /Unknown option '--bogus'/) },

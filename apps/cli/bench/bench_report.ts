@@ -4,8 +4,8 @@
  * machine's core count and load averages are written next to them, because on a shared
  * 2-core machine the load moves every number.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeReportFile } from '../../../src/input/report_file.js';
 import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
@@ -74,9 +74,8 @@ function exhaustiveLine(x: ExhaustiveRow): string {
 }
 
 export function writeBenchReport(dir: string, r: BenchReport): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'bench.json'), JSON.stringify(r, null, 2) + '\n');
-  writeFileSync(join(dir, 'bench.md'), renderMarkdown(r));
+  writeReportFile(join(dir, 'bench.json'), JSON.stringify(r, null, 2) + '\n');
+  writeReportFile(join(dir, 'bench.md'), renderMarkdown(r));
 }
 
 export function renderMarkdown(r: BenchReport): string {

@@ -6,10 +6,12 @@
  * Invariants: this file only drives that CLI and reads its report; it never applies a
  * mutant itself. When the CLI is absent the section says so and measures nothing.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runChild } from '../../../mutants/lib/child.js';
+import { EXIT } from '../../../src/check/exit_codes.js';
+import { childTmp, scratchDir } from '../../../src/input/cleanup.js';
+import { EnvironmentError } from '../../../src/input/environment_error.js';
 
 export const MUTANTS_CLI = 'apps/cli/bin/mutants.ts';
 
@@ -75,24 +77,29 @@ export async function measureMutants(
   const byId = new Map<string, { title: string; cells: Record<string, MutantCell> }>();
   const wall: Record<string, number> = {};
   for (const strategy of strategies) {
-    const out = mkdtempSync(join(tmpdir(), `tierlab-bench-mutants-${strategy}-`));
+    const scratch = scratchDir(`bench-mutants-${strategy}-`);
+    const out = scratch.dir;
     const started = performance.now();
     log(`mutants: --strategy ${strategy}, ${seconds} s per mutant, ${jobs} jobs ...`);
     try {
-      await run(root, [
-        MUTANTS_CLI,
-        '--catalogue-only',
-        '--strategy',
-        strategy,
-        '--seconds',
-        String(seconds),
-        '--jobs',
-        String(jobs),
-        '--matrix-seconds',
-        '0',
-        '--out',
+      await run(
+        root,
+        [
+          MUTANTS_CLI,
+          '--catalogue-only',
+          '--strategy',
+          strategy,
+          '--seconds',
+          String(seconds),
+          '--jobs',
+          String(jobs),
+          '--matrix-seconds',
+          '0',
+          '--out',
+          out,
+        ],
         out,
-      ]);
+      );
       const file = join(out, 'mutants.json');
       if (!existsSync(file)) throw new Error(`the mutation run wrote no ${file}`);
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
@@ -109,7 +116,7 @@ export async function measureMutants(
       }
     } finally {
       wall[strategy] = (performance.now() - started) / 1000;
-      rmSync(out, { recursive: true, force: true });
+      scratch.remove();
     }
   }
   const rows: MutantRow[] = [...byId.entries()].map(([id, r]) => {
@@ -136,16 +143,25 @@ export async function measureMutants(
   };
 }
 
-/** The mutation runner exits 1 when a catalogue mutant survives: a result, not an error. */
-function run(root: string, args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), ...args], {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.on('error', reject);
-    child.on('close', (rc) =>
-      rc === 0 || rc === 1 ? resolve() : reject(new Error(`${args[0] ?? ''} exited with ${String(rc)}`)),
-    );
+/**
+ * The mutation runner exits 1 when a catalogue mutant survives: a result, not an error.
+ * Its temporary directory is inside `out`, so what it leaves when killed goes with `out`.
+ */
+async function run(root: string, args: readonly string[], out: string): Promise<void> {
+  const r = await runChild(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), ...args], {
+    cwd: root,
+    env: { ...process.env, TMPDIR: childTmp(out) },
+    timeoutMs: 24 * 3600 * 1000,
   });
+  // the child's environment failure (a full temporary directory) is this command's too
+  if (r.rc === EXIT.environment) {
+    // its one line: "mutants: <folder>: <problem>"
+    const said = (r.stderr.trim().split('\n').pop() ?? '').replace(/^[\w-]+: /, '');
+    const at = said.indexOf(': ');
+    throw at > 0 ? new EnvironmentError(said.slice(0, at), said.slice(at + 2)) : new EnvironmentError(out, said);
+  }
+  if (r.rc !== 0 && r.rc !== 1)
+    throw new Error(
+      `${args[0] ?? ''} exited with ${String(r.rc ?? r.signal)}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
+    );
 }

@@ -10,9 +10,9 @@
  * does the measuring inside the copy.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { atExitStop, scratchDir } from '../../../src/input/cleanup.js';
 import { median } from './speed.js';
 
 export const RACE_FILE = 'src/tier/fill_wait.ts';
@@ -46,7 +46,8 @@ export const RACE_WORKER = 'apps/cli/bin/race_worker.ts';
 
 /** A scratch copy of the sources with the race put back; returns its directory. */
 export function raceScratch(root: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tierlab-race-'));
+  // a scratch folder of the one clean-up registry: a signal or an error removes it
+  const dir = scratchDir('race-').dir;
   for (const p of ['src', 'model', 'properties', 'apps', 'package.json', 'tsconfig.json'])
     cpSync(join(root, p), join(dir, p), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -108,8 +109,14 @@ function runWorker(root: string, dir: string, args: readonly string[]): Promise<
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
+    // killed with this process however it ends (its folder is removed then)
+    const unregister = atExitStop(() => child.kill('SIGKILL'));
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (rc) => (rc === 0 ? resolve(out) : reject(new Error(`race worker exited with ${String(rc)}`))));
+    child.on('close', (rc) => {
+      unregister();
+      if (rc === 0) resolve(out);
+      else reject(new Error(`race worker exited with ${String(rc)}`));
+    });
   });
 }

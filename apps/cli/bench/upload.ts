@@ -15,10 +15,9 @@
  * Both decodes must give the same tokens and bit-identical hidden states. Decode time is
  * split into trunk, CPU experts, waiting on the device, and other native calls (ffi).
  */
-import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NativeEngineLib, NativePtr } from '../../../src/engine/native/binding.js';
+import { scratchDir } from '../../../src/input/cleanup.js';
 import { RealWorld } from '../../../src/engine/native/real_world.js';
 import type { RealStats } from '../../../src/engine/native/real_stats.js';
 import { NO_FAULTS } from '../../../src/engine/fault_sites.js';
@@ -297,7 +296,9 @@ export async function measureUpload(o: UploadBenchOptions): Promise<UploadSectio
   log('upload: per-op overhead of the real world (tiny fixture) ...');
   const perOp = await perOpOverhead(lib, o.device);
   log(`  upload op ${perOp.uploadMicros.toFixed(2)} us, issue+take round trip ${perOp.issueTakeMicros.toFixed(2)} us`);
-  const dir = join(tmpdir(), `tierlab-bench-model-${process.pid}`);
+  // a scratch folder of the one clean-up registry: a signal or an error removes it
+  const scratch = scratchDir('bench-model-');
+  const dir = scratch.dir;
   const opts: BenchModelOptions = {
     dir,
     expertGiB: o.expertGiB,
@@ -311,7 +312,7 @@ export async function measureUpload(o: UploadBenchOptions): Promise<UploadSectio
   try {
     return await measureRuns(o, model, raw, perOp, problems);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

@@ -4,8 +4,8 @@
  * seconds it took, and the command that re-runs that row alone. Written as JSON and
  * markdown.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeReportFile } from '../../../src/input/report_file.js';
 
 export interface KillRow {
   readonly id: string;
@@ -32,10 +32,9 @@ export interface KillTable {
 }
 
 export function writeKillTable(dir: string, t: KillTable): string {
-  mkdirSync(dir, { recursive: true });
   const killed = t.rows.filter((r) => r.status === 'killed').length;
   const date = new Date().toISOString();
-  writeFileSync(
+  writeReportFile(
     join(dir, `${t.name}.json`),
     `${JSON.stringify({ date, title: t.title, setup: t.setup, killed, total: t.rows.length, rows: t.rows }, null, 2)}\n`,
   );
@@ -56,6 +55,6 @@ export function writeKillTable(dir: string, t: KillTable): string {
     }),
     '',
   ];
-  writeFileSync(join(dir, `${t.name}.md`), md.join('\n'));
+  writeReportFile(join(dir, `${t.name}.md`), md.join('\n'));
   return join(dir, `${t.name}.md`);
 }

@@ -9,12 +9,17 @@
  * engine crashed: the callers of a kill table have checked that the unpatched library
  * passes the same runs) is killed by that crash; survived: it exited 0; error: anything
  * else (bad input, a timeout), with the last line it printed.
+ *
+ * The child writes its report into a scratch folder of the one clean-up registry
+ * (src/input/cleanup.ts) and has its temporary directory inside it, and it runs
+ * asynchronously: a signal to this process kills it at once and removes the folder with
+ * whatever the child left there.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runChild } from '../../../mutants/lib/child.js';
 import { NATIVE_BACKENDS } from '../../../src/engine/native/library_file.js';
+import { childTmp, scratchDir } from '../../../src/input/cleanup.js';
 
 export interface OracleVerdict {
   readonly status: 'killed' | 'survived' | 'error';
@@ -74,37 +79,39 @@ function reachedOf(report: { runs: readonly ReportRun[] } | null): string {
     .join('; ');
 }
 
-export function runOracleChild(c: OracleChild): OracleVerdict {
-  const report = mkdtempSync(join(tmpdir(), 'tierlab-kill-'));
+export async function runOracleChild(c: OracleChild): Promise<OracleVerdict> {
+  const scratch = scratchDir('kill-');
+  const report = join(scratch.dir, 'report');
   const t0 = performance.now();
   try {
     const entry = c.script !== undefined ? [c.script] : ['--import', 'tsx', 'apps/cli/bin/oracle.ts'];
-    const r = spawnSync(process.execPath, [...entry, ...c.args, '--report', report], {
+    const r = await runChild(process.execPath, [...entry, ...c.args, '--report', report], {
       cwd: c.cwd,
-      env: { ...process.env, ...c.env },
-      encoding: 'utf8',
-      timeout: c.timeoutSeconds * 1000,
-      maxBuffer: 1 << 26,
+      env: { ...process.env, ...c.env, TMPDIR: childTmp(scratch.dir) },
+      timeoutMs: c.timeoutSeconds * 1000,
     });
     const seconds = (performance.now() - t0) / 1000;
     const json = readdirJson(report);
-    if (r.status === 0) return { status: 'survived', evidence: reachedOf(json), seconds };
-    if (r.status === 1 && json !== null)
+    if (r.rc === 0) return { status: 'survived', evidence: reachedOf(json), seconds };
+    if (r.rc === 1 && json !== null)
       return { status: 'killed', evidence: evidenceOf(json) || 'the oracle failed', seconds };
-    const output = `${r.stderr ?? ''}${r.stdout ?? ''}`;
-    const why =
-      r.error !== undefined ? r.error.message : r.signal !== null ? `killed by ${r.signal}` : `exit ${r.status}`;
+    const output = `${r.stderr}${r.stdout}`;
+    const why = r.timedOut
+      ? `timed out after ${c.timeoutSeconds} s`
+      : r.signal !== null
+        ? `killed by ${r.signal}`
+        : `exit ${r.rc}`;
     // the validation layer spoke before the process died: that message is the catch
     const vuid = /tierlab vulkan validation \w+ \[([^\]]+)\]/.exec(output);
     if (vuid !== null)
       return { status: 'killed', evidence: `validation: ${vuid[1]} (then the process ended: ${why})`, seconds };
     const last = output.trim().split('\n').pop() ?? '';
     // a timeout is an error (the run proved nothing); a crash is the defect showing
-    if (r.signal !== null && r.error === undefined)
+    if (r.signal !== null && !r.timedOut)
       return { status: 'killed', evidence: `the engine crashed (${r.signal}) after: ${last}`.slice(0, 300), seconds };
     return { status: 'error', evidence: `${why}: ${last}`.slice(0, 300), seconds };
   } finally {
-    rmSync(report, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 
