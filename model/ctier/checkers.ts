@@ -13,7 +13,6 @@ import { DriverChecker } from '../../src/check/checkers/driver.js';
 import type { Checker } from '../../src/check/checker.js';
 import { RefinementChecker } from '../../src/check/refinement/refinement.js';
 import { boundaryChecker } from '../../src/check/replay/boundary.js';
-import { GatedLockstep } from '../../src/check/replay/gated_lockstep.js';
 import type { CheckerFactory } from '../../src/check/replay/replay.js';
 import type { DriverPlan } from '../../src/engine/driver.js';
 
@@ -26,14 +25,14 @@ export interface CTierCheckOptions {
 }
 
 export function ctierCheckers(o: CTierCheckOptions): CheckerFactory {
-  return (shadow, world, plan, callOf) => {
+  return (shadow, world) => {
     const boundary = boundaryChecker(world, { faultFree: o.faultFree, devices: o.devices });
     const driver = driverDecisions(o.plan);
     if (shadow === null) return [boundary, new DriverChecker(driver)];
     const ctx = { st: shadow.st, world };
     const opts = { faultFree: o.faultFree, refinement: false, wantSwaps: o.wantSwaps, driver };
     const standard: Checker[] = standardCheckers(ctx, opts);
-    const lockstep = new GatedLockstep(new RefinementChecker(shadow.st, world, o.wantSwaps), plan, callOf);
+    const lockstep = new RefinementChecker(shadow.st, world, o.wantSwaps);
     return [...standard, boundary, lockstep];
   };
 }

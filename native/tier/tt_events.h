@@ -110,7 +110,8 @@ enum {
   X(BE_GROUP_ROW, "be_group_row")         \
   X(HEAT_SET, "heat_set")                 \
   X(CHARGED, "charged")                   \
-  X(UNLOCK, "unlock")
+  X(UNLOCK, "unlock")                     \
+  X(GATE_WAIT, "gate_wait")
 
 #define TT_EV_ENUM(name, text) TT_EV_##name,
 enum { TT_EVENT_KINDS(TT_EV_ENUM) TT_EV_COUNT };

@@ -83,7 +83,11 @@ int tt_gate_enter_x(tt_tier *t, int from, int *life) {
     return 0;
   }
   g->want_x++;
-  while (g->live > 0) pthread_cond_wait(&g->gcv, &g->gmx);
+  while (g->live > 0) {
+    /* queued: the reference's exclusive entry waits here too (one step per wait) */
+    if (TT_LOGGING(t)) tt_ev_gate(t, TT_EV_GATE_WAIT, from, 0);
+    pthread_cond_wait(&g->gcv, &g->gmx);
+  }
   g->want_x--;
   g->x = 1;
   if (TT_LOGGING(t)) tt_ev_gate(t, TT_EV_GATE_X, from, 0);
@@ -108,9 +112,8 @@ int tt_gate_begin_teardown(tt_tier *t, int *dead_trunk) {
   int mine = 0;
   *dead_trunk = 0;
   pthread_mutex_lock(&g->gmx);
-  /* an exclusive section at DEAD (an init, a trunk-only teardown) decides what this
-   * shutdown finds: wait for it, then look again */
-  while (g->life == TT_LIFE_DEAD && (g->x || g->want_x > 0)) pthread_cond_wait(&g->gcv, &g->gmx);
+  /* a shutdown that finds DEAD returns at once (PROTOCOL.md, "Lifecycle gate"), even
+   * while an init's exclusive section runs: it never waits for one */
   if (g->life == TT_LIFE_LIVE) {
     g->life = TT_LIFE_TEARING_DOWN;
     mine = 1;

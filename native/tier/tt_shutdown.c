@@ -129,7 +129,7 @@ void tt_teardown_second_half(tt_tier *t) {
 }
 
 /* A trunk live while the expert tier is DEAD: freed in an exclusive section from DEAD.
- * 1 done, 0 lost to another exclusive section (decide again). */
+ * 1 done, 0 lost to another exclusive section (the shutdown then refuses: already). */
 static int free_dead_trunk(tt_tier *t) {
   int life;
   if (!tt_gate_enter_x(t, TT_LIFE_DEAD, &life)) return 0;
@@ -143,19 +143,15 @@ int tt_shutdown(tt_tier *t) {
   if (t == NULL) return TT_E_ARG;
   if (TT_LOGGING(t)) tt_ev_call(t, TT_FN_SHUTDOWN, -1, -1, 0);
   int rc = TT_SHUTDOWN_ALREADY;
-  for (;;) {
-    int dead_trunk = 0;
-    if (tt_gate_begin_teardown(t, &dead_trunk)) {
-      first_half(t);
-      tt_teardown_second_half(t);
-      rc = TT_SHUTDOWN_DONE;
-      break;
-    }
-    if (!dead_trunk) break;
-    if (free_dead_trunk(t)) {
-      rc = TT_SHUTDOWN_DONE;
-      break;
-    }
+  int dead_trunk = 0;
+  if (tt_gate_begin_teardown(t, &dead_trunk)) {
+    first_half(t);
+    tt_teardown_second_half(t);
+    rc = TT_SHUTDOWN_DONE;
+  } else if (dead_trunk && free_dead_trunk(t)) {
+    /* a trunk left at DEAD is freed in an exclusive section; a shutdown that loses it
+     * to another (an init) refuses, as every loser of an exclusive entry does */
+    rc = TT_SHUTDOWN_DONE;
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_SHUTDOWN, rc);
   return rc;

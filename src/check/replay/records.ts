@@ -55,6 +55,9 @@ export interface TierEvent {
   readonly sec: number;
   readonly life: number;
   readonly live: number;
+  /** gate events: an exclusive section queued (want_x) and held (x), after the action */
+  readonly wantX: number;
+  readonly x: number;
 }
 
 export interface SchedEvent {
@@ -165,6 +168,8 @@ function tierEvent(w: Int32Array, b: number): TierEvent {
     sec: w[b + W.sec] ?? 0,
     life: gate & 0xff,
     live: (gate >>> 8) & 0xff,
+    wantX: (gate >>> 16) & 0xff,
+    x: (gate >>> 24) & 0xff,
   };
 }
 
@@ -200,8 +205,9 @@ function schedEvent(w: Int32Array, b: number): SchedEvent {
 /**
  * The first `n` records of a packed stream. Left out: the trace's points that are not
  * about a sync object (backend entries, yields, atomics, a thread's first step) and what
- * the lifecycle gate's and the trunk's locks do (the checkers read the gate by its events);
- * kept: everything about mx, cv, cv_take, threads' lives, and every event.
+ * the trunk's lock does (the reference keeps no trunk lock); kept: everything about mx,
+ * cv, cv_take, the gate's gmx and gcv (the refinement's second mutex), threads' lives,
+ * and every event.
  */
 export function decodeRecords(w: Int32Array, n: number): Rec[] {
   const roles = objectRoles(w, n);
@@ -213,7 +219,7 @@ export function decodeRecords(w: Int32Array, n: number): Rec[] {
     else if (cls === CLASS.sched) {
       const e = schedEvent(w, b);
       const role = roles.get(e.obj);
-      if (UNREAD.has(e.op) || role === 'gmx' || role === 'gcv' || role === 'tmx') continue;
+      if (UNREAD.has(e.op) || role === 'tmx') continue;
       out.push(e);
     } else if (cls === CLASS.engine) {
       const a = [

@@ -61,6 +61,10 @@ export class Replay {
   private readonly openCall = new Map<number, number>();
   /** per thread: its last call's record index */
   private readonly lastCall = new Map<number, number>();
+  /** threads whose section of gmx is a step of the gate (replay's gateRelease) */
+  private readonly gateSteps = new Set<number>();
+  /** per thread: the last gate event of its section of gmx, applied at the release */
+  private readonly gateAfter = new Map<number, TierEvent>();
   /** records fed so far */
   at = 0;
 
@@ -126,10 +130,28 @@ export class Replay {
       return;
     }
     if (r.op === 'join') this.op(r.tid, { op: { k: 'join', tid: r.arg }, result: undefined });
-    if ((r.op === 'signal' || r.op === 'broadcast') && (role === 'cv' || role === 'cv_take'))
+    if ((r.op === 'signal' || r.op === 'broadcast') && (role === 'cv' || role === 'cv_take' || role === 'gcv'))
       this.op(r.tid, { op: { k: r.op, cv: role }, result: undefined });
     const s = this.threads.sync(r, role);
     if (s.release) this.quiescent(th, s.cv);
+    if (s.gate === 'relock') this.gateSteps.add(r.tid);
+    else if (s.gate !== null) this.gateRelease(th, s.gate === 'wait');
+  }
+
+  /**
+   * A release of gmx. It is a step of the gate when its section carried a gate event or
+   * continued one after a wait on gcv; the gate's half of the shadow then takes the gate
+   * that event reported (applied here, at the release, so that no other thread's
+   * comparison sees a section half done). A section of gmx without a gate event is the C
+   * tier's own bookkeeping under gmx (open groups, trunk counts, a read of the state),
+   * which the protocol keeps elsewhere: no step of the gate.
+   */
+  private gateRelease(th: ReplayThread, waited: boolean): void {
+    if (!this.gateSteps.delete(th.tid)) return;
+    const e = this.gateAfter.get(th.tid);
+    this.gateAfter.delete(th.tid);
+    if (e !== undefined) this.shadow?.gateFrom(e);
+    for (const c of this.checkers) c.onGateRelease?.(this.threads, th, waited);
   }
 
   /** A thread starts: the uploader (from an init) joins the checks as the tier's spawn. */
@@ -141,6 +163,16 @@ export class Replay {
     if (initCall !== undefined) this.shadow?.started(r.arg);
     const body = function* (): Generator<Op, void, unknown> {};
     this.op(r.tid, { op: { k: 'spawn', name, body }, result: r.arg });
+    if (initCall !== undefined) this.initTables(r.tid);
+  }
+
+  /**
+   * init's tables are in place once it started its uploader (or failed to): the
+   * reference builds them in one section of mx, the C tier inside its exclusive section
+   * without mx (nobody else may look). That point stands for the reference's release.
+   */
+  private initTables(tid: number): void {
+    this.quiescent(this.th(tid), null);
   }
 
   private engineRecord(r: EngineEvent, i: number): void {
@@ -172,6 +204,11 @@ export class Replay {
   private event(e: TierEvent, i: number): void {
     if (e.src === 'backend') {
       this.op(e.tid, this.backend(e));
+      return;
+    }
+    if (e.src === 'gate') {
+      this.gateAfter.set(e.tid, e);
+      this.gateSteps.add(e.tid);
       return;
     }
     if (e.src === 'trunk') {
@@ -246,8 +283,16 @@ export class Replay {
         return w.gemv(e);
       case 'be_shutdown':
         return w.shutdown();
-      case 'be_call':
-        return this.call(e);
+      case 'be_call': {
+        const d = this.call(e);
+        // a thread start that failed ends init's section of the tables (initTables)
+        if (d !== null && d.op.k === 'spawn') {
+          this.op(e.tid, d);
+          this.initTables(e.tid);
+          return null;
+        }
+        return d;
+      }
       default:
         return null;
     }

@@ -71,7 +71,7 @@ export function planReplay(recs: readonly Rec[]): ReplayPlan {
   const close = (o: Open, ret: number): void => {
     // a call that did nothing the checkers see returns where it returned (a shutdown that
     // found the tier dead may have waited for a teardown to finish)
-    const retAt = o.refused || ret < 0 || o.last === o.at ? ret : o.last;
+    const retAt = ret;
     calls.set(o.at, { fn: o.fn, ret, retAt, refused: o.refused, lockedMx: o.lockedMx, spawn: o.spawn });
     if (ret >= 0 && retAt !== ret) returnsAfter.set(retAt, ret);
   };

@@ -1,9 +1,10 @@
 /**
  * The threads of a replayed run, as checkers see threads (RunView): each managed thread of
  * the scheduler's trace with its name, whether it sleeps on one of the tier's condition
- * variables (cv, cv_take) and whether it finished. A wait on another object (the gate's
- * gcv) is not a tier wait: the thread then counts as ready, blocked elsewhere, as the
- * checkers' predicates are about the tier's waits only.
+ * variables (cv, cv_take, and the gate's gcv) and whether it finished. `sync` also says
+ * which release of a mutex a trace event is: of mx (the tables' quiescent point) or of
+ * the gate's gmx (an unlock, a wait on gcv), and when a thread takes gmx back after a
+ * wait on gcv.
  *
  * Invariant: a thread's state changes exactly at the trace's wait, signal, broadcast,
  * spurious wakeup, timeout and exit events, in the trace's order.
@@ -45,8 +46,8 @@ export class ReplayThreads implements RunView {
     return th;
   }
 
-  /** Applies a trace event's effect on the threads; returns the cv a tier wait released. */
-  sync(e: SchedEvent, role: Role): { release: boolean; cv: CvName | null } {
+  /** Applies a trace event's effect on the threads; says what it released (Synced). */
+  sync(e: SchedEvent, role: Role): Synced {
     const th = this.get(e.tid);
     switch (e.op) {
       case 'lock':
@@ -54,8 +55,9 @@ export class ReplayThreads implements RunView {
       case 'timedlock':
       case 'relock':
         if (role === 'mx' && e.arg === 0) this.mxOwner = e.tid;
-        return NONE;
+        return role === 'gmx' && e.op === 'relock' ? GATE_RELOCK : NONE;
       case 'unlock':
+        if (role === 'gmx') return GATE_UNLOCK;
         if (role !== 'mx') return NONE;
         this.mxOwner = -1;
         return UNLOCKED;
@@ -80,13 +82,14 @@ export class ReplayThreads implements RunView {
     }
   }
 
-  private sleep(th: ReplayThread, obj: number, role: Role): { release: boolean; cv: CvName | null } {
+  private sleep(th: ReplayThread, obj: number, role: Role): Synced {
     th.sleepsOn = obj;
-    if (role !== 'cv' && role !== 'cv_take') return NONE;
+    if (role !== 'cv' && role !== 'cv_take' && role !== 'gcv') return NONE;
     th.state = ThreadState.CvWait;
     th.waitingOn = role;
+    if (role === 'gcv') return GATE_WAIT;
     this.mxOwner = -1;
-    return { release: true, cv: role };
+    return { release: true, cv: role, gate: null };
   }
 
   private wake(th: ReplayThread): void {
@@ -104,5 +107,16 @@ export class ReplayThreads implements RunView {
   }
 }
 
-const NONE = { release: false, cv: null } as const;
-const UNLOCKED = { release: true, cv: null } as const;
+/** What a trace event released: mx (`release`, with the cv waited on), or gmx (`gate`:
+ *  an unlock, a wait on gcv; 'relock': gmx taken back after such a wait). */
+export interface Synced {
+  readonly release: boolean;
+  readonly cv: CvName | null;
+  readonly gate: 'unlock' | 'wait' | 'relock' | null;
+}
+
+const NONE: Synced = { release: false, cv: null, gate: null };
+const UNLOCKED: Synced = { release: true, cv: null, gate: null };
+const GATE_UNLOCK: Synced = { release: false, cv: null, gate: 'unlock' };
+const GATE_WAIT: Synced = { release: false, cv: null, gate: 'wait' };
+const GATE_RELOCK: Synced = { release: false, cv: null, gate: 'relock' };

@@ -77,6 +77,7 @@ export const EVENT_KINDS = [
   'heat_set',
   'charged',
   'unlock',
+  'gate_wait',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -21,6 +21,10 @@ import { createState, resetTables, slotOf, type Slot, type TierState } from '../
 import { Violation } from '../violation.js';
 import type { TierEvent } from './records.js';
 import { FLAG } from './schema.js';
+import type { LifeState } from '../../tier/gate.js';
+
+/** TT_LIFE_* by number */
+const LIFE: readonly LifeState[] = ['DEAD', 'LIVE', 'TEARING_DOWN'];
 
 /** A mark the tier's event stands for (src/ops.ts MarkName), for the checkers. */
 export interface ShadowMark {
@@ -60,6 +64,15 @@ export class ShadowTier {
     // the C tier's gate is read by its events (records.ts); the shadow's says the tier is live
     this.st.gate.state = 'LIVE';
     this.st.uploaderTid = tid;
+  }
+
+  /** The gate as a gate event reports it after its action (EVENTS.md, "Gate events"). */
+  gateFrom(e: TierEvent): void {
+    const g = this.st.gate;
+    g.state = LIFE[e.life] ?? g.state;
+    g.live = e.live;
+    g.wantX = e.wantX;
+    g.x = e.x;
   }
 
   placeTrunk(index: number, dev: number, tensor: TensorHandle): void {
