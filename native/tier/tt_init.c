@@ -149,8 +149,10 @@ static int start(tt_tier *t, tt_init_result *out) {
     /* the trunk this init placed goes; one placed while DEAD stays, uncharged */
     tt_trunk_uncharge(t);
     if (out->trunk_base >= 0) tt_trunk_release_from(t, out->trunk_base);
+    /* the host arrays first, then the sync objects, as the reference undoes them */
+    int rc = rollback(t, STAGE_UPLOADER, 2, out, "cannot start the uploader thread");
     sync_destroy(t);
-    return rollback(t, STAGE_UPLOADER, 2, out, "cannot start the uploader thread");
+    return rc;
   }
   out->state = TT_INIT_ACTIVE;
   return TT_INIT_ACTIVE;

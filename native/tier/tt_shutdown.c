@@ -56,18 +56,21 @@ static void first_half(tt_tier *t) {
   if (TT_LOGGING(t)) tt_ev_out(t, TT_SRC_TIER, TT_EV_JOINED, -1, 0, 0);
 }
 
-/* The groups the decode thread left open: collected here, before any tensor is freed. */
-static void collect_open_groups(tt_tier *t) {
+/* Under mx: claims the groups the decode thread left open (collected outside, before
+ * any tensor is freed), in the same section as the release, as the protocol's one step. */
+static void claim_open_groups_locked(tt_tier *t, int *n) {
   tt_gen *g = &t->g;
-  int n[TT_MAX_DEVICES] = {0}, any = 0;
-  tt_lock(t);
+  int any = 0;
   for (int dev = 0; dev < g->devices; dev++) {
     n[dev] = g->ngroup[dev];
     g->ngroup[dev] = 0;
     any += n[dev] > 0;
   }
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_DRAINED, -1, -1, -1, any, 0);
-  tt_unlock(t);
+}
+
+static void collect_open_groups(tt_tier *t, const int *n) {
+  tt_gen *g = &t->g;
   for (int dev = 0; dev < g->devices; dev++)
     if (n[dev] > 0)
       tt_be_take(t, dev, n[dev], g->yblock + (size_t)dev * TT_GROUP_ROWS * (size_t)g->cfg.hidden);
@@ -77,8 +80,8 @@ static void collect_open_groups(tt_tier *t) {
 static void release_locked(tt_tier *t) {
   tt_gen *g = &t->g;
   size_t count = (size_t)g->cfg.layers * (size_t)g->cfg.experts;
+  /* no broadcast: the section is exclusive and the uploader joined, nobody waits */
   g->issue_open = 0;
-  tt_broadcast_take(t);
   for (size_t i = 0; i < count; i++) {
     tt_slot *s = &g->slots[i];
     if (s->resident || s->queued || s->planned)
@@ -105,11 +108,12 @@ static void free_all(tt_tier *t) {
   for (int k = 0; k < g->qn; k++)
     tt_be_unstage(t, g->ring[(g->qh + k) % g->cfg.ring_capacity].staging);
   g->qn = 0;
+  tt_be_host_free(t, TT_HOST_SLOTS, g->host_slots);
+  tt_be_host_free(t, TT_HOST_RING, g->host_ring);
+  /* the sync objects after the host arrays, as the reference orders the release */
   pthread_cond_destroy(&g->cv_take);
   pthread_cond_destroy(&g->cv);
   pthread_mutex_destroy(&g->mx);
-  tt_be_host_free(t, TT_HOST_SLOTS, g->host_slots);
-  tt_be_host_free(t, TT_HOST_RING, g->host_ring);
   g->host_slots = g->host_ring = NULL;
   g->slots = NULL;
   tt_be_shutdown(t);
@@ -119,10 +123,12 @@ void tt_teardown_second_half(tt_tier *t) {
   int life;
   /* the state is TEARING_DOWN and only this caller may leave it: this cannot refuse */
   if (!tt_gate_enter_x(t, TT_LIFE_TEARING_DOWN, &life)) return;
-  collect_open_groups(t);
+  int n[TT_MAX_DEVICES] = {0};
   tt_lock(t);
+  claim_open_groups_locked(t, n);
   release_locked(t);
   tt_unlock(t);
+  collect_open_groups(t, n);
   free_all(t);
   if (TT_LOGGING(t)) tt_ev_out(t, TT_SRC_TIER, TT_EV_TEARDOWN_DONE, -1, 0, 0);
   tt_gate_leave_x(t, TT_LIFE_DEAD, 1);

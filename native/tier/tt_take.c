@@ -94,8 +94,10 @@ int tt_take(tt_tier *t, float *y, int k, int hidden) {
     rc = take_admitted(t, y, k, hidden, &drained);
     tt_gate_leave(t, TT_GATE_EXPERT, drained ? TT_GROUPS_CLEAR : TT_GROUPS_KEEP);
   } else {
-    /* the teardown collects (or collected) this caller's groups, if it had any */
-    rc = !tt_gate_take_open_groups(t);
+    /* refused at the door: it does nothing and says so, a loss (PROTOCOL.md, "Lifecycle
+     * gate"); the teardown collects (or collected) this caller's groups, if it had any */
+    tt_gate_take_open_groups(t);
+    rc = 0;
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_TAKE, rc);
   return rc;

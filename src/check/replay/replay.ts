@@ -130,6 +130,8 @@ export class Replay {
       return;
     }
     if (r.op === 'join') this.op(r.tid, { op: { k: 'join', tid: r.arg }, result: undefined });
+    // the tier's mutex destroyed last of its three sync objects: they are gone
+    if (r.op === 'destroy' && role === 'mx') this.op(r.tid, { op: { k: 'syncDestroy' }, result: undefined });
     if ((r.op === 'signal' || r.op === 'broadcast') && (role === 'cv' || role === 'cv_take' || role === 'gcv'))
       this.op(r.tid, { op: { k: r.op, cv: role }, result: undefined });
     const s = this.threads.sync(r, role);
