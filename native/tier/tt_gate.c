@@ -125,6 +125,8 @@ int tt_gate_begin_teardown(tt_tier *t, int *dead_trunk) {
     while (g->teardowns == seen) pthread_cond_wait(&g->gcv, &g->gmx);
   } else {
     *dead_trunk = g->trunk_live > 0 || g->trunk_uploads > 0;
+    /* found DEAD: the reference's door is a step of the gate here too */
+    if (TT_LOGGING(t)) tt_ev_gate(t, TT_EV_GATE_REFUSE, TT_GATE_REFUSE_DEAD, 0);
   }
   pthread_mutex_unlock(&g->gmx);
   return mine;

@@ -123,7 +123,7 @@ struct tt_tier {
 enum { TT_GATE_EXPERT = 0, TT_GATE_TRUNK = 1, TT_GATE_TRUNK_UPLOAD = 2 };
 /* gate_refuse's value besides those kinds: an exclusive entry refused; a shutdown that
  * lost to a teardown under way (it waits for it to complete) */
-enum { TT_GATE_REFUSE_X = 3, TT_GATE_REFUSE_TEARDOWN = 4 };
+enum { TT_GATE_REFUSE_X = 3, TT_GATE_REFUSE_TEARDOWN = 4, TT_GATE_REFUSE_DEAD = 5 };
 int tt_gate_init(tt_tier *t);
 void tt_gate_destroy(tt_tier *t);
 /* 1 admitted (counted in live), 0 refused; *life gets the state seen. */
