@@ -127,7 +127,8 @@ int tt_fill_wait(tt_tier *t) {
     tt_unlock(t);
     tt_gate_leave(t, TT_GATE_EXPERT, TT_GROUPS_KEEP);
   } else {
-    rc = life == TT_LIFE_TEARING_DOWN ? TT_FILL_STOPPED : TT_FILL_OFF;
+    /* refused at the door: off, whatever the state (PROTOCOL.md, "Lifecycle gate") */
+    rc = TT_FILL_OFF;
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_FILL_WAIT, rc);
   return rc;

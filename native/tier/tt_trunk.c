@@ -150,10 +150,18 @@ int tt_dense_matmul(tt_tier *t, int id, const float *x, float *y) {
   if (TT_LOGGING(t)) tt_ev_call(t, TT_FN_DENSE_MATMUL, -1, -1, id);
   int life, rc = 0;
   if (tt_gate_enter(t, TT_GATE_TRUNK, &life)) {
-    pthread_mutex_lock(&t->trunk.tmx);
-    tt_trunk_entry e = id < t->trunk.n ? t->trunk.e[id] : (tt_trunk_entry){-1, NULL, 0, 0};
-    if (e.tensor != NULL && TT_LOGGING(t)) tt_ev_trunk(t, TT_EV_TRUNK_GEMV, id, e.dev, 0);
-    pthread_mutex_unlock(&t->trunk.tmx);
+    /* at LIVE the matrix is read in a section of mx, and none once stopping (PROTOCOL.md,
+     * "Dense residents"); mx before tmx, the order the teardown takes them in */
+    int live = life == TT_LIFE_LIVE;
+    if (live) tt_lock(t);
+    tt_trunk_entry e = {-1, NULL, 0, 0};
+    if (!live || !t->g.stop) {
+      pthread_mutex_lock(&t->trunk.tmx);
+      if (id < t->trunk.n) e = t->trunk.e[id];
+      if (e.tensor != NULL && TT_LOGGING(t)) tt_ev_trunk(t, TT_EV_TRUNK_GEMV, id, e.dev, 0);
+      pthread_mutex_unlock(&t->trunk.tmx);
+    }
+    if (live) tt_unlock(t);
     if (e.tensor != NULL) rc = tt_be_dense_gemv(t, e.dev, e.tensor, x, y) == 0;
     tt_gate_leave(t, TT_GATE_TRUNK, 0);
   }
