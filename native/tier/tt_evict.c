@@ -1,13 +1,12 @@
 /*
  * The eviction ring and the stats mark (PROTOCOL.md, "Eviction ring", "Stats mark").
  *
- * A swap's victim stops being routed to its device the moment its swap is enqueued; the
- * engine, which may have freed that expert's RAM copy at warmstart, must rebuild it for
- * the CPU path. tt_evicted_take reports each such eviction once, oldest first. The ring
- * holds TT_EVICT_CAP keys: an eviction past that is counted (ev_dropped), never
- * reported, and the engine rebuilds lazily. A swap refused (the victim resident again at
- * once) was never an eviction and is not recorded; an abandoned swap was reported when it
- * was enqueued (the engine may have rebuilt a copy it no longer needs: harmless).
+ * An eviction is a swap's victim whose tensors the uploader freed (PROTOCOL.md: recorded
+ * where the uploader takes them); the engine, which may have freed that expert's RAM
+ * copy at warmstart, must rebuild it for the CPU path. tt_evicted_take reports each such
+ * eviction once, oldest first. The ring holds TT_EVICT_CAP keys: an eviction past that is
+ * counted (ev_dropped), never reported, and the engine rebuilds lazily. A swap refused
+ * (the victim resident again at once) or abandoned (the victim kept) evicts nothing.
  */
 #include "tt_state.h"
 

@@ -39,8 +39,6 @@ static void round_locked(tt_tier *t, int dev) {
   if (!tt_enqueue_locked(t, hl, he, hot->ram, cl, ce, 0)) {
     cold->resident = 1;
     if (TT_LOGGING(t)) tt_ev_swap(t, TT_EV_SWAP_UNDONE, hl, he, cl, ce, 0);
-  } else {
-    tt_evicted_push_locked(t, cl, ce);
   }
 }
 

@@ -51,8 +51,6 @@ static int promote_streaming_locked(tt_tier *t, int layer, int eid, void *ram) {
   if (!ok) {
     cold->resident = 1;
     if (TT_LOGGING(t)) tt_ev_swap(t, TT_EV_SWAP_UNDONE, layer, eid, cl, ce, 1);
-  } else {
-    tt_evicted_push_locked(t, cl, ce);
   }
   return ok;
 }

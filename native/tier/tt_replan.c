@@ -35,7 +35,6 @@ static int start_pair_locked(tt_tier *t, const tt_pair *p) {
   if (g->qn == g->cfg.ring_capacity) return 0;
   v->resident = 0;
   if (tt_enqueue_locked(t, p->layer, p->eid, n->ram, p->vlayer, p->veid, 0)) {
-    tt_evicted_push_locked(t, p->vlayer, p->veid);
     if (TT_LOGGING(t)) tt_ev_swap(t, TT_EV_REPLAN_PAIR, p->layer, p->eid, p->vlayer, p->veid, 1);
     return 1;
   }

@@ -61,6 +61,9 @@ static void finish_locked(tt_tier *t, const tt_entry *e, int ok, void *const h[3
   tt_gen *g = &t->g;
   tt_slot *s = tt_slot_at(g, e->layer, e->eid);
   int dev = tt_home(g, e->eid);
+  /* the victim's tensors were freed whether or not the upload then succeeded: an eviction
+   * (an abandoned swap never gets here, and evicts nothing) */
+  if (e->vlayer >= 0) tt_evicted_push_locked(t, e->vlayer, e->veid);
   if (ok) {
     for (int p = 0; p < 3; p++) s->tensors[p] = h[p];
     s->resident = 1;

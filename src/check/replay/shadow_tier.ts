@@ -138,6 +138,9 @@ export class ShadowTier {
         return null;
       case 'dequeue':
         return this.dequeued(e);
+      case 'evicted_taken':
+        this.st.evicted.splice(0, e.value);
+        return null;
       case 'tick':
         if ((e.value2 & 1) !== 0) for (const row of this.st.slots) for (const s of row) s.heat = s.heat >>> 1;
         return null;
@@ -166,6 +169,14 @@ export class ShadowTier {
     return { what: 'swap-enqueued', detail: `L${e.layer}E${e.eid}<-L${victim.layer}E${victim.eid}` };
   }
 
+  /** A swap's upload finished (its victim's tensors freed): an eviction, kept while the ring has room. */
+  private evicted(e: TierEvent): void {
+    const st = this.st;
+    if (e.vlayer < 0) return;
+    if (st.evicted.length < st.cfg.evictCapacity) st.evicted.push({ layer: e.vlayer, eid: e.veid });
+    else st.evictedDropped++;
+  }
+
   private dequeued(e: TierEvent): null {
     const st = this.st;
     const head = st.ring[st.qh] ?? null;
@@ -186,11 +197,13 @@ export class ShadowTier {
         c.swapsAbandoned++;
         return { what: 'swap-abandoned', detail: `L${e.layer}E${e.eid}` };
       case 'upload_done':
+        this.evicted(e);
         slotOf(st, e.layer, e.eid).tensors = this.parts.get(key(e.layer, e.eid)) ?? [];
         c.uploads++;
         if (e.vlayer >= 0) c.swaps++;
         return null;
       case 'upload_failed':
+        this.evicted(e);
         c.uploadFailures++;
         return { what: 'upload-failed', detail: `L${e.layer}E${e.eid}` };
       case 'routed':
