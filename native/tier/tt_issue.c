@@ -82,8 +82,15 @@ static void publish_locked(tt_tier *t, const build *b) {
     memcpy(&g->groups[dev * TT_GROUP_ROWS], b->rows[dev], (size_t)b->n[dev] * sizeof(tt_row));
   }
   g->groups_busy = 0;
+  /* no wakeup: the teardown waits for this caller at the gate (gcv), not on cv_take */
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_GROUPS_PUBLISHED, -1, -1, -1, 0, 0);
-  if (g->stop) tt_broadcast_take(t);
+}
+
+/* Whether some group was issued (a device whose issue failed has none left). */
+static int issued_any(const tt_tier *t, const build *b) {
+  for (int dev = 0; dev < t->g.devices; dev++)
+    if (b->n[dev] > 0) return 1;
+  return 0;
 }
 
 static int route_ok(const tt_gen *g, int layer, const int *eids, int k) {
@@ -112,7 +119,10 @@ int tt_issue(tt_tier *t, int layer, const int *eids, int k, const float *x, uint
       int busy = build_locked(t, layer, eids, k, mask, &b);
       tt_unlock(t);
       issue_unlocked(t, x, mask, &b);
-      if (busy) {
+      /* published only when some group was issued (PROTOCOL.md, "issue"): none issued,
+       * nothing is open and mx is not taken again (groups_busy, a log flag since the
+       * gate, is cleared by the next publish or take) */
+      if (busy && issued_any(t, &b)) {
         tt_lock(t);
         publish_locked(t, &b);
         tt_unlock(t);
