@@ -104,9 +104,10 @@ static void stage_done(tt_tier *t, int stage, int ok) {
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_INIT_STAGE, -1, -1, -1, stage, ok);
 }
 
-/* Undoes the host arrays of a failed init (slot table first, as the TypeScript tier). */
+/* Undoes the host arrays of a failed init (slot table first, as the TypeScript tier);
+ * stage 0: the failure was reported already. */
 static int rollback(tt_tier *t, int stage, int arrays, tt_init_result *out, const char *reason) {
-  stage_done(t, stage, 0);
+  if (stage > 0) stage_done(t, stage, 0);
   if (arrays >= 1) tt_be_host_free(t, TT_HOST_SLOTS, t->g.host_slots);
   if (arrays >= 2) tt_be_host_free(t, TT_HOST_RING, t->g.host_ring);
   t->g.host_slots = t->g.host_ring = NULL;
@@ -146,11 +147,14 @@ static int start(tt_tier *t, tt_init_result *out) {
   if (tt_be_env_fault(t, TT_ENV_THREAD_START) ||
       pthread_create(&g->uploader, NULL, tt_uploader_main, t) != 0) {
     t->in_x = 1; /* no uploader: tt_gen is this section's alone again */
+    /* the tables are off from here (the reference's section of them ends at the failed
+     * start); what they held is freed after */
+    stage_done(t, STAGE_UPLOADER, 0);
     /* the trunk this init placed goes; one placed while DEAD stays, uncharged */
     tt_trunk_uncharge(t);
     if (out->trunk_base >= 0) tt_trunk_release_from(t, out->trunk_base);
     /* the host arrays first, then the sync objects, as the reference undoes them */
-    int rc = rollback(t, STAGE_UPLOADER, 2, out, "cannot start the uploader thread");
+    int rc = rollback(t, 0, 2, out, "cannot start the uploader thread");
     sync_destroy(t);
     return rc;
   }

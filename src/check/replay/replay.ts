@@ -47,6 +47,9 @@ export type CheckerFactory = (
   callOf: (tid: number) => number,
 ) => Checker[];
 
+/** init's last stage (EVENTS.md, init_stage): the uploader thread */
+const INIT_STAGE_UPLOADER = 7;
+
 export class Replay {
   readonly plan: ReplayPlan;
   readonly world: ShadowWorld;
@@ -223,6 +226,8 @@ export class Replay {
     if (e.src !== 'tier' || this.shadow === null) return;
     const mark = this.shadow.apply(e, e.tid);
     this.tierOp(e, i);
+    // init could not start its uploader: its tables are off (initTables)
+    if (e.ev === 'init_stage' && e.value === INIT_STAGE_UPLOADER && e.value2 === 0) this.initTables(e.tid);
     if (mark !== null) {
       const th = this.th(e.tid);
       for (const c of this.checkers) c.onMark?.(this.threads, th, { k: 'mark', what: mark.what, detail: mark.detail });
@@ -285,16 +290,8 @@ export class Replay {
         return w.gemv(e);
       case 'be_shutdown':
         return w.shutdown();
-      case 'be_call': {
-        const d = this.call(e);
-        // a thread start that failed ends init's section of the tables (initTables)
-        if (d !== null && d.op.k === 'spawn') {
-          this.op(e.tid, d);
-          this.initTables(e.tid);
-          return null;
-        }
-        return d;
-      }
+      case 'be_call':
+        return this.call(e);
       default:
         return null;
     }
