@@ -5,8 +5,8 @@
  * First half (this caller moved the gate LIVE -> TEARING_DOWN; it holds no gate slot):
  * encode the heats, set `stop`, wake the uploader on cv and every caller parked on
  * cv_take (a swap parked on `issue_open` then abandons: without that broadcast the join
- * waits for a group only the joiner could close, #1340), wait until no woken caller is
- * still inside a waiting call, write the heat file, join the uploader.
+ * waits for a group only the joiner could close, #1340), write the heat file, join the
+ * uploader (the woken callers leave through the gate, where the second half waits).
  * Second half (exclusive: every admitted caller has left, none is admitted): collect the
  * groups still open (the decode thread's take then reports them lost), free every
  * resident tensor, the trunk, every staging copy left in the ring, destroy mx, cv and
@@ -45,7 +45,8 @@ static void first_half(tt_tier *t) {
   if (TT_LOGGING(t)) tt_ev(t, TT_EV_STOP, -1, -1, -1, heat != NULL, 0);
   tt_signal_cv(t);
   tt_broadcast_take(t);
-  while (g->waiters > 0) tt_wait_take(t);
+  /* no wait for the woken callers here: each holds a gate slot, and the second half's
+   * exclusive entry waits for the last one out (PROTOCOL.md, "Lifecycle gate") */
   tt_unlock(t);
   if (heat != NULL) {
     int rc = tt_heat_save(t, heat, n);

@@ -156,6 +156,8 @@ export class ShadowTier {
     st.gate.state = 'DEAD';
     st.slots = [];
     st.dense = st.dense.map(() => null);
+    // a failed init holds nothing: its trunk's charges go with the tables (tt_trunk_uncharge)
+    st.used = st.used.map(() => 0);
     return null;
   }
 
