@@ -108,6 +108,7 @@ typedef struct tt_config {
   const tt_trunk_offer *trunk; /* offers placed by init, before the experts */
   int ntrunk;
   int sync_uploads; /* issue first waits until nothing is in flight (tests, diagnostics) */
+  int evict_capacity; /* evictions kept for tt_evicted_take (0 or over 1024: 1024) */
 } tt_config;
 
 /* The engine's defaults: ring 48, periods 16 and 1024, 1 GiB reserve, automatic budgets. */

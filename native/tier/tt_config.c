@@ -23,6 +23,7 @@ void tt_config_defaults(tt_config *cfg) {
   cfg->decay_period = 1024;
   cfg->reserve_bytes = 1ull << 30;
   cfg->want_swaps = 1;
+  cfg->evict_capacity = 256; /* the TypeScript tier's default */
   for (int d = 0; d < TT_MAX_DEVICES; d++) cfg->budget_bytes[d] = TT_BUDGET_AUTO;
 }
 

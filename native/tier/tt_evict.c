@@ -4,15 +4,19 @@
  * An eviction is a swap's victim whose tensors the uploader freed (PROTOCOL.md: recorded
  * where the uploader takes them); the engine, which may have freed that expert's RAM
  * copy at warmstart, must rebuild it for the CPU path. tt_evicted_take reports each such
- * eviction once, oldest first. The ring holds TT_EVICT_CAP keys: an eviction past that is
- * counted (ev_dropped), never reported, and the engine rebuilds lazily. A swap refused
+ * eviction once, oldest first. The ring holds the configured evict_capacity keys (at most
+ * TT_EVICT_CAP): an eviction past that is counted (ev_dropped), never reported, and the
+ * engine rebuilds lazily. A swap refused
  * (the victim resident again at once) or abandoned (the victim kept) evicts nothing.
  */
 #include "tt_state.h"
 
 void tt_evicted_push_locked(tt_tier *t, int layer, int eid) {
   tt_gen *g = &t->g;
-  if (g->ev_n == TT_EVICT_CAP) {
+  int cap = g->cfg.evict_capacity > 0 && g->cfg.evict_capacity < TT_EVICT_CAP
+      ? g->cfg.evict_capacity
+      : TT_EVICT_CAP;
+  if (g->ev_n >= cap) {
     g->ev_dropped++;
     return;
   }

@@ -4,18 +4,16 @@
  *
  * note never blocks: heat++, remember the RAM weights, try a plain enqueue. note_block
  * waits on cv_take while the ring is full and not stopping, counted in `waiters` (the
- * log's; the teardown waits for woken callers at the gate, where each holds a slot). In streaming mode the engine's RAM
- * slot is recycled right after the call, so the tier copies during the call and keeps no
- * pointer: promotion happens here and now (room on the home device, or a budget-neutral
- * swap against the coldest resident when the admission rule agrees).
+ * log's; the teardown waits for woken callers at the gate, where each holds a slot). In streaming
+ * mode the engine's RAM slot is recycled right after the call, so the tier copies during the call
+ * and keeps no pointer: promotion happens here and now (room on the home device, or a
+ * budget-neutral swap against the coldest resident when the admission rule agrees).
  */
 #include "tt_state.h"
 
 /* The last thing a waiting call does before it unlocks. No wakeup: the teardown waits
  * for it at the gate (its gate slot), not on cv_take; `waiters` is kept for the log. */
-void tt_leave_wait_locked(tt_tier *t) {
-  t->g.waiters--;
-}
+void tt_leave_wait_locked(tt_tier *t) { t->g.waiters--; }
 
 /* The coldest resident not queued on dev, first in layer-major order among equals. */
 static tt_slot *coldest(tt_gen *g, int dev, int *cl, int *ce) {

@@ -69,6 +69,8 @@ enum {
   TH_CFG_SHUTDOWN_LAYER,
   TH_CFG_SHUTDOWN_OPEN, /* decode: while the group is open */
   TH_CFG_HEAT_FILE, /* 1: the tier reads and writes the heat file (the bytes are given apart) */
+  TH_CFG_SYNC_UPLOADS, /* 1: issue first waits until nothing is in flight */
+  TH_CFG_EVICT_CAPACITY, /* evictions the tier keeps for evicted_take */
   TH_CFG_BUDGET_BYTES, /* TT_MAX_DEVICES words; -1: automatic */
   TH_CFG_CAPACITY_BYTES = TH_CFG_BUDGET_BYTES + TT_MAX_DEVICES, /* TT_MAX_DEVICES words */
   TH_CFG_FIXED = TH_CFG_CAPACITY_BYTES + TT_MAX_DEVICES

@@ -75,6 +75,8 @@ static void fixed(reader *r, th_scenario *s) {
   s->shutdown_layer = (int)take(r, "shutdown layer", 0, 64);
   s->shutdown_open = (int)take(r, "shutdown group open", 0, 1);
   s->heat_file = (int)take(r, "heat file", 0, 1);
+  s->sync_uploads = (int)take(r, "sync uploads", 0, 1);
+  s->evict_capacity = (int)take(r, "evict capacity", 0, 1 << 20);
   for (int d = 0; d < TT_MAX_DEVICES; d++) s->budget[d] = take(r, "budget bytes", -1, BIG);
   for (int d = 0; d < TT_MAX_DEVICES; d++) s->capacity[d] = take(r, "capacity bytes", 0, BIG);
 }
@@ -179,4 +181,6 @@ void th_tier_config(const th_scenario *sc, const char *heat_path, tt_config *cfg
   cfg->start_tick = sc->start_tick;
   cfg->trunk = sc->ntrunk > 0 ? sc->trunk : NULL;
   cfg->ntrunk = sc->ntrunk;
+  cfg->sync_uploads = sc->sync_uploads;
+  cfg->evict_capacity = sc->evict_capacity;
 }

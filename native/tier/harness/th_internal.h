@@ -32,6 +32,7 @@ typedef struct th_scenario {
   int warmstart, loaders, tokens, refill_after, runs, init_twice, dense_while_open, careless;
   int shutdown_phase, shutdown_own, shutdown_token, shutdown_layer, shutdown_open;
   int heat_file;
+  int sync_uploads, evict_capacity;
   int64_t budget[TT_MAX_DEVICES], capacity[TT_MAX_DEVICES];
   int ntrunk;
   tt_trunk_offer trunk[TH_MAX_TRUNK];
