@@ -14,8 +14,8 @@ export const mutant: Mutant = {
   patches: [
     {
       file: 'native/tier/tt_shutdown.c',
-      find: '  tt_signal_cv(t);\n  tt_broadcast_take(t);\n  while (g->waiters > 0) tt_wait_take(t);\n',
-      replace: '  tt_signal_cv(t);\n  while (g->waiters > 0) tt_wait_take(t);\n',
+      find: '  tt_signal_cv(t);\n  tt_broadcast_take(t);\n',
+      replace: '  tt_signal_cv(t);\n',
     },
   ],
 };
