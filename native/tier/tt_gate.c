@@ -132,14 +132,6 @@ int tt_gate_begin_teardown(tt_tier *t, int *dead_trunk) {
   return mine;
 }
 
-int tt_gate_take_open_groups(tt_tier *t) {
-  pthread_mutex_lock(&t->gate.gmx);
-  int open = t->gate.open_groups;
-  t->gate.open_groups = 0;
-  pthread_mutex_unlock(&t->gate.gmx);
-  return open;
-}
-
 void tt_gate_reset_groups(tt_tier *t) {
   pthread_mutex_lock(&t->gate.gmx);
   t->gate.open_groups = 0;

@@ -140,8 +140,6 @@ void tt_gate_leave_x(tt_tier *t, int to, int teardown_done);
  * nothing was live (it has waited for a concurrent teardown to complete); *dead_trunk is
  * set when the tier was DEAD with a trunk to free. */
 int tt_gate_begin_teardown(tt_tier *t, int *dead_trunk);
-/* A take refused by the gate: read and clear open_groups (a teardown collects them). */
-int tt_gate_take_open_groups(tt_tier *t);
 void tt_gate_reset_groups(tt_tier *t); /* init: a new generation has no groups */
 void tt_gate_trunk_count(tt_tier *t, int delta);
 

@@ -96,7 +96,6 @@ int tt_take(tt_tier *t, float *y, int k, int hidden) {
   } else {
     /* refused at the door: it does nothing and says so, a loss (PROTOCOL.md, "Lifecycle
      * gate"); the teardown collects (or collected) this caller's groups, if it had any */
-    tt_gate_take_open_groups(t);
     rc = 0;
   }
   if (TT_LOGGING(t)) tt_ev_ret(t, TT_FN_TAKE, rc);

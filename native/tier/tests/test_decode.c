@@ -145,7 +145,7 @@ static void swap_waits_for_the_group(void) {
 
 /* The same swap, but the engine shuts down mid-token with its group open: the parked
  * swap abandons (the victim keeps its tensors until the teardown frees them, after it
- * collected the group), and the decode thread's take reports its group lost. */
+ * collected the group), and the decode thread's take, refused at the gate, reports a loss. */
 static void abandon_at_shutdown_with_group_open(void) {
   swap_world s;
   if (swap_with_victim_in_group(&s) != 0) {
@@ -155,7 +155,7 @@ static void abandon_at_shutdown_with_group_open(void) {
   CHECK(tt_resident_count(s.w.tier) == 3); /* an entry point between issue and take */
   CHECK(tt_shutdown(s.w.tier) == TT_SHUTDOWN_DONE);
   CHECK(tt_take(s.w.tier, s.y, 2, H) == 0);
-  CHECK(tt_take(s.w.tier, s.y, 2, H) == 1); /* reported once */
+  CHECK(tt_take(s.w.tier, s.y, 2, H) == 0); /* refused at the door: a loss, every time */
   fb_ledger l;
   fb_ledger_get(s.w.fake, &l);
   CHECK(l.uploads == 12 && l.free_in_group == 0 && l.violations == 0);
