@@ -5,7 +5,7 @@
  *    outcome come with every replay;
  *  - level 2 (the tier's event log): the standard checkers every simulated and real run
  *    gets (src/engine/assemble.ts), the boundary checks, and last the refinement against
- *    the reference, adapted to the C tier's lifecycle gate (gated_lockstep.ts).
+ *    the reference, the gate's gmx and gcv included (the replay passes them through).
  * The same property ids, for the same defects, as a simulated run of the same scenario.
  */
 import { driverDecisions, standardCheckers } from '../../src/engine/assemble.js';

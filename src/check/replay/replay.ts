@@ -39,7 +39,7 @@ export interface ReplayInput {
 }
 
 /** Builds the checkers of a replay (the shadow state is null at level 1); callOf names the
- *  call record a thread is in now (the lockstep's gate adapter reads the plan by it). */
+ *  call record a thread is in now. */
 export type CheckerFactory = (
   shadow: ShadowTier | null,
   world: ShadowWorld,
@@ -59,8 +59,6 @@ export class Replay {
   private readonly checkers: Checker[];
   /** per device: the input row the last write_input started at (issueGroup's offset) */
   private readonly rowOffset = new Map<number, number>();
-  /** returns already given where the plan places them (by the ret record's index) */
-  private readonly returned = new Set<number>();
   private readonly openCall = new Map<number, number>();
   /** per thread: its last call's record index */
   private readonly lastCall = new Map<number, number>();
@@ -90,12 +88,6 @@ export class Replay {
     while (this.at < recs.length) {
       const r = recs[this.at];
       if (r !== undefined) this.feed(r, this.at);
-      const ret = this.plan.returnsAfter.get(this.at);
-      const rec = ret === undefined ? undefined : recs[ret];
-      if (ret !== undefined && rec !== undefined && rec.c === 'engine') {
-        this.returned.add(ret);
-        this.emitEngine(rec, ret);
-      }
       this.at++;
     }
   }
@@ -107,7 +99,7 @@ export class Replay {
 
   private feed(r: Rec, i: number): void {
     if (r.c === 'sched') this.sched(r, i);
-    else if (r.c === 'engine') this.engineRecord(r, i);
+    else if (r.c === 'engine') this.emitEngine(r, i);
     else if (r.c === 'event') this.event(r, i);
   }
 
@@ -178,10 +170,6 @@ export class Replay {
    */
   private initTables(tid: number): void {
     this.quiescent(this.th(tid), null);
-  }
-
-  private engineRecord(r: EngineEvent, i: number): void {
-    if (!this.returned.has(i)) this.emitEngine(r, i);
   }
 
   private emitEngine(r: EngineEvent, i: number): void {
