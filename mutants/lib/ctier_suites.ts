@@ -25,8 +25,11 @@ export const CTIER_SUITE: Readonly<Record<string, Suite>> = {
   'streaming-pointer-retained': 'streaming',
   'swaps-turned-off': 'shutdown',
   'swaps-without-reclaim': 'shutdown',
+  'sync-waits-on-queue': 'replan',
   'take-failure-drops-experts': 'streaming',
+  'trunk-not-gated': 'general',
   'trunk-worst-value-first': 'general',
+  'unlocked-on-check': 'gate',
   'victim-freed-while-group-open': 'shutdown',
   'warmstart-frees-live-copy': 'shutdown',
 };
