@@ -231,7 +231,8 @@ int tt_init(tt_tier *t, const tt_config *cfg, tt_init_result *out) {
     tt_set_error("tt_init: %s", bad);
     snprintf(out->reason, sizeof out->reason, "%s", bad);
   } else if (!tt_gate_enter_x(t, TT_LIFE_DEAD, &life)) {
-    state = out->state = life == TT_LIFE_DEAD ? TT_INIT_BUSY : TT_INIT_ALREADY;
+    /* LIVE: already; during a teardown or another init: busy (the reference's init) */
+    state = out->state = life == TT_LIFE_LIVE ? TT_INIT_ALREADY : TT_INIT_BUSY;
     snprintf(out->reason, sizeof out->reason, "%s",
              state == TT_INIT_BUSY ? "another init or teardown holds the gate" : "already live");
   } else {

@@ -28,6 +28,37 @@ static void *shutdown_main(void *arg) {
   return NULL;
 }
 
+static void *init_racer_main(void *arg) {
+  th_engine *e = arg;
+  tl_sched_name_thread("init-racer");
+  th_call_init(e);
+  return NULL;
+}
+
+static void *shutdown2_main(void *arg) {
+  th_engine *e = arg;
+  tl_sched_name_thread("shutdown2");
+  th_call_simple(e, TT_FN_SHUTDOWN);
+  return NULL;
+}
+
+/* The exit path (src/engine/driver.ts, exitPath): on the last run an init may race the
+ * shutdown from a thread of its own (whose generation, if it won, is shut down once
+ * more), and a second shutdown may run beside it. */
+static void exit_path(th_engine *e) {
+  const th_scenario *s = e->sc;
+  int last = e->run == s->runs - 1;
+  pthread_t racer, second;
+  int has_racer = last && s->init_racer && pthread_create(&racer, NULL, init_racer_main, e) == 0;
+  int has_second =
+      last && s->second_shutdown && pthread_create(&second, NULL, shutdown2_main, e) == 0;
+  th_call_simple(e, TT_FN_SHUTDOWN);
+  if (e->has_shutdown_thread) pthread_join(e->shutdown_thread, NULL);
+  if (has_racer) pthread_join(racer, NULL);
+  if (has_second) pthread_join(second, NULL);
+  if (last && s->init_racer) th_call_simple(e, TT_FN_SHUTDOWN);
+}
+
 /* only: -1 any thread, 0 the caller only, 1 a thread of its own only */
 static void maybe_shutdown(th_engine *e, int phase, int at, int layer, int open, int only) {
   const th_scenario *s = e->sc;
@@ -235,8 +266,7 @@ static void one_run(th_engine *e, int first_token) {
     if (at == s->refill_after) th_call_simple(e, TT_FN_FILL_WAIT);
   }
   /* the exit path shuts down too, while a shutdown thread of its own may still be at it */
-  th_call_simple(e, TT_FN_SHUTDOWN);
-  if (e->has_shutdown_thread) pthread_join(e->shutdown_thread, NULL);
+  exit_path(e);
 }
 
 void *th_engine_main(void *arg) {

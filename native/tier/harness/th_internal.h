@@ -33,6 +33,7 @@ typedef struct th_scenario {
   int shutdown_phase, shutdown_own, shutdown_token, shutdown_layer, shutdown_open;
   int heat_file;
   int sync_uploads, evict_capacity;
+  int init_racer, second_shutdown;
   int64_t budget[TT_MAX_DEVICES], capacity[TT_MAX_DEVICES];
   int ntrunk;
   tt_trunk_offer trunk[TH_MAX_TRUNK];

@@ -25,7 +25,7 @@ interface RouteNow {
 }
 
 const LENT: RamRef = { __opaque: 'ram' } as unknown as RamRef;
-const INIT_STATES: readonly InitResult['state'][] = ['active', 'off', 'already', 'already'];
+const INIT_STATES: readonly InitResult['state'][] = ['active', 'off', 'already', 'busy'];
 const FILL: readonly ('done' | 'stopped' | 'off')[] = ['done', 'stopped', 'off'];
 
 function bits(lo: number, hi: number, n: number): boolean[] {
