@@ -20,6 +20,7 @@ export const CTIER_SUITE: Readonly<Record<string, Suite>> = {
   'note-planned-twice-refunds': 'lifecycle',
   'null-weights-offered': 'full-groups',
   'planned-null-keeps-reservation': 'wide',
+  'reinit-in-teardown-window': 'gate',
   'shutdown-leaks-tensors': 'fill-once',
   'shutdown-no-wake': 'shutdown',
   'streaming-pointer-retained': 'streaming',
