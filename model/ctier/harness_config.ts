@@ -62,7 +62,7 @@ export function harnessScenario(s: Scenario): HarnessScenario {
   w.push(WARMSTART[plan.warmstart], plan.loaders, plan.tokens, plan.refillAfterToken, plan.runs);
   w.push(plan.initTwice ? 1 : 0, plan.denseWhileGroupOpen ? 1 : 0, careless(plan.careless));
   w.push(...shutdownWords(plan.shutdownAt), cfg.heatFile ? 1 : 0, cfg.syncUploads ? 1 : 0, cfg.evictCapacity);
-  w.push(plan.initRacer ? 1 : 0, plan.secondShutdown ? 1 : 0);
+  w.push(plan.initRacer ? 1 : 0, plan.secondShutdown ? 1 : 0, plan.evictedPoll);
   for (let d = 0; d < MAX_DEVICES; d++) {
     const b = cfg.budgetBytes[d];
     w.push(b === undefined || b === 'auto' ? -1 : b);

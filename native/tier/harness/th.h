@@ -73,6 +73,7 @@ enum {
   TH_CFG_EVICT_CAPACITY, /* evictions the tier keeps for evicted_take */
   TH_CFG_INIT_RACER, /* 1: the last run's exit path races an init from a thread of its own */
   TH_CFG_SECOND_SHUTDOWN, /* 1: and a second shutdown beside it */
+  TH_CFG_EVICTED_POLL, /* evicted_take for up to this many keys after every token (0: never) */
   TH_CFG_BUDGET_BYTES, /* TT_MAX_DEVICES words; -1: automatic */
   TH_CFG_CAPACITY_BYTES = TH_CFG_BUDGET_BYTES + TT_MAX_DEVICES, /* TT_MAX_DEVICES words */
   TH_CFG_FIXED = TH_CFG_CAPACITY_BYTES + TT_MAX_DEVICES

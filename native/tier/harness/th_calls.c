@@ -52,6 +52,17 @@ int th_call_plan_fill(th_engine *e, tt_key *out, int cap) {
   return n;
 }
 
+int th_call_evicted_take(th_engine *e, int max) {
+  tt_key out[TH_MAX_EVICTED_POLL];
+  if (max > TH_MAX_EVICTED_POLL) max = TH_MAX_EVICTED_POLL;
+  call(e, TT_FN_EVICTED_TAKE, -1, -1, max);
+  int n = tt_evicted_take(e->tier, out, max);
+  ret(e, TT_FN_EVICTED_TAKE, n);
+  for (int i = 0; i < n; i++)
+    th_log_engine(e->log, TH_EV_RET_KEY, out[i].layer, out[i].eid, 0, 0, 0, 0, 0);
+  return n;
+}
+
 int th_call_simple(th_engine *e, int fn) {
   call(e, fn, -1, -1, 0);
   int rc = fn == TT_FN_FILL_WAIT ? tt_fill_wait(e->tier)

@@ -79,6 +79,7 @@ static void fixed(reader *r, th_scenario *s) {
   s->evict_capacity = (int)take(r, "evict capacity", 0, 1 << 20);
   s->init_racer = (int)take(r, "init racer", 0, 1);
   s->second_shutdown = (int)take(r, "second shutdown", 0, 1);
+  s->evicted_poll = (int)take(r, "evicted poll", 0, TH_MAX_EVICTED_POLL);
   for (int d = 0; d < TT_MAX_DEVICES; d++) s->budget[d] = take(r, "budget bytes", -1, BIG);
   for (int d = 0; d < TT_MAX_DEVICES; d++) s->capacity[d] = take(r, "capacity bytes", 0, BIG);
 }

@@ -264,6 +264,7 @@ static void one_run(th_engine *e, int first_token) {
     for (int layer = 0; layer < s->layers; layer++) decode_layer(e, at, layer, first_token + at);
     th_log_engine(e->log, TH_EV_FINISH_TOKEN, first_token + at, 0, 0, 0, 0, 0, 0);
     if (at == s->refill_after) th_call_simple(e, TT_FN_FILL_WAIT);
+    if (s->evicted_poll > 0) th_call_evicted_take(e, s->evicted_poll);
   }
   /* the exit path shuts down too, while a shutdown thread of its own may still be at it */
   exit_path(e);

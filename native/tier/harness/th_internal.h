@@ -17,6 +17,7 @@
 
 #define TH_MAX_TRUNK 64
 #define TH_MAX_TOPK 64
+#define TH_MAX_EVICTED_POLL 64 /* keys one evicted_take of the driver asks for, at most */
 #define TH_MAX_LOADERS 8
 
 typedef struct th_route {
@@ -33,7 +34,7 @@ typedef struct th_scenario {
   int shutdown_phase, shutdown_own, shutdown_token, shutdown_layer, shutdown_open;
   int heat_file;
   int sync_uploads, evict_capacity;
-  int init_racer, second_shutdown;
+  int init_racer, second_shutdown, evicted_poll;
   int64_t budget[TT_MAX_DEVICES], capacity[TT_MAX_DEVICES];
   int ntrunk;
   tt_trunk_offer trunk[TH_MAX_TRUNK];

@@ -117,6 +117,8 @@ export class EngineReader {
         return { fn, layer: this.input(tid).layer };
       case 'dense_matmul':
         return { fn, index: value };
+      case 'evicted_take':
+        return { fn, max: value };
       case 'init':
       case 'plan_fill':
       case 'fill_wait':
@@ -160,6 +162,7 @@ export class EngineReader {
       case 'dense_matmul':
         return { fn, value: v === 1 };
       case 'plan_fill':
+      case 'evicted_take':
         return { fn, value: this.keysAfter(at, tid) };
       case 'fill_wait':
         return { fn, value: FILL[v] ?? 'off' };
