@@ -11,6 +11,8 @@ export const CTIER_SUITE: Readonly<Record<string, Suite>> = {
   'budget-by-payload': 'general',
   'driver-already-as-fresh-start': 'lifecycle',
   'enqueue-after-stop': 'shutdown',
+  'evicted-dropped-below-bound': 'replan',
+  'evicted-twice': 'replan',
   'failed-upload-no-decrement': 'wide',
   'fill-wait-queue-empty': 'full-groups',
   'fill-wait-with-group-open': 'general',
