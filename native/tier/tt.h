@@ -6,13 +6,13 @@
  * of upload entries, an in-flight counter), over a backend given as a parameter
  * (tt_backend.h). The protocol is PROTOCOL.md's, as tierlab's reference has it
  * (src/protocol_ref/) and its TypeScript tier implements it (src/tier/); this tier makes the same
- * decisions, in the same order, with the same arithmetic (README.md says where it adds
- * the lifecycle gate the TypeScript tier does not have yet).
+ * decisions, in the same order, with the same arithmetic, the lifecycle gate included
+ * (README.md says what it does not yet express).
  * Invariants:
  *   - every entry point enters and leaves through the lifecycle gate (DEAD -> LIVE ->
  *     TEARING_DOWN -> DEAD), a small lock of its own that outlives the tier's state;
  *     an entry point refused by the gate changes nothing and returns the "off" answer
- *     (or the "stopping" answer during a teardown);
+ *     (take: a loss; init: ALREADY when live, BUSY otherwise);
  *   - init and the second half of shutdown run alone (exclusive sections of the gate);
  *   - used[d] = exp_bytes x (experts resident, queued or planned on d) + trunk on d;
  *   - inflight = entries in the ring + entries the uploader holds;
@@ -158,8 +158,8 @@ TT_API tt_tier *tt_create(const tt_backend *be, tt_log *log);
 TT_API void tt_destroy(tt_tier *t);
 
 /* Starts the tier (exclusive; from DEAD). out gets ACTIVE, OFF (with the reason; the
- * engine runs on the CPU), ALREADY (live or tearing down: nothing changes) or BUSY
- * (another init or teardown holds the gate). Returns out->state, or TT_E_ARG. */
+ * engine runs on the CPU), ALREADY (live: nothing changes) or BUSY
+ * (a teardown or another init holds the gate). Returns out->state, or TT_E_ARG. */
 TT_API int tt_init(tt_tier *t, const tt_config *cfg, tt_init_result *out);
 /* Decode time: heat++, remember the RAM weights, try an upload (never blocks).
  * 1 enqueued, 0 not, TT_E_ARG. ram: the engine's RAM copy (NULL: none to offer). */
@@ -178,7 +178,7 @@ TT_API int tt_fill_wait(tt_tier *t);
 TT_API int tt_issue(tt_tier *t, int layer, const int *eids, int k, const float *x, uint8_t *mask);
 /* Collects the groups of the last issue: y[i*hidden..] gets route position i's output for
  * each position collected. 1 when nothing was lost, 0 when some group's outputs were lost
- * (a failed collection, or a shutdown collected it), TT_E_ARG. */
+ * (a failed collection, or a shutdown collected it) or the gate refused the call, TT_E_ARG. */
 TT_API int tt_take(tt_tier *t, float *y, int k, int hidden);
 TT_API int tt_is_resident(tt_tier *t, int layer, int eid); /* 1, 0, TT_E_ARG */
 TT_API int tt_resident_count(tt_tier *t);
