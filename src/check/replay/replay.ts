@@ -2,8 +2,9 @@
  * The event-to-reference replay: a C tier's run, read from its record stream, judged by
  * tierlab's own checkers as they judge a simulated run (the same callbacks at the same
  * moments, so the same property ids): every release of mx is a quiescent point, every
- * call and return at the tier's boundary a mark, every backend and engine action an op
- * with the world's answer.
+ * release of the gate's gmx that carried a gate event a step of the gate (gateRelease),
+ * every call and return at the tier's boundary a mark, every backend and engine action an
+ * op with the world's answer.
  *
  * Two levels. At level 1 the tier logged nothing: the boundary (calls and returns), the
  * backend's ledger and the scheduler's trace are the whole record, and the checkers are

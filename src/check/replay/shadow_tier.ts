@@ -7,8 +7,10 @@
  * What no event carries is implied by the event's kind, as the protocol defines it: the
  * ring (pushed at enqueue, popped at dequeue), the groups (routed, published, claimed),
  * the slots' tensors (the last three parts the backend uploaded for the expert), the
- * counters (an upload done or failed, a hit or a miss, a skip, an abandoned swap) and
- * the decay of every heat at a tick that says so.
+ * counters (an upload done or failed, a hit or a miss, a skip, an abandoned swap), the
+ * eviction ring (a swap's upload finished, evicted_take) and the decay of every heat at a
+ * tick that says so. The gate is the last gate event's, set at its release of gmx
+ * (gateFrom, called by the replay).
  *
  * Invariants: the shadow changes only at a tier event (never at a backend or engine
  * record), so it is the tier's state as the tier reported it; an event that contradicts
