@@ -40,6 +40,7 @@
  * --tier c [--level 1|2] [--fresh] runs the same suites on the C tier (native/tier/) under
  * tierlab's scheduler (apps/cli/ctier_properties.ts).
  */
+import { join } from 'node:path';
 import { describeScenario } from '../../model/scenario/scenario.js';
 import type { Suite } from '../../properties/arbitraries.js';
 import { saveCounterexample } from '../../properties/counterexample_file.js';

@@ -19,7 +19,7 @@ export function pctBound(threads: number, steps: number, depth: number): PctBoun
   if (!(threads >= 1) || !(steps >= 1) || !(depth >= 1)) {
     throw new RangeError(`PCT bound needs n >= 1, k >= 1, d >= 1 (got n=${threads} k=${steps} d=${depth})`);
   }
-  return { threads, steps, depth, perRun: 1 / (threads * Math.pow(steps, depth - 1)) };
+  return { threads, steps, depth, perRun: 1 / (threads * steps ** (depth - 1)) };
 }
 
 /** Runs needed for confidence c in (0, 1): ceil(ln(1 - c) / ln(1 - p)). */

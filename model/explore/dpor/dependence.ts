@@ -39,7 +39,7 @@ export const THREADS = 64;
 /** every object bit (an op this file does not know touches everything) */
 const ALL_OBJECTS = 0xff & ~MX;
 
-export const enum MxRole {
+export enum MxRole {
   None = 0,
   Acquire = 1,
   Hold = 2,
