@@ -88,10 +88,25 @@ function kills(level: 1 | 2, ids: readonly string[]): string[] {
 }
 
 describe('the C tier catalogue under the scheduler', () => {
-  it('covers every catalogue defect the C tier can express (all but shared-staging-buffers)', async () => {
+  it('covers every catalogue defect the C tier can express, and names the rest', async () => {
     const ts = await loadCatalogue();
     const c = new Set(entries.map((e) => e.mutant.id));
-    expect(ts.map((e) => e.mutant.id).filter((id) => !c.has(id))).toEqual(['shared-staging-buffers']);
+    // shared-staging-buffers has no C counterpart (one staging path); the other five need
+    // calls the harness's engine driver does not make yet (re-plan, prefer-resident routing,
+    // a trunk placed at DEAD, a caller holding a gate slot while init queues): mutants/ctier/README.md
+    expect(
+      ts
+        .map((e) => e.mutant.id)
+        .filter((id) => !c.has(id))
+        .sort(),
+    ).toEqual([
+      'dead-shutdown-leaves-trunk',
+      'init-queues-behind-teardown',
+      'prefer-read-unlocked',
+      'replan-equal-counts',
+      'replan-pending-lost',
+      'shared-staging-buffers',
+    ]);
     expect(Object.keys(SUITE).sort()).toEqual([...c].sort());
   });
 
