@@ -88,7 +88,9 @@ describe('report merge', () => {
           dirs.map((d) => readShardFile(d)),
         ),
       ).toThrow(message);
-    expect(() => readShardFile(dirWith('broken', '{"format":'))).toThrow(/broken\/shard.json: not JSON/);
+    expect(() => readShardFile(dirWith('broken', '{"format":'))).toThrow(
+      /broken\/shard.json: cannot read a shard report \(not valid JSON/,
+    );
     expect(() => readShardFile(dirWith('alien', '{"format":"x"}'))).toThrow(/not a tierlab shard report/);
     expect(() =>
       readShardFile(

@@ -139,7 +139,7 @@ describe('bad input is one line, and the page is still written', () => {
     const r = await writeHtmlReport(dir);
     expect(r.problems, r.problems.join('\n')).toHaveLength(3);
     expect(r.problems[0]).toMatch(/properties\.json: totals should be object, is number$/);
-    expect(r.problems[1]).toMatch(/mutants\.json: not valid JSON/);
+    expect(r.problems[1]).toMatch(/mutants\.json: cannot read a report \(not valid JSON/);
     expect(r.problems[2]).toMatch(/oracle-cpu\.json: runs\[0\]\.pass should be boolean, is undefined$/);
     for (const p of r.problems) expect(p).not.toContain('\n');
     const html = readFileSync(r.file, 'utf8');
