@@ -259,6 +259,7 @@ function ttConfig(lib: CTierLib, cfg: TierConfig, hidden: number, heatPath: stri
     trunk: null,
     ntrunk: 0,
     sync_uploads: 0,
+    evict_capacity: cfg.evictCapacity,
   };
 }
 

@@ -74,7 +74,7 @@ export function renderReportHtml(inputs: ReportInputs): string {
   ].filter((x): x is string => x !== null);
   return renderPage({
     title: 'tierlab report',
-    subtitle: `${new Date().toISOString()} · from ${inputs.dir}${absent.length > 0 ? ` · not here: ${absent.join(', ')}` : ''}`,
+    subtitle: `${new Date().toISOString()} · from ${shownPath(inputs.dir)}${absent.length > 0 ? ` · not here: ${absent.join(', ')}` : ''}`,
     sections,
     problems: inputs.problems,
   });

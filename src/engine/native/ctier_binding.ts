@@ -64,6 +64,8 @@ export interface TtConfig {
   trunk: TtTrunkOffer[] | null;
   ntrunk: number;
   sync_uploads: number;
+  /** evictions kept for tt_evicted_take (0 or over 1024: 1024) */
+  evict_capacity: number;
 }
 
 export interface TtStats {
@@ -143,6 +145,7 @@ function declareTypes(): void {
     trunk: 'const tt_trunk_offer *',
     ntrunk: 'int',
     sync_uploads: 'int',
+    evict_capacity: 'int',
   });
   koffi.struct('tt_init_result', { state: 'int', trunk_base: 'int', reason: koffi.array('char', 160) });
   koffi.struct('tt_stats', {
