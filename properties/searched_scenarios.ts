@@ -5,11 +5,11 @@
  * never reach, because a race needs several choices in a row at one place:
  *
  *  - shutdown-racing: shutdown from a thread of its own during the first token, with a
- *    dense GEMV and one spurious wakeup. Shutdown's waits for the decode thread (while
- *    it issues or collects a group outside the lock, or a GEMV reads the trunk) are
- *    only reached when shutdown lands inside that window, and an `if` in place of their
- *    `while` differs only when a spurious wakeup comes there: both are found in a
- *    fraction of a second by the search, never in 10,000 sampled runs.
+ *    dense GEMV and one spurious wakeup. The teardown's wait for a caller still inside
+ *    (the decode thread issuing or collecting a group, or a GEMV reading the trunk) is
+ *    only reached when shutdown lands inside that window, and an `if` in place of a
+ *    `while` differs only when a spurious wakeup comes there: the search finds both,
+ *    sampled runs rarely do.
  *  - lifecycle-racing: init racing shutdown racing a reader. One device, two experts, no
  *    token: the engine starts the tier, a stats thread (one round of stats and
  *    is_resident) and a thread that calls init, then shuts down and, once the others are

@@ -7,7 +7,7 @@
  * not queued, not planned, with RAM weights and no tensors held), both first in
  * layer-major order among equals: if hot > cold + cold/4 + 4 (64 bits), the victim
  * stops being resident at once (its experts go to the CPU from now on) and a swap is
- * enqueued (and reported to the engine's eviction ring); if the enqueue is refused, the
+ * enqueued (reported to the eviction ring once the uploader frees it); if refused, the
  * victim is resident again. Backends that cannot reclaim memory never swap (g->swaps is
  * 0): they fill once. Each tick also starts a few re-plan swaps left pending (tt_replan.c).
  */

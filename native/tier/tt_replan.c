@@ -11,9 +11,10 @@
  *     queued or planned, with RAM weights, no tensors held), most routed first, ties in
  *     layer-major order; the i-th newcomer of a device pairs with its i-th victim;
  *   - a pair starts like an LFRU swap (the victim stops being resident, the swap is
- *     enqueued and the eviction reported); when the ring is full the pair is kept pending
- *     (up to TT_REPLAN_PENDING, oldest first) and started by later calls and by the decode
- *     ticks (TT_REPLAN_PER_TICK each), after checking again that both still qualify;
+ *     enqueued, its eviction reported once the uploader frees it); when the ring is full
+ *     the pair is kept pending (up to TT_REPLAN_PENDING, oldest first) and started by
+ *     later calls and by the decode ticks (TT_REPLAN_PER_TICK each), after checking
+ *     again that both still qualify;
  *     any other refusal drops the pair;
  *   - nothing blocks; a fill-once backend never re-plans.
  */
