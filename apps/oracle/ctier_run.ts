@@ -28,6 +28,7 @@ import { checkedLog, countIn, RACED_MARKS, reachedIn, swapStepsIn } from './ctie
 import { CTierDecode, type CTierDecodeOutput } from './ctier_decode.js';
 import {
   createEngine,
+  arrangedAtFirstSwap,
   emptyResult,
   groupStats,
   prepareEngine,
@@ -79,20 +80,7 @@ export function runCTierOracle(ctx: CTierContext, spec: OracleRunSpec): OracleRu
   const first = runOnce({ ...ctx, eventsPath: () => probeLog }, plain);
   const step = first.ok ? swapStepsIn(probeLog)[0] : undefined;
   rmSync(probeLog, { force: true });
-  if (first.ok && !first.swapsOn)
-    return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
-  if (!first.ok || step === undefined)
-    return emptyResult(
-      spec,
-      first.ok
-        ? 'arranged: the run has no swap to arrange around'
-        : `arranged: the run without it failed: ${first.problem}`,
-    );
-  if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
-  return runOnce(ctx, {
-    ...spec,
-    shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' },
-  });
+  return arrangedAtFirstSwap(spec, first, step, (s) => runOnce(ctx, s));
 }
 
 function runOnce(ctx: CTierContext, spec: OracleRunSpec): OracleRunResult {

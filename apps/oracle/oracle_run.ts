@@ -259,9 +259,21 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
     arranged: undefined,
   };
   const first = await runOnce({ ...ctx, probes: [...(ctx.probes ?? []), probe] }, plain);
-  const step = probe.steps[0];
-  // a backend that does not reclaim fills once: the tier never swaps, there is nothing
-  // to arrange, and the plain run is the run
+  return arrangedAtFirstSwap(spec, first, probe.steps[0], (s) => runOnce(ctx, s));
+}
+
+/**
+ * An arranged row once its plain run is done: rerun with the refill or the shutdown at
+ * `step`, the decode step of the first swap the plain run enqueued (either tier's runner:
+ * `rerun`). A backend that does not reclaim fills once: the tier never swaps, there is
+ * nothing to arrange, and the plain run is the run.
+ */
+export function arrangedAtFirstSwap<R>(
+  spec: OracleRunSpec,
+  first: OracleRunResult,
+  step: number | undefined,
+  rerun: (spec: OracleRunSpec) => R,
+): R | OracleRunResult {
   if (first.ok && !first.swapsOn)
     return { ...first, spec, notes: [...first.notes, 'no swaps on a fill-once backend: nothing to arrange'] };
   if (!first.ok || step === undefined)
@@ -271,8 +283,8 @@ export async function runOracle(ctx: OracleContext, spec: OracleRunSpec): Promis
         ? 'arranged: the run has no swap to arrange around'
         : `arranged: the run without it failed: ${first.problem}`,
     );
-  if (spec.refillAtFirstSwap === true) return runOnce(ctx, { ...spec, refillAfterToken: step });
-  return runOnce(ctx, {
+  if (spec.refillAtFirstSwap === true) return rerun({ ...spec, refillAfterToken: step });
+  return rerun({
     ...spec,
     shutdownAt: { phase: 'decode', token: step, layer: 0, groupOpen: true, thread: 'caller' },
   });
