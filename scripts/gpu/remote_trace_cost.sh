@@ -26,7 +26,7 @@ node=$work/node
 say "== $(date -u +%FT%TZ) commit $(cat "$c/commit.txt" 2>/dev/null || echo unknown)"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$log"
 backends=cpu
-[ -x "$c/lib/tier/tier_decode_rate_cuda" ] && command -v nvidia-smi > /dev/null && backends="cuda cpu"
+[ -x "$c/lib/tier/tier_decode_rate_cuda" ] && command -v nvidia-smi > /dev/null && backends=cuda
 status=0
 summary="$out/summary.md"
 printf '| backend | tokens/s, no log | tokens/s, log | cost | events | MB | check-trace |\n|---|---|---|---|---|---|---|\n' > "$summary"
