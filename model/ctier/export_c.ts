@@ -44,7 +44,8 @@ function scenarioStruct(w: ScenarioWords, faultFree: boolean): string {
 
 function trunkArray(w: ScenarioWords): string {
   const offers = w.trunk.map(
-    (t) => `{.layer = ${t.layer}, .weight_bytes = ${t.weightBytes}, .scale_bytes = ${t.scaleBytes}, .rows = 1, .cols = 1}`,
+    (t) =>
+      `{.layer = ${t.layer}, .weight_bytes = ${t.weightBytes}, .scale_bytes = ${t.scaleBytes}, .rows = 1, .cols = 1}`,
   );
   return [
     `#define TX_NTRUNK ${w.trunk.length}`,
@@ -85,7 +86,7 @@ function dataSection(name: string, cx: CounterexampleFile): string {
     faultArrays(w),
     `#define TX_HEAT_LEN ${heat.length}`,
     `static const unsigned char TX_HEAT[] = {\n    ${numbers(heat, 20)}};`,
-    '/* the scheduler\'s choice at each decision, in order (0 past the end) */',
+    "/* the scheduler's choice at each decision, in order (0 past the end) */",
     `#define TX_SCHEDULE_LEN ${cx.choices.length}`,
     `static const uint32_t TX_SCHEDULE[] = {\n    ${numbers(cx.choices, 24)}};`,
     `#define TX_MAX_STEPS ${DEFAULT_LIMITS.maxSteps}`,
@@ -98,7 +99,7 @@ export const BUILD_LINES = [
   ' * Build (T: the C tier, native/tier; H: the folder of the scheduler as one header,',
   ' * which `make -C native sched-header` writes as native/build/sched/tl_sched.h):',
   ' *   the tier, every T/tt_*.c, with the scheduler renaming its pthread calls:',
-  " *     cc -std=c11 -D_POSIX_C_SOURCE=200809L -I$H -include tl_sched.h -DTL_SCHED_INTERPOSE \\",
+  ' *     cc -std=c11 -D_POSIX_C_SOURCE=200809L -I$H -include tl_sched.h -DTL_SCHED_INTERPOSE \\',
   " *        -DTL_SCHED_INTERPOSE_ONLY '-DTT_YIELD(site)=tl_sched_backend_enter((site), 0)' -c T/tt_*.c",
   ' *   the fake backend, every T/fake_*.c, plain:  cc -std=c11 -D_POSIX_C_SOURCE=200809L -c T/fake_*.c',
   ' *   this file:  cc -std=c11 -I$H -IT THIS.c tt_*.o fake_*.o -pthread -lm -o regression && ./regression',
