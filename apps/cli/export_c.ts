@@ -1,16 +1,16 @@
 /**
  * `npm run replay -- FILE --export-c OUT.c`: a C tier counterexample written as a standalone
- * C regression test (model/ctier/export_c.ts). Refused, one line and exit 2: a file that
+ * C regression test (apps/export_c/export_c.ts). Refused, one line and exit 2: a file that
  * is not a C tier counterexample, one whose `mutant` is not a defect of the C catalogue
  * (mutants/ctier/), and one whose failure C cannot see at the tier's boundary, or that lives
- * in the engine driver (model/ctier/export_scope.ts says why for each).
+ * in the engine driver (apps/export_c/export_scope.ts says why for each).
  */
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import type { Mutant } from '../../mutants/lib/types.js';
-import { exportCTest } from '../../model/ctier/export_c.js';
-import { exportRefusal } from '../../model/ctier/export_scope.js';
+import { exportCTest } from '../export_c/export_c.js';
+import { exportRefusal } from '../export_c/export_scope.js';
 import type { CounterexampleFile } from '../../properties/counterexample_file.js';
 import { EXIT, type ExitCode } from '../../src/check/exit_codes.js';
 import { usageError } from './cli_args.js';

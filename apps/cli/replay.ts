@@ -28,7 +28,7 @@ import { ensureHarnessBuilt } from './ctier_build.js';
 import { replayCTierFile } from './ctier_replay.js';
 import { exportCFile } from './export_c.js';
 
-export async function main(argv: readonly string[]): Promise<ExitCode> {
+function parseArgs(argv: readonly string[]) {
   const { values, positionals } = parseOrFail('replay', argv, {
     options: {
       ...sharedOptions('full'),
@@ -44,15 +44,17 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE] [--strict] [--export-c OUT.c])`,
     );
   }
-  const file = positionals[0] ?? '';
+  if (values['export-c'] !== undefined && (values.html !== undefined || values.strict === true || values.full === true))
+    usageError('replay', '--export-c writes a test and replays nothing: it takes no --full, --html or --strict');
+  return { values, file: positionals[0] ?? '' };
+}
+
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const { values, file } = parseArgs(argv);
   // an InputError from the loader is one line and exit 2 (run_command.ts)
   const cx = loadCounterexample(file);
   const exportTo = values['export-c'];
-  if (exportTo !== undefined) {
-    if (values.html !== undefined || values.strict === true || values.full === true)
-      usageError('replay', '--export-c writes a test and replays nothing: it takes no --full, --html or --strict');
-    return exportCFile(file, cx, exportTo);
-  }
+  if (exportTo !== undefined) return exportCFile(file, cx, exportTo);
   // a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
   if (cx.tier === 'c') {
     ensureHarnessBuilt();

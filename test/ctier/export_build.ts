@@ -1,5 +1,5 @@
 /**
- * Builds exported C regression tests the way their header says (model/ctier/export_c.ts,
+ * Builds exported C regression tests the way their header says (apps/export_c/export_c.ts,
  * BUILD_LINES): the tier's sources (native/tier/tt_*.c) compiled once with the scheduler's
  * renaming, the fake backend (native/tier/fake_*.c) once plain, and per test only the test
  * itself and the one or two tier files a defect's patch touches. Two compilers at a time

@@ -14,8 +14,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import type { Mutant } from '../../mutants/lib/types.js';
-import { exportCTest } from '../../model/ctier/export_c.js';
-import { exportRefusal, isDriverDefect } from '../../model/ctier/export_scope.js';
+import { exportCTest } from '../../apps/export_c/export_c.js';
+import { exportRefusal, isDriverDefect } from '../../apps/export_c/export_scope.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
 import { buildBase, buildDefect, compileTest, link, type BaseObjects } from './export_build.js';
 

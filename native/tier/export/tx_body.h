@@ -1,7 +1,7 @@
 /*
  * The fixed part of a C tier counterexample exported as a standalone regression test:
  * the engine's use of the tier, the fault plan, the checks and main. The exporter
- * (model/ctier/export_c.ts, `npm run replay -- FILE --export-c OUT.c`) writes this file's
+ * (apps/export_c/export_c.ts, `npm run replay -- FILE --export-c OUT.c`) writes this file's
  * text from `#define _GNU_SOURCE` on, with the counterexample's data (its scenario, fault
  * plan, heat file and schedule) in place of the line `TX_DATA`; this comment stays here.
  *

@@ -15,8 +15,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CounterexampleFile } from '../../properties/counterexample_file.js';
 import { DEFAULT_LIMITS } from '../../src/check/limits.js';
-import { describeScenario } from '../scenario/scenario.js';
-import { harnessScenario } from './harness_config.js';
+import { describeScenario } from '../../model/scenario/scenario.js';
+import { harnessScenario } from '../../model/ctier/harness_config.js';
 import { readScenarioWords, type ScenarioWords } from './export_words.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
