@@ -107,14 +107,31 @@ export const BUILD_LINES = [
   ' * file defines TL_SCHED_IMPLEMENTATION).',
 ];
 
+/** Words as comment lines of at most 100 columns. */
+function wrapped(text: string): string[] {
+  const lines: string[] = [];
+  let line = ' *';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line.length + 1 + word.length > 100 && line !== ' *') {
+      lines.push(line);
+      line = ' *  ';
+    }
+    line += ` ${word}`;
+  }
+  lines.push(line);
+  return lines;
+}
+
 function headerComment(name: string, cx: CounterexampleFile): string {
   const found = cx.mutant !== null ? `on the defect ${cx.mutant}` : 'on the tier itself';
+  // a comment's text must not end it
+  const caught = (cx.detail.split('\n')[0] ?? '').slice(0, 300).replaceAll('*/', '* /');
   return [
     '/*',
-    ` * Regression test ${name}: a C tier counterexample (found ${found}) as a standalone test,`,
+    ...wrapped(`Regression test ${name}: a C tier counterexample (found ${found}) as a standalone test,`),
     ' * written by `npm run replay -- FILE --export-c OUT.c`.',
-    ` * It caught ${cx.property}: ${cx.detail.split('\n')[0]?.slice(0, 200) ?? ''}`,
-    ` * Scenario: ${describeScenario(cx.scenario)}`,
+    ...wrapped(`It caught ${cx.property}: ${caught}`),
+    ...wrapped(`Scenario: ${describeScenario(cx.scenario)}`),
     ` * Schedule: ${cx.choices.length} recorded choices of the deterministic scheduler (tl_sched).`,
     ' *',
     ' * The test runs the scenario on the tier with the fake backend, forcing the schedule,',

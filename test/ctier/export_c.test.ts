@@ -1,23 +1,23 @@
 /**
- * `npm run replay -- FILE --export-c OUT.c` on the C catalogue: every counterexample of
- * test/ctier/export_cx/ (the level-1 kills of `npm run mutants -- --tier c --level 1`, and
- * a level-2 kill of a decision defect) is either exported, compiled with cc and run twice
+ * `npm run replay -- FILE --export-c OUT.c` on the C catalogue: one counterexample of each
+ * of its 28 defects in test/ctier/export_cx/ (the level-1 kill where `npm run mutants --
+ * --tier c --level 1 --runs 1500` found one, else the level-2 kill) is either exported, compiled with cc and run twice
  * (on the tier with its defect: exit 1 and a failure line naming what went wrong; on the
  * tier as it is: exit 0, PASS), or refused with one line and exit 2. Bounded by the
  * recorded schedules (one run each), never by time. Bad input is a one-line error.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import type { Mutant } from '../../mutants/lib/types.js';
 import { exportCTest } from '../../apps/export_c/export_c.js';
 import { exportRefusal, isDriverDefect } from '../../apps/export_c/export_scope.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
-import { buildBase, buildDefect, compileTest, link, type BaseObjects } from './export_build.js';
+import { type BaseObjects, buildBase } from '../../apps/export_c/build.js';
+import { type BothRuns, exportAndRun } from '../../apps/export_c/run_exported.js';
 
 const CX_DIR = 'test/ctier/export_cx';
 /** what each exported test's failure line must say, by the property its counterexample names */
@@ -30,23 +30,6 @@ const SAYS: Readonly<Record<string, RegExp>> = {
   'POST-SHUTDOWN': /^FAIL: leak \(POST-SHUTDOWN\): \d+ device tensors/,
   'SYNC-DISCIPLINE': /^FAIL: misuse of a mutex or condition variable \(SYNC-DISCIPLINE\): .*\(step \d+\)/,
 };
-const exec = promisify(execFile);
-
-interface Ran {
-  readonly code: number;
-  readonly out: string;
-}
-
-async function runBinary(path: string): Promise<Ran> {
-  try {
-    const r = await exec(path, [], { cwd: tmp, timeout: 120_000 });
-    return { code: 0, out: r.stdout };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string };
-    return { code: typeof err.code === 'number' ? err.code : -1, out: err.stdout ?? '' };
-  }
-}
-
 let tmp = '';
 let base: BaseObjects;
 let mutants = new Map<string, Mutant>();
@@ -71,22 +54,12 @@ function exportable(file: string): boolean {
 }
 
 /** Exported, built with and without its defect, and run: the two outcomes. */
-async function exportAndRun(file: string): Promise<{ defect: Ran; fixed: Ran; property: string; detail: string }> {
+async function exportAndRunFile(file: string): Promise<BothRuns & { property: string; detail: string }> {
   const cx = loadCounterexample(join(CX_DIR, file));
   const m = mutants.get(cx.mutant ?? '');
   if (m === undefined) throw new Error(`${file}: no mutant`);
-  const name = file.replace(/\.json$/, '');
-  const source = join(tmp, `${name}.c`);
-  writeFileSync(source, exportCTest(name, cx));
-  const obj = await compileTest(source);
-  const withDefect = await link(obj, await buildDefect(tmp, base, m), join(tmp, `${name}.defect`));
-  const without = await link(obj, [...base.tier.values(), ...base.fake], join(tmp, `${name}.fixed`));
-  return {
-    defect: await runBinary(withDefect),
-    fixed: await runBinary(without),
-    property: cx.property,
-    detail: cx.detail,
-  };
+  const r = await exportAndRun(tmp, base, file.replace(/\.json$/, ''), cx, m);
+  return { ...r, property: cx.property, detail: cx.detail };
 }
 
 describe('a C tier counterexample as a standalone C regression test', () => {
@@ -96,15 +69,29 @@ describe('a C tier counterexample as a standalone C regression test', () => {
       'abandon-frees-victim-MEM-DEVICE: exported',
       'budget-by-payload-SPEC-INIT: refused',
       'driver-already-as-fresh-start-DRV-WARMSTART: refused',
+      'enqueue-after-stop-SPEC-ENQUEUE: refused',
+      'evicted-dropped-below-bound-SPEC-EVICTED: refused',
+      'evicted-twice-EVICT-ONCE: refused',
       'failed-upload-no-decrement-LIVE-DEADLOCK: exported',
       'fill-wait-queue-empty-POST-FILL-WAIT: exported',
       'fill-wait-with-group-open-DRV-FILL-WAIT: refused',
+      'heat-file-counts-unchecked-SPEC-HEAT-FILE: refused',
+      'heat-file-trailing-bytes-accepted-SPEC-HEAT-FILE: refused',
+      'issue-stride-overrun-MEM-BOUNDS: refused',
+      'note-planned-twice-refunds-ACC-BUDGET: refused',
       'null-weights-offered-PROG-FILL: refused',
+      'planned-null-keeps-reservation-SPEC-ENQUEUE: refused',
       'reinit-in-teardown-window-SYNC-DISCIPLINE: exported',
       'shutdown-leaks-tensors-POST-SHUTDOWN: exported',
       'shutdown-no-wake-LIVE-SHUTDOWN: exported',
       'streaming-pointer-retained-MEM-RAM: exported',
+      'swaps-turned-off-SPEC-ADMISSION: refused',
+      'swaps-without-reclaim-VARIANT-FILL-ONCE: refused',
+      'sync-waits-on-queue-SPEC-SYNC-MODE: refused',
       'take-failure-drops-experts-COMP-EXACT-ONCE: refused',
+      'trunk-not-gated-SPEC-GATE: refused',
+      'trunk-worst-value-first-SPEC-INIT: refused',
+      'unlocked-on-check-SPEC-GATE: refused',
       'victim-freed-while-group-open-MEM-DEVICE: exported',
       'warmstart-frees-live-copy-MEM-RAM: refused',
     ]);
@@ -123,8 +110,8 @@ describe('a C tier counterexample as a standalone C regression test', () => {
   it('each exported test fails on its defect, naming it, and passes on the tier as it is', async () => {
     const problems: string[] = [];
     for (const f of files.filter(exportable)) {
-      const r = await exportAndRun(f);
-      const failLine = r.defect.out.split('\n').find((l) => l.startsWith('FAIL: ')) ?? '';
+      const r = await exportAndRunFile(f);
+      const failLine = r.defect.verdict;
       if (r.defect.code !== 1 || !(SAYS[r.property] ?? /^$/).test(failLine))
         problems.push(`${f}: with the defect: exit ${r.defect.code}: ${r.defect.out.slice(0, 300)}`);
       // the scheduler's own descriptions carry the step: the same interleaving as the harness's

@@ -1,5 +1,5 @@
 /**
- * Builds exported C regression tests the way their header says (apps/export_c/export_c.ts,
+ * Builds exported C regression tests the way their header says (export_c.ts,
  * BUILD_LINES): the tier's sources (native/tier/tt_*.c) compiled once with the scheduler's
  * renaming, the fake backend (native/tier/fake_*.c) once plain, and per test only the test
  * itself and the one or two tier files a defect's patch touches. Two compilers at a time
@@ -9,12 +9,13 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from '../../mutants/lib/catalogue.js';
 import { runPool } from '../../mutants/lib/pool.js';
 import type { Mutant } from '../../mutants/lib/types.js';
 
 const run = promisify(execFile);
-const TIER = 'native/tier';
-const HEADER_DIR = 'native/build/sched';
+const TIER = join(REPO_ROOT, 'native/tier');
+const HEADER_DIR = join(REPO_ROOT, 'native/build/sched');
 const STD = ['-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O1', '-Wall', '-Wextra'];
 /** the tier as it is and every exported test compile clean; a defect's patch may leave a variable unused */
 const STRICT = [...STD, '-Werror'];
@@ -63,7 +64,7 @@ export async function buildDefect(dir: string, base: BaseObjects, m: Mutant): Pr
   const texts = new Map<string, string>();
   for (const p of m.patches) {
     if (!('find' in p)) throw new Error(`${m.id}: a span patch; the C catalogue's are find/replace`);
-    const text = texts.get(p.file) ?? readFileSync(p.file, 'utf8');
+    const text = texts.get(p.file) ?? readFileSync(join(REPO_ROOT, p.file), 'utf8');
     if (!text.includes(p.find)) throw new Error(`${m.id}: its patch no longer applies to ${p.file}`);
     texts.set(p.file, text.replace(p.find, p.replace));
   }
