@@ -81,14 +81,27 @@ export async function buildDefect(dir: string, base: BaseObjects, m: Mutant): Pr
   return [...objects.values(), ...base.fake];
 }
 
-/** The exported test compiled once (an object), then linked against the given tier objects. */
-export async function compileTest(source: string): Promise<string> {
-  const obj = `${source}.o`;
-  await cc([...STRICT, `-I${HEADER_DIR}`, `-I${TIER}`, '-c', source, '-o', obj]);
-  return obj;
+/** The scheduler's implementation as an object of its own, for tests compiled with TX_SCHED_ELSEWHERE. */
+export async function buildSchedImpl(dir: string): Promise<string> {
+  const src = join(dir, 'tl_sched_impl.c');
+  writeFileSync(src, '#define _GNU_SOURCE\n#define TL_SCHED_IMPLEMENTATION\n#include "tl_sched.h"\n');
+  await cc([...STRICT, `-I${HEADER_DIR}`, '-c', src, '-o', `${src}.o`]);
+  return `${src}.o`;
 }
 
-export async function link(testObject: string, objects: readonly string[], out: string): Promise<string> {
-  await cc([testObject, ...objects, '-pthread', '-lm', '-o', out]);
+/**
+ * The exported test compiled once (an object), then linked against the given tier objects.
+ * schedImpl: link this object for the scheduler (buildSchedImpl) instead of compiling the
+ * test's own copy; absent, the test is compiled exactly as its header says.
+ */
+export async function compileTest(source: string, schedImpl?: string): Promise<string[]> {
+  const obj = `${source}.o`;
+  const elsewhere = schedImpl !== undefined ? ['-DTX_SCHED_ELSEWHERE'] : [];
+  await cc([...STRICT, ...elsewhere, `-I${HEADER_DIR}`, `-I${TIER}`, '-c', source, '-o', obj]);
+  return schedImpl !== undefined ? [obj, schedImpl] : [obj];
+}
+
+export async function link(testObjects: readonly string[], objects: readonly string[], out: string): Promise<string> {
+  await cc([...testObjects, ...objects, '-pthread', '-lm', '-o', out]);
   return out;
 }

@@ -27,7 +27,7 @@ export interface BothRuns {
   readonly fixed: Ran;
 }
 
-async function runBinary(path: string, cwd: string): Promise<Ran> {
+export async function runBinary(path: string, cwd: string): Promise<Ran> {
   let code = 0;
   let out = '';
   try {
@@ -51,8 +51,8 @@ export async function exportAndRun(
 ): Promise<BothRuns> {
   const source = join(dir, `${name}.c`);
   writeFileSync(source, exportCTest(name, cx));
-  const obj = await compileTest(source);
-  const withDefect = await link(obj, await buildDefect(dir, base, mutant), join(dir, `${name}.defect`));
-  const without = await link(obj, [...base.tier.values(), ...base.fake], join(dir, `${name}.fixed`));
+  const test = await compileTest(source);
+  const withDefect = await link(test, await buildDefect(dir, base, mutant), join(dir, `${name}.defect`));
+  const without = await link(test, [...base.tier.values(), ...base.fake], join(dir, `${name}.fixed`));
   return { defect: await runBinary(withDefect, dir), fixed: await runBinary(without, dir) };
 }

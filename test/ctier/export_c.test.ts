@@ -16,8 +16,13 @@ import type { Mutant } from '../../mutants/lib/types.js';
 import { exportCTest } from '../../apps/export_c/export_c.js';
 import { exportRefusal, isDriverDefect } from '../../apps/export_c/export_scope.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
-import { type BaseObjects, buildBase } from '../../apps/export_c/build.js';
-import { type BothRuns, exportAndRun } from '../../apps/export_c/run_exported.js';
+import { type BaseObjects, buildBase, buildSchedImpl, compileTest, link } from '../../apps/export_c/build.js';
+import { type BothRuns, exportAndRun, runBinary } from '../../apps/export_c/run_exported.js';
+import { runPool } from '../../mutants/lib/pool.js';
+import { harnessScenario } from '../../model/ctier/harness_config.js';
+import { runCTier } from '../../model/ctier/run_ctier.js';
+import { CTierHarness } from '../../src/engine/native/ctier_harness.js';
+import { buildHarness } from './build.js';
 
 const CX_DIR = 'test/ctier/export_cx';
 /** what each exported test's failure line must say, by the property its counterexample names */
@@ -41,6 +46,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'tierlab-export-c-'));
   const r = spawnSync('make', ['-s', '-C', 'native', 'sched-header'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`make -C native sched-header failed:\n${r.stderr}`);
+  buildHarness();
   base = await buildBase(tmp);
   mutants = new Map((await loadCatalogue(join(REPO_ROOT, 'mutants/ctier'))).map((e) => [e.mutant.id, e.mutant]));
 }, 600_000);
@@ -122,6 +128,36 @@ describe('a C tier counterexample as a standalone C regression test', () => {
         problems.push(`${f}: without the defect: exit ${r.fixed.code}: ${r.fixed.out.slice(0, 300)}`);
     }
     expect(problems).toEqual([]);
+  }, 600_000);
+
+  it('on the tier as it is, every counterexample scenario runs the schedule the harness runs, and passes', async () => {
+    // the driver written again (tx_body.h) against th_driver.c: the same decisions and steps
+    // as the harness's run of the same choices, on all 28 scenarios, whatever their export
+    const h = new CTierHarness();
+    const harness = files.map((f) => {
+      const cx = loadCounterexample(join(CX_DIR, f));
+      const r = runCTier(h, harnessScenario(cx.scenario), {
+        level: 1,
+        strategy: { kind: 'choices', choices: cx.choices },
+      });
+      return `${f}: ${r.decisions} decisions, ${r.steps} steps, ${r.violation === null ? 'PASS' : r.violation.property}`;
+    });
+    h.close();
+    const schedImpl = await buildSchedImpl(tmp);
+    const exported = await runPool(files, 2, async (f) => {
+      const name = `tier-${f.replace(/\.json$/, '')}`;
+      const source = join(tmp, `${name}.c`);
+      writeFileSync(source, exportCTest(name, loadCounterexample(join(CX_DIR, f))));
+      const bin = await link(
+        await compileTest(source, schedImpl),
+        [...base.tier.values(), ...base.fake],
+        join(tmp, name),
+      );
+      const r = await runBinary(bin, tmp);
+      const counts = /: (\d+ decisions, \d+ steps),/.exec(r.out)?.[1] ?? r.out.slice(0, 200);
+      return `${f}: ${counts}, ${r.code === 0 ? r.verdict : `exit ${r.code} ${r.verdict}`}`;
+    });
+    expect(exported).toEqual(harness);
   }, 600_000);
 
   it('writes the same text for the same file, byte for byte', () => {

@@ -23,7 +23,11 @@
  * thread runs at a time), so nothing here takes a lock; the first failure is the verdict.
  */
 #define _GNU_SOURCE
+/* TX_SCHED_ELSEWHERE: the scheduler's implementation is linked from another object (a
+ * suite that builds many exported tests compiles it once) */
+#ifndef TX_SCHED_ELSEWHERE
 #define TL_SCHED_IMPLEMENTATION
+#endif
 #define TL_SCHED_INTERPOSE
 #include "tl_sched.h"
 
