@@ -96,13 +96,14 @@ function dataSection(name: string, cx: CounterexampleFile): string {
 
 /** How to build and run the test, as its header says (the same commands the tests run). */
 export const BUILD_LINES = [
-  ' * Build (T: the C tier, native/tier; H: the folder of the scheduler as one header,',
-  ' * which `make -C native sched-header` writes as native/build/sched/tl_sched.h):',
+  ' * Build, in an empty folder (T: the C tier, native/tier; H: the folder of the scheduler as',
+  ' * one header, which `make -C native sched-header` writes as native/build/sched/tl_sched.h):',
   ' *   the tier, every T/tt_*.c, with the scheduler renaming its pthread calls:',
   ' *     cc -std=c11 -D_POSIX_C_SOURCE=200809L -I$H -include tl_sched.h -DTL_SCHED_INTERPOSE \\',
-  " *        -DTL_SCHED_INTERPOSE_ONLY '-DTT_YIELD(site)=tl_sched_backend_enter((site), 0)' -c T/tt_*.c",
-  ' *   the fake backend, every T/fake_*.c, plain:  cc -std=c11 -D_POSIX_C_SOURCE=200809L -c T/fake_*.c',
-  ' *   this file:  cc -std=c11 -I$H -IT THIS.c tt_*.o fake_*.o -pthread -lm -o regression && ./regression',
+  " *        -DTL_SCHED_INTERPOSE_ONLY '-DTT_YIELD(site)=tl_sched_backend_enter((site), 0)' -c $T/tt_*.c",
+  ' *   the fake backend, every T/fake_*.c, plain:  cc -std=c11 -D_POSIX_C_SOURCE=200809L -c $T/fake_*.c',
+  ' *   this file:  cc -std=c11 -I$H -I$T THIS.c tt_*.o fake_*.o -pthread -lm -o regression',
+  ' *   and run it:  ./regression',
   ' * It links nothing else: the tier, the fake backend it runs on, and the scheduler (this',
   ' * file defines TL_SCHED_IMPLEMENTATION).',
 ];
