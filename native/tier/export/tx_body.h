@@ -223,6 +223,8 @@ static uint32_t id_of(uint64_t id) { return id < TX_MAX_IDS ? (uint32_t)id : 0; 
 /* The fake backend's events: what the tier asked of the device, in the order it asked. */
 static void on_event(void *ctx, const tt_event *ev) {
   (void)ctx;
+  if (ev->id >= TX_MAX_IDS) /* never a silent pass: the test cannot follow this many */
+    failed("the run made more than %d fake backend allocations: raise TX_MAX_IDS", TX_MAX_IDS);
   uint32_t id = id_of(ev->id);
   switch (ev->kind) {
     case TT_EV_BE_STAGE:
@@ -235,7 +237,9 @@ static void on_event(void *ctx, const tt_event *ev) {
       X.freed[id] = 1;
       break;
     case TT_EV_BE_UPLOAD:
-      if (ev->layer < 0 || ev->eid < 0 || ev->part < 0 || ev->part > 2) break;
+      if (ev->layer < 0 || ev->layer >= TX_SC.layers || ev->eid < 0 || ev->eid >= TX_SC.experts ||
+          ev->part < 0 || ev->part > 2)
+        break;
       if (id == 0) X.full_device = 1;
       X.parts[((size_t)ev->layer * (size_t)TX_SC.experts + (size_t)ev->eid) * 3 +
               (size_t)ev->part] = id;
