@@ -1,5 +1,5 @@
 /**
- * `npm run replay -- FILE [--full] [--html FILE] [--strict]`: re-runs a saved counterexample and prints the same
+ * `npm run replay -- FILE [--full] [--html FILE] [--strict] [--export-c OUT.c]`: re-runs a saved counterexample and prints the same
  * trace window (one lane per thread) and the same verdict as the run that found it, byte
  * for byte. A counterexample found on a mutant names it; replay it with `npm run mutants --
  * --replay FILE`, which applies the mutant first (--html draws the mutant's run either way).
@@ -13,6 +13,8 @@
  * With --strict (what `npm run mutants -- --replay` asks for, where the mutant or the
  * regression patch is applied), a replay that does not violate the named property is a
  * failure, exit 2: the file no longer checks what it names, and must not pass in silence.
+ * With --export-c OUT.c a C tier counterexample is written as a standalone C regression
+ * test instead of replayed (apps/cli/export_c.ts; exit 0, or 2 when it cannot be).
  */
 import { describeScenario } from '../../model/scenario/scenario.js';
 import { loadCounterexample } from '../../properties/counterexample_file.js';
@@ -24,21 +26,35 @@ import { shownPath } from './output_dir.js';
 import { parseOrFail, sharedOptions, usageError } from './cli_args.js';
 import { ensureHarnessBuilt } from './ctier_build.js';
 import { replayCTierFile } from './ctier_replay.js';
+import { exportCFile } from './export_c.js';
 
-export async function main(argv: readonly string[]): Promise<ExitCode> {
+function parseArgs(argv: readonly string[]) {
   const { values, positionals } = parseOrFail('replay', argv, {
-    options: { ...sharedOptions('full'), html: { type: 'string' }, strict: { type: 'boolean' } },
+    options: {
+      ...sharedOptions('full'),
+      html: { type: 'string' },
+      strict: { type: 'boolean' },
+      'export-c': { type: 'string' },
+    },
     allowPositionals: true,
   });
   if (positionals.length !== 1) {
     usageError(
       'replay',
-      `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE] [--strict])`,
+      `wants one counterexample file, got ${positionals.length} (usage: npm run replay -- COUNTEREXAMPLE.json [--full] [--html FILE] [--strict] [--export-c OUT.c])`,
     );
   }
-  const file = positionals[0] ?? '';
+  if (values['export-c'] !== undefined && (values.html !== undefined || values.strict === true || values.full === true))
+    usageError('replay', '--export-c writes a test and replays nothing: it takes no --full, --html or --strict');
+  return { values, file: positionals[0] ?? '' };
+}
+
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  const { values, file } = parseArgs(argv);
   // an InputError from the loader is one line and exit 2 (run_command.ts)
   const cx = loadCounterexample(file);
+  const exportTo = values['export-c'];
+  if (exportTo !== undefined) return exportCFile(file, cx, exportTo);
   // a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
   if (cx.tier === 'c') {
     ensureHarnessBuilt();
