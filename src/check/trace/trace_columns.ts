@@ -36,6 +36,9 @@ export const NUM_FIELDS = [
   'budget',
   'life',
   'live',
+  'heat',
+  'want_x',
+  'x',
 ] as const;
 export type NumField = (typeof NUM_FIELDS)[number];
 
@@ -72,6 +75,9 @@ export class EventView implements TraceEvent {
   budget = 0;
   life = 0;
   live = 0;
+  heat = 0;
+  want_x = 0;
+  x = 0;
   file = '';
   line = 0;
 }
@@ -164,6 +170,9 @@ export class TraceColumns {
     v.budget = m[20]?.[r] ?? 0;
     v.life = m[21]?.[r] ?? 0;
     v.live = m[22]?.[r] ?? 0;
+    v.heat = m[23]?.[r] ?? 0;
+    v.want_x = m[24]?.[r] ?? 0;
+    v.x = m[25]?.[r] ?? 0;
     v.src = SOURCES[this.src[r] ?? 0] ?? 'tier';
     v.lk = LOCKS[this.lk[r] ?? 0] ?? '-';
     v.ev = EVENT_KINDS[this.ev[r] ?? 0] ?? 'call';
