@@ -9,7 +9,7 @@
  *    `unlock` event is followed by the unlock, a `wait` by the wait on cv or cv_take, a
  *    `wake` by the signal (to the thread it woke) or the broadcast;
  *  - gmx: every gate event is one section of gmx (tt_gate.c emits one a section), locked
- *    before and unlocked after; `gate_wait` waits on gcv instead and the thread's next gate
+ *    before and unlocked as late as the log allows (releaseGate); `gate_wait` waits on gcv instead and the thread's next gate
  *    event relocks; a state change, and the last caller out while an exclusive section
  *    waits, broadcast gcv; a shutdown that lost to a teardown waits on gcv until that
  *    teardown's change to DEAD, then relocks and leaves;
@@ -112,6 +112,8 @@ interface Threads {
   readonly mxWaiting: Set<number>;
   /** threads asleep on gcv: a queued exclusive section (x) or a losing shutdown (teardown) */
   readonly gcv: Map<number, 'x' | 'teardown'>;
+  /** the thread holding gmx after its gate event, until its release (releaseGate) */
+  gmx: { readonly tid: number; readonly broadcast: boolean; readonly teardownDone: boolean } | null;
   /** the thread of the last init stage (the init that creates the uploader) */
   initThread: number;
   /** the uploader of the generation, and whether it left (uploader_exit) */
@@ -136,6 +138,7 @@ export function recordsFromLog(cols: TraceColumns, order: Int32Array, o: LogReco
     mxHolder: -1,
     mxWaiting: new Set(),
     gcv: new Map(),
+    gmx: null,
     initThread: -1,
     uploader: -1,
     uploaderLeft: false,
@@ -162,6 +165,7 @@ export function recordsFromLog(cols: TraceColumns, order: Int32Array, o: LogReco
     }
     after(out, th, e, i, facts, bounds);
   }
+  releaseGate(out, th);
   for (const role of Object.keys(OBJ) as (keyof typeof OBJ)[])
     out.records.push({ c: 'object', id: OBJ[role], role }), out.rows.push(-1);
   return { records: out.records, rows: out.rows, blob: o.heat ?? new Uint8Array(0), cut };
@@ -178,6 +182,7 @@ function heatProblem(e: TierEvent, readBefore: boolean, unknown: boolean): strin
 
 /** The records that come before an event: locks taken, the engine's call. */
 function before(out: Emitter, th: Threads, e: TierEvent, i: number, f: SyncFacts, b: BoundaryFacts): void {
+  if (th.gmx !== null && (th.gmx.tid === e.tid || e.src === 'gate')) releaseGate(out, th);
   const made = f.created.get(i);
   if (made !== undefined) {
     out.sched(th.initThread, 'create', null, made);
@@ -261,9 +266,22 @@ function gateAfter(out: Emitter, th: Threads, e: TierEvent): void {
   // every change of state but a teardown's beginning (LIVE to TEARING_DOWN) ends an exclusive section
   const began = e.ev === 'gate_state' && e.value === LIFE_LIVE && e.value2 === LIFE_TEARING_DOWN;
   const broadcast = (e.ev === 'gate_state' && !began) || (e.ev === 'gate_leave' && e.live === 0 && e.wantX > 0);
-  if (broadcast) out.sched(e.tid, 'broadcast', 'gcv');
-  out.sched(e.tid, 'unlock', 'gmx');
-  if (e.ev !== 'gate_state' || e.value2 !== 0) return;
+  th.gmx = { tid: e.tid, broadcast, teardownDone: e.ev === 'gate_state' && e.value2 === 0 };
+}
+
+/**
+ * The release of gmx after a gate event, as late as the log allows: before the thread's
+ * next event or another thread's gate event (gmx and mx are two locks: other threads'
+ * sections of mx may run while it holds gmx, and the gate's half of the state is compared
+ * at this release).
+ */
+function releaseGate(out: Emitter, th: Threads): void {
+  const g = th.gmx;
+  if (g === null) return;
+  th.gmx = null;
+  if (g.broadcast) out.sched(g.tid, 'broadcast', 'gcv');
+  out.sched(g.tid, 'unlock', 'gmx');
+  if (!g.teardownDone) return;
   // the teardown is done: the shutdowns that lost to it take gmx back and leave
   for (const [tid, why] of [...th.gcv]) {
     if (why !== 'teardown') continue;
