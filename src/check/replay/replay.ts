@@ -25,7 +25,8 @@ import { Violation } from '../violation.js';
 import { EngineReader } from './replay_engine.js';
 import { planReplay, type ReplayPlan } from './replay_plan.js';
 import { ReplayThreads, type ReplayThread } from './replay_threads.js';
-import type { Blob, EngineEvent, Rec, SchedEvent, TierEvent } from './records.js';
+import { UNLOGGED, type Blob, type EngineEvent, type Rec, type SchedEvent, type TierEvent } from './records.js';
+import { UNLOGGED_HEAT } from '../refinement/observed_io.js';
 import { BACKEND_OP } from './schema.js';
 import { ShadowTier } from './shadow_tier.js';
 import { ShadowWorld, type Did, type WorldShape } from './shadow_world.js';
@@ -245,6 +246,7 @@ export class Replay {
 
   private blobAfter(i: number): Uint8Array | null {
     const b = this.input.records[i + 1] as Blob | undefined;
+    if (b !== undefined && b.c === 'blob' && b.length === UNLOGGED) return UNLOGGED_HEAT;
     if (b === undefined || b.c !== 'blob' || b.length < 0) return null;
     return this.input.blob.subarray(b.offset, b.offset + b.length);
   }

@@ -20,16 +20,18 @@
  *    records, issue's route rebuilt from its `routed` events, issue's and take's masks from
  *    the groups built, failed and collected, plan_fill's keys from its `planned` events.
  *
- * What the log does not carry stops the records there (`cut`): the heat file's bytes
- * (read at init unless given, written at shutdown). evicted_take's keys are not in the
- * log either: its return is left out (the reference's steps inside it are still taken).
+ * The heat file's bytes are not in the log: a read before any write reads the file given
+ * (none given: the records stop there, `cut`); a write, and a read after it, carry
+ * UNLOGGED bytes, which the refinement takes as the reference's own (observed_io.ts): the
+ * file is then judged by the heats the tier loads from it. evicted_take's keys are not in
+ * the log either: its return is left out (the reference's steps inside it are still taken).
  *
  * Invariant: the same order gives the same records; every record of an event keeps the
  * event's fields; `rows` maps each record to its log row (-1: synthesized).
  */
 import type { EngineKind, Role, SchedOp } from '../replay/schema.js';
 import { EVENT_KINDS, FN_NAMES, LOCKS, SOURCES } from '../replay/schema.js';
-import type { Rec, TierEvent } from '../replay/records.js';
+import { UNLOGGED, type Rec, type TierEvent } from '../replay/records.js';
 import { NUM_FIELDS, type TraceColumns } from './trace_columns.js';
 import { boundaryFacts, type BoundaryFacts } from './trace_boundary.js';
 import { syncFacts, type SyncFacts } from './trace_sync.js';
@@ -145,39 +147,31 @@ export function recordsFromLog(cols: TraceColumns, order: Int32Array, o: LogReco
     tearing: -1,
     unstarted: -1,
   };
-  let heatRead = false;
+  let heatWritten = false;
   let cut: LogRecords['cut'] = null;
   for (let i = 0; i < order.length && cut === null; i++) {
     const r = order[i] ?? -1;
     if (r < 0) continue;
     const e = tierEvent(cols, r);
-    const stop = heatProblem(e, heatRead && o.heat !== null, o.heat === null);
-    if (stop !== null) {
-      cut = { row: r, why: stop };
+    if (e.ev === 'heat_loaded' && e.value !== 0 && !heatWritten && o.heat === null) {
+      cut = { row: r, why: 'the tier read a heat file here: the log does not carry its bytes (give the file)' };
       break;
     }
     before(out, th, e, i, facts, bounds);
     out.event(e, r);
-    if (e.ev === 'heat_loaded') {
-      if (e.value !== 0) out.records.push({ c: 'blob', offset: 0, length: o.heat?.length ?? 0 });
-      if (e.value !== 0) out.rows.push(-1);
-      heatRead = true;
+    // the file's bytes: those given (no write before), else what the reference wrote (UNLOGGED)
+    if (e.ev === 'heat_saved' || (e.ev === 'heat_loaded' && e.value !== 0)) {
+      const given = e.ev === 'heat_loaded' && !heatWritten;
+      out.records.push({ c: 'blob', offset: 0, length: given ? (o.heat?.length ?? 0) : UNLOGGED });
+      out.rows.push(-1);
     }
+    if (e.ev === 'heat_saved') heatWritten = true;
     after(out, th, e, i, facts, bounds);
   }
   releaseGate(out, th);
   for (const role of Object.keys(OBJ) as (keyof typeof OBJ)[])
     out.records.push({ c: 'object', id: OBJ[role], role }), out.rows.push(-1);
   return { records: out.records, rows: out.rows, blob: o.heat ?? new Uint8Array(0), cut };
-}
-
-/** Why the records must stop before this event (the heat file's bytes), or null. */
-function heatProblem(e: TierEvent, readBefore: boolean, unknown: boolean): string | null {
-  if (e.ev === 'heat_saved' && e.value === 1)
-    return 'the tier wrote its heat file here: the log does not carry the bytes, which the reference compares';
-  if (e.ev === 'heat_loaded' && e.value !== 0 && (readBefore || unknown))
-    return 'the tier read a heat file here: the log does not carry its bytes, which the reference reads';
-  return null;
 }
 
 /** The records that come before an event: locks taken, the engine's call. */
