@@ -14,7 +14,7 @@
 import { loadCatalogue, REPO_ROOT } from '../mutants/lib/catalogue.js';
 import { killCMutant } from '../mutants/lib/ctier_kill.js';
 import { buildCTierScratch } from '../mutants/lib/ctier_scratch.js';
-import { harnessScenario } from '../model/ctier/harness_config.js';
+import { harnessScenario, referenceSetup } from '../model/ctier/harness_config.js';
 import { runCTier } from '../model/ctier/run_ctier.js';
 import type { Suite } from '../properties/arbitraries.js';
 import { checkTrace, DEFAULT_TRACE_OPTIONS, type TraceVerdict } from '../src/check/trace/trace_check.js';
@@ -72,8 +72,7 @@ for (const e of entries) {
     const r = runCTier(h, harnessScenario(f.scenario), { level: 2, strategy, keepRecords: true });
     const log = orderLog(columnsFromRecords(r.records ?? [], e.mutant.id));
     const v = checkTrace(log);
-    const sc = harnessScenario(f.scenario);
-    const setup = { cfg: sc.tier, world: sc.world, wantSwaps: f.scenario.wantSwaps, faultFree: sc.faultFree, heat: sc.heat };
+    const setup = referenceSetup(f.scenario);
     const w = checkTrace(log, { ...DEFAULT_TRACE_OPTIONS, reference: setup });
     if (!v.whole) rejected++;
     if (!w.whole) rejectedRef++;

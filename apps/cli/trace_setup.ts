@@ -8,7 +8,7 @@
  *
  * Invariant: a file that is neither is bad input (one line naming it, exit 2).
  */
-import { harnessScenario } from '../../model/ctier/harness_config.js';
+import { referenceSetup } from '../../model/ctier/harness_config.js';
 import { parseScenario } from '../../model/scenario/scenario_json.js';
 import { claimsCounterexample, counterexampleOf } from '../../properties/counterexample_file.js';
 import type { ReferenceSetup } from '../../src/check/trace/trace_reference.js';
@@ -17,6 +17,5 @@ import { MAX_SCENARIO_BYTES, readInputJson } from '../../src/input/read_file.js'
 export function referenceSetupOf(file: string): ReferenceSetup {
   const data = readInputJson(file, { what: 'a scenario or a counterexample', maxBytes: MAX_SCENARIO_BYTES });
   const scenario = claimsCounterexample(data) ? counterexampleOf(data, file).scenario : parseScenario(data, file);
-  const sc = harnessScenario(scenario);
-  return { cfg: sc.tier, world: sc.world, wantSwaps: scenario.wantSwaps, faultFree: sc.faultFree, heat: sc.heat };
+  return referenceSetup(scenario);
 }

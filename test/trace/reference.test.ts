@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../apps/cli/check_trace.js';
-import { harnessScenario } from '../../model/ctier/harness_config.js';
+import { harnessScenario, referenceSetup } from '../../model/ctier/harness_config.js';
 import { runCTier } from '../../model/ctier/run_ctier.js';
 import type { Scenario } from '../../model/scenario/scenario.js';
 import { SUITES, scenarioArb } from '../../properties/arbitraries.js';
@@ -44,8 +44,7 @@ afterAll(() => {
 });
 
 function setupOf(s: Scenario): ReferenceSetup {
-  const sc = harnessScenario(s);
-  return { cfg: sc.tier, world: sc.world, wantSwaps: s.wantSwaps, faultFree: sc.faultFree, heat: sc.heat };
+  return referenceSetup(s);
 }
 
 /** A scheduled run of the scenario (null: its own replay found a violation). */
@@ -151,7 +150,10 @@ describe('the command', () => {
     writeFileSync(scenario, JSON.stringify(s));
     const good = write('good.ndjson', lines);
     const i = lines.findIndex(isNoteRet);
-    const bad = write('bad.ndjson', lines.map((l, j) => (j === i ? { ...l, value: 0 } : l)));
+    const bad = write(
+      'bad.ndjson',
+      lines.map((l, j) => (j === i ? { ...l, value: 0 } : l)),
+    );
     const out: string[] = [];
     const write0 = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((t: string) => out.push(t) > 0) as typeof process.stdout.write;
@@ -170,7 +172,9 @@ describe('the command', () => {
   it('a --reference file that is neither a scenario nor a counterexample is one error', () => {
     const f = join(tmp, 'nope.json');
     writeFileSync(f, '{"devices": "two"}');
-    const log = write('tiny.ndjson', [{ seq: 1, src: 'tier', lk: '-', tid: 1, ev: 'call', fn: 'init', value: 0, value2: 0 }]);
+    const log = write('tiny.ndjson', [
+      { seq: 1, src: 'tier', lk: '-', tid: 1, ev: 'call', fn: 'init', value: 0, value2: 0 },
+    ]);
     expect(() => main([log, '--reference', f])).toThrow(InputError);
     expect(() => main([log, '--reference', join(tmp, 'absent.json')])).toThrow(/absent\.json: cannot read/);
   });

@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { harnessScenario } from '../../../model/ctier/harness_config.js';
+import { harnessScenario, referenceSetup } from '../../../model/ctier/harness_config.js';
 import { runCTier } from '../../../model/ctier/run_ctier.js';
 import { SUITES, scenarioArb } from '../../../properties/arbitraries.js';
 import { checkTrace, DEFAULT_TRACE_OPTIONS } from '../../../src/check/trace/trace_check.js';
@@ -41,11 +41,13 @@ function scheduledLogs(): { log: OrderedLog; setup: ReferenceSetup }[] {
   try {
     for (const suite of SUITES)
       fc.sample(scenarioArb(suite), { seed: 31, numRuns: PER_SUITE }).forEach((s, i) => {
-        const sc = harnessScenario(s);
-        const r = runCTier(h, sc, { level: 2, strategy: { kind: 'random', seed: 1000 + i }, keepRecords: true });
+        const r = runCTier(h, harnessScenario(s), {
+          level: 2,
+          strategy: { kind: 'random', seed: 1000 + i },
+          keepRecords: true,
+        });
         if (!r.ok || r.records === null) return;
-        const setup = { cfg: sc.tier, world: sc.world, wantSwaps: s.wantSwaps, faultFree: sc.faultFree, heat: sc.heat };
-        out.push({ log: orderLog(columnsFromRecords(r.records, `${suite}#${i}`)), setup });
+        out.push({ log: orderLog(columnsFromRecords(r.records, `${suite}#${i}`)), setup: referenceSetup(s) });
       });
   } finally {
     h.close();

@@ -169,8 +169,10 @@ export function recordsFromLog(cols: TraceColumns, order: Int32Array, o: LogReco
     after(out, th, e, i, facts, bounds);
   }
   releaseGate(out, th);
-  for (const role of Object.keys(OBJ) as (keyof typeof OBJ)[])
-    out.records.push({ c: 'object', id: OBJ[role], role }), out.rows.push(-1);
+  for (const role of Object.keys(OBJ) as (keyof typeof OBJ)[]) {
+    out.records.push({ c: 'object', id: OBJ[role], role });
+    out.rows.push(-1);
+  }
   return { records: out.records, rows: out.rows, blob: o.heat ?? new Uint8Array(0), cut };
 }
 
@@ -216,7 +218,7 @@ function isBackendDown(e: TierEvent): boolean {
 
 /** The records that follow an event: locks released, waits, wakeups, threads, the engine's return. */
 function after(out: Emitter, th: Threads, e: TierEvent, i: number, f: SyncFacts, b: BoundaryFacts): void {
-  if (e.src === 'gate') return gateAfter(out, th, e);
+  if (e.src === 'gate') gateAfter(out, th, e);
   if (e.src !== 'tier') return;
   if (e.ev === 'ret') {
     const ret = b.rets.get(i);

@@ -6,10 +6,12 @@
  * checkers every simulated run gets, the refinement against the reference among them.
  *
  * What the log does not say comes from the setup: the tier's configuration (the reference
- * builds its own state from it), the world's shape, whether the engine wanted swaps and
- * whether nothing could fail. The engine's own actions (routes, RAM copies, CPU experts,
- * combines) are not in a tier's log: the combine count is not judged (0 expected, none
- * seen), and the driver's decisions (DRV-*) are not checked.
+ * builds its own state from it), the world's shape, the heat file on disk, and the
+ * checkers (built where the engine's assembly may be imported: model/ctier/checkers.ts,
+ * with whether the engine wanted swaps and whether nothing could fail). The engine's own
+ * actions (routes, RAM copies, CPU experts, combines) are not in a tier's log: the combine
+ * count is not judged (0 expected, none seen), and the driver's decisions (DRV-*) are not
+ * checked.
  *
  * Invariants: the first violation wins, as in a scheduled run; a violation names the event
  * it came at (a record synthesized for an event, a lock released after it, names that
@@ -17,12 +19,10 @@
  * and setup give the same verdict. The check is bounded by the log's length.
  */
 import type { PropertyId } from '../catalogue.js';
-import type { Checker } from '../checker.js';
 import { Replay, type CheckerFactory } from '../replay/replay.js';
 import type { WorldShape } from '../replay/shadow_world.js';
 import { Violation } from '../violation.js';
 import type { TierConfig } from '../../tier/config.js';
-import { standardCheckers } from '../../engine/assemble.js';
 import { describeEvent, type TraceEvent } from './trace_event.js';
 import type { TraceColumns } from './trace_columns.js';
 import { recordsFromLog } from './trace_records.js';
@@ -30,11 +30,10 @@ import { recordsFromLog } from './trace_records.js';
 export interface ReferenceSetup {
   readonly cfg: TierConfig;
   readonly world: Omit<WorldShape, 'expectedCombines'>;
-  readonly wantSwaps: boolean;
-  /** nothing in the run could fail (the fill's progress is then owed) */
-  readonly faultFree: boolean;
   /** the heat file on disk before the run's first init (null: none or not known) */
   readonly heat: Uint8Array | null;
+  /** the standard checkers and the refinement (model/ctier/checkers.ts, freeRunCheckers) */
+  readonly checkers: CheckerFactory;
 }
 
 export interface ReferenceVerdict {
@@ -51,25 +50,11 @@ export interface ReferenceVerdict {
   readonly cut: string | null;
 }
 
-function factory(s: ReferenceSetup): CheckerFactory {
-  return (shadow, world) => {
-    if (shadow === null) return [];
-    const ctx = { st: shadow.st, world };
-    const checkers: Checker[] = standardCheckers(ctx, {
-      faultFree: s.faultFree,
-      refinement: true,
-      wantSwaps: s.wantSwaps,
-      watchSlots: true,
-    });
-    return checkers;
-  };
-}
-
 export function referenceReplay(cols: TraceColumns, order: Int32Array, s: ReferenceSetup): ReferenceVerdict {
   const recs = recordsFromLog(cols, order, { heat: s.heat });
   const replay = new Replay(
     { records: recs.records, blob: recs.blob, level: 2, cfg: s.cfg, world: { ...s.world, expectedCombines: 0 } },
-    factory(s),
+    s.checkers,
   );
   let v: Violation | null = null;
   try {
