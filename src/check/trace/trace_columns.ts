@@ -3,7 +3,9 @@
  * (source, lock, kind, entry point), the file and line each came from. A long decode
  * writes millions of events; held as one object each, the garbage collector cost more than
  * reading and checking them together. The check walks the columns through one reusable
- * view (`load`) and builds an event object only for what it reports (`event`).
+ * view (`load`) and builds an event object only for what it reports (`event`). Every
+ * number of the schema has its column: the rules read most of them, the reference's replay
+ * (trace_records.ts) also the expert's heat and the gate's want_x and x.
  *
  * Invariants: row i holds the i-th event read, every field as parseTraceLine gives it
  * (absent keys, devices, parts and ids -1, absent counters 0); rows never move.
