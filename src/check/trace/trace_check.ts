@@ -28,7 +28,7 @@ import { EventView, type TraceColumns } from './trace_columns.js';
 import { describeEvent, type TraceEvent } from './trace_event.js';
 import type { OrderedLog } from './trace_order.js';
 import { TraceRules } from './trace_rules.js';
-import { referenceReplay, type ReferenceSetup } from './trace_reference.js';
+import { referenceReplay, type ReferenceSetup, type ReferenceVerdict } from './trace_reference.js';
 import type { PropertyId } from '../catalogue.js';
 
 export interface Divergence {
@@ -129,7 +129,8 @@ export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE
   }
   if (w.at < 0) {
     const whole = { events: log.count, consumed: log.count, whole: true, divergence: null, placements: tried };
-    return o.reference === undefined ? { ...whole, reference: null } : withReference(whole, cols, slots, o.reference);
+    if (o.reference === undefined) return { ...whole, reference: null };
+    return withReference(whole, { cols, slots, first: log.first }, o, o.maxPlacements - tried);
   }
   let consumed = 0;
   for (let i = 0; i < w.at; i++) if ((slots[i] ?? -1) >= 0) consumed++;
@@ -137,16 +138,33 @@ export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE
   return { events: log.count, consumed, whole: false, divergence: d, placements: tried, reference: null };
 }
 
-/** The rules consumed the log whole: the reference's replay of the same order decides. */
+/**
+ * The rules consumed the log whole: the reference's replay of the same order decides.
+ * Where it finds a violation at or just after an event outside the locks, the placement
+ * search moves that event (as the rules' search does, within what its thread allows and
+ * what the rules accept) and keeps the first order the reference gets further in.
+ */
 function withReference(
   v: Omit<TraceVerdict, 'reference'>,
-  cols: TraceColumns,
-  slots: Int32Array,
-  setup: ReferenceSetup,
+  log: { readonly cols: TraceColumns; readonly slots: Int32Array; readonly first: number },
+  o: TraceCheckOptions,
+  budget: number,
 ): TraceVerdict {
-  const r = referenceReplay(cols, slots, setup);
+  const setup = o.reference;
+  if (setup === undefined) return { ...v, reference: null };
+  let order = log.slots;
+  let r = referenceReplay(log.cols, order, setup);
+  let tried = 0;
+  while (r.property !== null && tried < budget) {
+    const better = referenceSearch(log, order, r, { ...o, reference: setup }, budget - tried);
+    tried += better.tried;
+    if (better.order === null) break;
+    order = better.order;
+    r = better.verdict;
+  }
   const reference = { replayed: r.replayed, property: r.property, cut: r.cut };
-  if (r.property === null) return { ...v, reference };
+  const placements = v.placements + tried;
+  if (r.property === null) return { ...v, placements, reference };
   const divergence: Divergence = {
     failed: `${r.property} (the reference and the standard checkers): ${r.detail}`,
     at: r.at,
@@ -154,7 +172,33 @@ function withReference(
     lastMatched: r.lastMatched,
     candidates: r.candidates,
   };
-  return { ...v, consumed: r.replayed, whole: false, divergence, reference };
+  return { ...v, consumed: r.replayed, whole: false, divergence, placements, reference };
+}
+
+/** Other places of the unlocked events at and before the reference's violation (bounded by `budget`). */
+function referenceSearch(
+  log: { readonly cols: TraceColumns; readonly first: number },
+  order: Int32Array,
+  r: ReferenceVerdict,
+  o: TraceCheckOptions & { readonly reference: ReferenceSetup },
+  budget: number,
+): { order: Int32Array | null; verdict: ReferenceVerdict; tried: number } {
+  const cols = log.cols;
+  const at = r.atRow >= 0 ? order.indexOf(r.atRow) : -1;
+  let tried = 0;
+  for (let j = at; j >= 0 && j >= at - o.window && tried < budget; j--) {
+    const row = order[j] ?? -1;
+    if (row < 0 || cols.lk[row] !== 0) continue;
+    for (const to of windowOf(cols, order, log.first, j, cols.event(row))) {
+      if (tried >= budget) break;
+      tried++;
+      const moved = moveSlot(order, j, to);
+      if (ending(walk(cols, moved, log.first), moved.length).at >= 0) continue;
+      const m = referenceReplay(cols, moved, o.reference);
+      if (m.property === null || m.replayed > r.replayed) return { order: moved, verdict: m, tried };
+    }
+  }
+  return { order: null, verdict: r, tried };
 }
 
 /** Whether the walk stopped at an event outside the locks (only those have other places to try). */

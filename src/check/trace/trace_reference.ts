@@ -40,8 +40,9 @@ export interface ReferenceVerdict {
   /** the first violation (null: none in what was replayed) */
   readonly property: PropertyId | null;
   readonly detail: string;
-  /** the event the violation came at, and the event before it */
+  /** the event the violation came at (and its log row, -1: none), and the event before it */
   readonly at: TraceEvent | null;
+  readonly atRow: number;
   readonly lastMatched: TraceEvent | null;
   readonly candidates: readonly string[];
   /** events replayed before the violation, or all that were replayed */
@@ -72,6 +73,7 @@ export function referenceReplay(cols: TraceColumns, order: Int32Array, s: Refere
     property: v?.property ?? null,
     detail: v?.detail ?? '',
     at: rowAt >= 0 ? cols.event(rowAt) : null,
+    atRow: rowAt,
     lastMatched: before >= 0 ? cols.event(before) : null,
     candidates: v !== null || recs.cut !== null ? nextOfEachThread(cols, order, rowAt) : [],
     replayed,
