@@ -18,7 +18,9 @@
  * tierlab's standard checkers, as a run under tierlab's scheduler is: the rules are the
  * fast first pass (a log they reject needs no more), the reference judges what they cannot
  * (the admission rule's choices, the plan, the budgets, the gate's and the uploader's
- * steps, every return value), and its first violation is the divergence.
+ * steps, every return value), and its first violation is the divergence, unless moving an
+ * unlocked event at or before it (the same bounded search, in orders the rules accept)
+ * gets the reference further.
  *
  * Invariants: the same events give the same verdict (the search tries placements in a
  * fixed order, bounded by a count, never by time); a hole in the seq numbers stops the
