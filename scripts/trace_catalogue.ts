@@ -3,18 +3,21 @@
  * defect (mutants/ctier/) built in a scratch copy, killed under tierlab's scheduler (level
  * 2, seeded random schedules of the suite aimed at it, as test/ctier/catalogue.test.ts
  * does), and its killing run's events then read as a free run's log by the trace check
- * (src/check/trace/): rejected (and by which rule), or consumed whole (the defect needs
- * the reference's lockstep, or what only the engine sees, to show).
+ * (src/check/trace/): by the protocol's rules alone (check-trace's default), and with the
+ * replay through the reference and the standard checkers (--reference, given the
+ * scenario's configuration, as a run's own configuration file would give it): rejected
+ * (by which rule or property), or consumed whole (the defect needs what only the engine
+ * or the scheduler sees to show).
  *   npx tsx scripts/trace_catalogue.ts [RUNS (600)]
- * Prints one row per defect and the count; writes nothing. Bounded by runs.
+ * Prints one row per defect and the counts; writes nothing. Bounded by runs.
  */
 import { loadCatalogue, REPO_ROOT } from '../mutants/lib/catalogue.js';
 import { killCMutant } from '../mutants/lib/ctier_kill.js';
 import { buildCTierScratch } from '../mutants/lib/ctier_scratch.js';
-import { harnessScenario } from '../model/ctier/harness_config.js';
+import { harnessScenario, referenceSetup } from '../model/ctier/harness_config.js';
 import { runCTier } from '../model/ctier/run_ctier.js';
 import type { Suite } from '../properties/arbitraries.js';
-import { checkTrace } from '../src/check/trace/trace_check.js';
+import { checkTrace, DEFAULT_TRACE_OPTIONS, type TraceVerdict } from '../src/check/trace/trace_check.js';
 import { columnsFromRecords } from '../src/check/trace/trace_from_records.js';
 import { orderLog } from '../src/check/trace/trace_order.js';
 import { CTierHarness } from '../src/engine/native/ctier_harness.js';
@@ -48,7 +51,10 @@ const SUITE: Record<string, Suite> = {
 const runs = Number(process.argv[2] ?? 600);
 const entries = await loadCatalogue(`${REPO_ROOT}/mutants/ctier`);
 let rejected = 0;
+let rejectedRef = 0;
 let killed = 0;
+const why = (v: TraceVerdict): string =>
+  v.whole ? 'consumed whole' : `REJECTED: ${(v.divergence?.failed ?? '').slice(0, 110)}`;
 for (const e of entries) {
   const scratch = buildCTierScratch(REPO_ROOT, e.mutant);
   const h = new CTierHarness(scratch.library);
@@ -64,13 +70,18 @@ for (const e of entries) {
     killed++;
     const strategy = { kind: 'choices', choices: f.choices } as const;
     const r = runCTier(h, harnessScenario(f.scenario), { level: 2, strategy, keepRecords: true });
-    const v = checkTrace(orderLog(columnsFromRecords(r.records ?? [], e.mutant.id)));
+    const log = orderLog(columnsFromRecords(r.records ?? [], e.mutant.id));
+    const v = checkTrace(log);
+    const setup = referenceSetup(f.scenario);
+    const w = checkTrace(log, { ...DEFAULT_TRACE_OPTIONS, reference: setup });
     if (!v.whole) rejected++;
-    const why = v.whole ? 'consumed whole' : `REJECTED: ${(v.divergence?.failed ?? '').slice(0, 110)}`;
-    process.stdout.write(`| ${e.mutant.id} | ${f.property} | ${why} |\n`);
+    if (!w.whole) rejectedRef++;
+    process.stdout.write(`| ${e.mutant.id} | ${f.property} | ${why(v)} | ${why(w)} |\n`);
   } finally {
     h.close();
     scratch.remove();
   }
 }
-process.stdout.write(`\n${rejected} of ${killed} killed defects rejected by the trace check from the log alone (${entries.length} in the C catalogue)\n`);
+process.stdout.write(
+  `\n${rejected} of ${killed} killed defects rejected by the trace check's rules from the log alone, ${rejectedRef} with --reference (${entries.length} in the C catalogue)\n`,
+);

@@ -1,10 +1,13 @@
 /**
- * `npm run check-trace -- FILE... [--shards] [--placements N]`: trace validation of a free
- * run's event logs (a run with real threads, no scheduler: an engine's own run, the stress
- * program's, the engine check's). Each log is walked in the order its locks gave it
- * through the protocol's rules (src/check/trace/); the verdict says whether the whole
- * trace was consumed, and a divergence names the last matched event, the guard or field
- * that failed, and each thread's next event there.
+ * `npm run check-trace -- FILE... [--shards] [--placements N] [--reference SCENARIO]`:
+ * trace validation of a free run's event logs (a run with real threads, no scheduler: an
+ * engine's own run, the stress program's, the engine check's). Each log is walked in the
+ * order its locks gave it through the protocol's rules (src/check/trace/); with
+ * --reference, a log the rules consumed whole is then replayed through the reference and
+ * the standard checkers, given the run's configuration (a scenario or a C tier
+ * counterexample: trace_setup.ts). The verdict says whether the whole trace was consumed,
+ * and a divergence names the last matched event, the guard, field or property that
+ * failed, and each thread's next event there.
  *
  * Files are logs of their own (several runs), or with --shards the pieces of one log
  * (merged by seq); `.gz` files are unpacked. Exits 0 when every log was consumed whole, 1
@@ -17,13 +20,14 @@ import { describeEvent } from '../../src/check/trace/trace_event.js';
 import { orderLog } from '../../src/check/trace/trace_order.js';
 import { intOption, parseOrFail, sharedOptions, usageError } from './cli_args.js';
 import { readLogs } from '../../src/check/trace/trace_files.js';
+import { referenceSetupOf } from './trace_setup.js';
 
-const USAGE = 'usage: npm run check-trace -- FILE... [--shards] [--placements N] [--quiet]';
+const USAGE = 'usage: npm run check-trace -- FILE... [--shards] [--placements N] [--reference SCENARIO] [--quiet]';
 
 /** The verdict of one log as lines: one when consumed whole, the divergence's report otherwise. */
 export function verdictLines(name: string, v: TraceVerdict): string[] {
   const tried = `${v.placements} other placement${v.placements === 1 ? '' : 's'} tried`;
-  if (v.whole) return [`${name}: ${v.events} events, consumed whole (${tried})`];
+  if (v.whole) return [`${name}: ${v.events} events, consumed whole (${tried})${referenceNote(v)}`];
   const d = v.divergence;
   const out = [
     `${name}: DIVERGED after ${v.consumed} of ${v.events} events: the trace was not consumed whole (${tried})`,
@@ -38,9 +42,22 @@ export function verdictLines(name: string, v: TraceVerdict): string[] {
   return out;
 }
 
+/** What the reference's replay of a log consumed whole by the rules adds to its line. */
+function referenceNote(v: TraceVerdict): string {
+  const r = v.reference;
+  if (r === null) return '';
+  if (r.cut === null) return `; the reference replayed all ${r.replayed} events: no violation`;
+  return `; the reference replayed ${r.replayed} of ${v.events} events, no violation, then stopped: ${r.cut}`;
+}
+
 export function main(argv: readonly string[]): ExitCode {
   const { values, positionals } = parseOrFail('check-trace', argv, {
-    options: { ...sharedOptions('quiet'), shards: { type: 'boolean' }, placements: { type: 'string' } },
+    options: {
+      ...sharedOptions('quiet'),
+      shards: { type: 'boolean' },
+      placements: { type: 'string' },
+      reference: { type: 'string' },
+    },
     allowPositionals: true,
   });
   if (positionals.length === 0) usageError('check-trace', `wants at least one log file (${USAGE})`);
@@ -52,7 +69,8 @@ export function main(argv: readonly string[]): ExitCode {
     1_000_000,
     DEFAULT_TRACE_OPTIONS.maxPlacements,
   );
-  const opts = { ...DEFAULT_TRACE_OPTIONS, maxPlacements: max };
+  const reference = values.reference !== undefined ? referenceSetupOf(values.reference) : undefined;
+  const opts = { ...DEFAULT_TRACE_OPTIONS, maxPlacements: max, ...(reference !== undefined ? { reference } : {}) };
   let diverged = 0;
   for (const log of readLogs(positionals, values.shards === true)) {
     const v = checkTrace(orderLog(log.events), opts);

@@ -7,6 +7,8 @@
  *    gets (src/engine/assemble.ts), the boundary checks, and last the refinement against
  *    the reference, the gate's gmx and gcv included (the replay passes them through).
  * The same property ids, for the same defects, as a simulated run of the same scenario.
+ * A free run's log (`check-trace --reference`) gets the level-2 checkers less those that
+ * read the engine driver's records, which a tier's log does not have (freeRunCheckers).
  */
 import { driverDecisions, standardCheckers } from '../../src/engine/assemble.js';
 import { DriverChecker } from '../../src/check/checkers/driver.js';
@@ -34,5 +36,23 @@ export function ctierCheckers(o: CTierCheckOptions): CheckerFactory {
     const standard: Checker[] = standardCheckers(ctx, opts);
     const lockstep = new RefinementChecker(shadow.st, world, o.wantSwaps);
     return [...standard, boundary, lockstep];
+  };
+}
+
+/**
+ * The checkers of a free run's log replayed through the reference (src/check/trace/
+ * trace_reference.ts): the standard checkers with the refinement, no driver (its decisions
+ * are not in a tier's log) and no boundary checker (it reads the engine's records).
+ */
+export function freeRunCheckers(o: { readonly faultFree: boolean; readonly wantSwaps: boolean }): CheckerFactory {
+  return (shadow, world) => {
+    if (shadow === null) return [];
+    const ctx = { st: shadow.st, world };
+    return standardCheckers(ctx, {
+      faultFree: o.faultFree,
+      refinement: true,
+      wantSwaps: o.wantSwaps,
+      watchSlots: true,
+    });
   };
 }

@@ -19,6 +19,8 @@ import type { TierConfig } from '../../src/tier/config.js';
 import { MAX_GROUP_ROWS } from '../../src/tier/config.js';
 import type { WorldShape } from '../../src/check/replay/shadow_world.js';
 import { buildRun, fillCannotFail } from '../run.js';
+import type { ReferenceSetup } from '../../src/check/trace/trace_reference.js';
+import { freeRunCheckers } from './checkers.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { SimulatedWorld } from '../sim_engine/sim_world.js';
 
@@ -105,4 +107,11 @@ function shutdownWords(at: ShutdownPoint | null): number[] {
   const own = at.thread === 'own' ? 1 : 0;
   if (at.phase !== 'decode') return [PHASE[at.phase], own, 0, 0, 0];
   return [PHASE.decode, own, at.token, at.layer, at.groupOpen ? 1 : 0];
+}
+
+/** What a free run's log of the scenario is replayed against (check-trace --reference). */
+export function referenceSetup(s: Scenario): ReferenceSetup {
+  const sc = harnessScenario(s);
+  const checkers = freeRunCheckers({ faultFree: sc.faultFree, wantSwaps: s.wantSwaps });
+  return { cfg: sc.tier, world: sc.world, heat: sc.heat, checkers };
 }

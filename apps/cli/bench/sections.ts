@@ -21,6 +21,7 @@ import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
 import { measureCheckTrace } from './trace_bench.js';
+import { measureCheckTraceReference } from './trace_reference_bench.js';
 import { measureUpload } from './upload.js';
 import { measureCTier, type CTierBenchOptions } from './ctier_bench.js';
 
@@ -172,8 +173,10 @@ async function ctier(o: BenchOptions, report: BenchReport): Promise<boolean> {
 
 async function checkTraceSection(o: BenchOptions, report: BenchReport): Promise<boolean> {
   o.log("check-trace: a free run's log of the C tier, at two lengths ...");
-  report.checkTrace = measureCheckTrace(o.log, [4, 16]);
-  return report.checkTrace.rows.some((r) => !r.whole);
+  const section = measureCheckTrace(o.log, [4, 16]);
+  const reference = measureCheckTraceReference(o.log);
+  report.checkTrace = { ...section, reference };
+  return section.rows.some((r) => !r.whole) || reference.whole < reference.logs;
 }
 
 const SECTIONS: Readonly<Record<BenchSection, Section>> = {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { checkTrace } from '../../../src/check/trace/trace_check.js';
 import { orderLog } from '../../../src/check/trace/trace_order.js';
 import { readTraceFile } from '../../../src/check/trace/trace_files.js';
+import type { TraceReferenceRow } from './trace_reference_bench.js';
 
 export interface TraceBenchRow {
   readonly events: number;
@@ -34,6 +35,8 @@ export interface TraceBenchSection {
   readonly rows: TraceBenchRow[];
   /** CPU seconds per event of the longer log over the shorter's (1: linear) */
   readonly linearity: number;
+  /** the replay through the reference (--reference), on scheduled runs' logs */
+  readonly reference?: TraceReferenceRow;
 }
 
 /** Writes copies of the unit log one after another, each copy's seqs shifted past the previous copy's. */
@@ -116,5 +119,11 @@ export function renderCheckTrace(t: TraceBenchSection): string[] {
     `Linearity: CPU time per event of the longer log over the shorter's: ${t.linearity.toFixed(2)} (1.00 is linear).`,
     '',
   );
+  const r = t.reference;
+  if (r !== undefined)
+    md.push(
+      `With \`--reference\` (the rules, then the replay through the reference and the standard checkers, given the run's configuration): ${r.events.toLocaleString('en-US')} events of ${r.logs} scheduled runs' logs (12 scenarios of every suite, their events read as free runs' logs), **${Math.round(r.eventsPerCpuSecond).toLocaleString('en-US')}** events/s per core (${r.cpuSeconds.toFixed(2)} CPU s), ${r.whole} of ${r.logs} consumed whole. A flag, not the default: slower than the 500,000 events/s a long decode needs, and it needs the run's configuration, which a log does not carry.`,
+      '',
+    );
   return md;
 }

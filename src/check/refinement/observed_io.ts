@@ -14,9 +14,19 @@ export interface Observed {
   readonly result: unknown;
 }
 
+/**
+ * The heat file's bytes where the run's record does not carry them (a free run's log: the
+ * tier wrote or read a file, the log says only that it did). A write of them is taken as
+ * the write the reference makes there; a read of them reads what the reference last wrote.
+ * The file's contents are then judged where they come back: the heats the tier loads.
+ */
+export const UNLOGGED_HEAT: Uint8Array = new Uint8Array(0);
+
 export class ObservedIo implements SpecIo {
   private at = 0;
   private ops: readonly Observed[] = [];
+  /** the bytes the reference wrote where the tier's were unlogged (null: none yet) */
+  private written: Uint8Array | null = null;
 
   constructor(private readonly world: CheckedWorld) {}
 
@@ -61,6 +71,7 @@ export class ObservedIo implements SpecIo {
     const got = this.next({ k: 'readHeat' }, family);
     if (got.op.k !== 'readHeat')
       throw new SpecError(family, `the protocol reads the heat file here, the tier did ${describeOp(got.op)}`);
+    if (got.result === UNLOGGED_HEAT) return this.written;
     return got.result as Uint8Array | null;
   }
 
@@ -122,6 +133,8 @@ export class ObservedIo implements SpecIo {
         if ((op.k !== 'uploadDense' && op.k !== 'denseGemv') || op.index !== want.index) return 'op';
         return op.dev === want.dev ? null : 'dev';
       case 'writeHeat':
+        if (op.k === 'writeHeat' && op.bytes === UNLOGGED_HEAT) this.written = want.bytes;
+        if (op.k === 'writeHeat' && op.bytes === UNLOGGED_HEAT) return null;
         return op.k === 'writeHeat' && sameBytes(op.bytes, want.bytes) ? null : 'op';
       case 'signal':
       case 'broadcast':

@@ -91,12 +91,15 @@ export interface ThreadInfo {
   readonly name: string;
 }
 
-/** The heat file's bytes at the event before (length -1: there was no file). */
+/** The heat file's bytes at the event before (length -1: there was no file; UNLOGGED: a
+ *  free run's log, which does not carry them). */
 export interface Blob {
   readonly c: 'blob';
   readonly offset: number;
   readonly length: number;
 }
+
+export const UNLOGGED = -2;
 
 export type Rec = TierEvent | SchedEvent | EngineEvent | ObjectInfo | ThreadInfo | Blob;
 

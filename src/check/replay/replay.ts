@@ -12,11 +12,12 @@
  * a shadow of its state (shadow_tier.ts), and the standard checkers run, the refinement
  * against the reference among them.
  *
- * The seam for runs without a scheduler (a free run's log): the replay takes records in
- * one order and `feed`s them one at a time. Under the scheduler that order is exact. A
- * free run's log orders only the events under a lock; a placement search proposes orders
- * for the rest (each record still on its thread, after its `after` event) and feeds each
- * candidate prefix to a replay of its own: a violation on every candidate is a verdict.
+ * Runs without a scheduler (a free run's log, `check-trace --reference`): the replay takes
+ * records in one order and `feed`s them one at a time. Under the scheduler that order is
+ * exact. A free run's log orders only the events under a lock: the trace check's rules
+ * and their bounded placement search fix an order for the rest (each event on its thread,
+ * after its `after` event), and src/check/trace/trace_records.ts rebuilds from it the
+ * records the scheduler and the engine driver give here.
  */
 import type { CvName, Op } from '../../ops.js';
 import type { TierConfig } from '../../tier/config.js';
@@ -25,7 +26,8 @@ import { Violation } from '../violation.js';
 import { EngineReader } from './replay_engine.js';
 import { planReplay, type ReplayPlan } from './replay_plan.js';
 import { ReplayThreads, type ReplayThread } from './replay_threads.js';
-import type { Blob, EngineEvent, Rec, SchedEvent, TierEvent } from './records.js';
+import { UNLOGGED, type Blob, type EngineEvent, type Rec, type SchedEvent, type TierEvent } from './records.js';
+import { UNLOGGED_HEAT } from '../refinement/observed_io.js';
 import { BACKEND_OP } from './schema.js';
 import { ShadowTier } from './shadow_tier.js';
 import { ShadowWorld, type Did, type WorldShape } from './shadow_world.js';
@@ -245,6 +247,7 @@ export class Replay {
 
   private blobAfter(i: number): Uint8Array | null {
     const b = this.input.records[i + 1] as Blob | undefined;
+    if (b !== undefined && b.c === 'blob' && b.length === UNLOGGED) return UNLOGGED_HEAT;
     if (b === undefined || b.c !== 'blob' || b.length < 0) return null;
     return this.input.blob.subarray(b.offset, b.offset + b.length);
   }

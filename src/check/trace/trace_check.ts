@@ -13,6 +13,15 @@
  * divergence names the last matched event, the guard or field that failed, and the
  * candidate actions there (each thread's next event in the log).
  *
+ * With a setup (the run's configuration: trace_reference.ts), a log the rules consumed
+ * whole is then replayed, in the order the rules consumed it, through the reference and
+ * tierlab's standard checkers, as a run under tierlab's scheduler is: the rules are the
+ * fast first pass (a log they reject needs no more), the reference judges what they cannot
+ * (the admission rule's choices, the plan, the budgets, the gate's and the uploader's
+ * steps, every return value), and its first violation is the divergence, unless moving an
+ * unlocked event at or before it (the same bounded search, in orders the rules accept)
+ * gets the reference further.
+ *
  * Invariants: the same events give the same verdict (the search tries placements in a
  * fixed order, bounded by a count, never by time); a hole in the seq numbers stops the
  * walk there (an event is missing), the search never jumps one.
@@ -21,6 +30,8 @@ import { EventView, type TraceColumns } from './trace_columns.js';
 import { describeEvent, type TraceEvent } from './trace_event.js';
 import type { OrderedLog } from './trace_order.js';
 import { TraceRules } from './trace_rules.js';
+import { referenceReplay, type ReferenceSetup, type ReferenceVerdict } from './trace_reference.js';
+import type { PropertyId } from '../catalogue.js';
 
 export interface Divergence {
   /** the guard or field that failed, and what the log says against the protocol */
@@ -41,6 +52,17 @@ export interface TraceVerdict {
   readonly divergence: Divergence | null;
   /** other placements of unlocked events the search tried */
   readonly placements: number;
+  /** the replay through the reference (with a setup only, once the rules consumed the log whole) */
+  readonly reference: ReferenceSummary | null;
+}
+
+export interface ReferenceSummary {
+  /** events the reference replayed (all of them, or up to its violation or its cut) */
+  readonly replayed: number;
+  /** the first violation's property (null: none) */
+  readonly property: PropertyId | null;
+  /** why it stopped before the end without a violation (null: it did not) */
+  readonly cut: string | null;
 }
 
 export interface TraceCheckOptions {
@@ -48,6 +70,8 @@ export interface TraceCheckOptions {
   readonly maxPlacements: number;
   /** how many unlocked events before a divergence the search may move */
   readonly window: number;
+  /** replay the log through the reference and the standard checkers too (trace_reference.ts) */
+  readonly reference?: ReferenceSetup;
 }
 
 export const DEFAULT_TRACE_OPTIONS: TraceCheckOptions = { maxPlacements: 64, window: 8 };
@@ -105,11 +129,78 @@ export function checkTrace(log: OrderedLog, o: TraceCheckOptions = DEFAULT_TRACE
     slots = better.slots;
     w = better.walked;
   }
-  if (w.at < 0) return { events: log.count, consumed: log.count, whole: true, divergence: null, placements: tried };
+  if (w.at < 0) {
+    const whole = { events: log.count, consumed: log.count, whole: true, divergence: null, placements: tried };
+    if (o.reference === undefined) return { ...whole, reference: null };
+    return withReference(whole, { cols, slots, first: log.first }, o, o.maxPlacements - tried);
+  }
   let consumed = 0;
   for (let i = 0; i < w.at; i++) if ((slots[i] ?? -1) >= 0) consumed++;
   const d = divergence(cols, slots, log.first, w);
-  return { events: log.count, consumed, whole: false, divergence: d, placements: tried };
+  return { events: log.count, consumed, whole: false, divergence: d, placements: tried, reference: null };
+}
+
+/**
+ * The rules consumed the log whole: the reference's replay of the same order decides.
+ * Where it finds a violation at or just after an event outside the locks, the placement
+ * search moves that event (as the rules' search does, within what its thread allows and
+ * what the rules accept) and keeps the first order the reference gets further in.
+ */
+function withReference(
+  v: Omit<TraceVerdict, 'reference'>,
+  log: { readonly cols: TraceColumns; readonly slots: Int32Array; readonly first: number },
+  o: TraceCheckOptions,
+  budget: number,
+): TraceVerdict {
+  const setup = o.reference;
+  if (setup === undefined) return { ...v, reference: null };
+  let order = log.slots;
+  let r = referenceReplay(log.cols, order, setup);
+  let tried = 0;
+  while (r.property !== null && tried < budget) {
+    const better = referenceSearch(log, order, r, { ...o, reference: setup }, budget - tried);
+    tried += better.tried;
+    if (better.order === null) break;
+    order = better.order;
+    r = better.verdict;
+  }
+  const reference = { replayed: r.replayed, property: r.property, cut: r.cut };
+  const placements = v.placements + tried;
+  if (r.property === null) return { ...v, placements, reference };
+  const divergence: Divergence = {
+    failed: `${r.property} (the reference and the standard checkers): ${r.detail}`,
+    at: r.at,
+    missing: null,
+    lastMatched: r.lastMatched,
+    candidates: r.candidates,
+  };
+  return { ...v, consumed: r.replayed, whole: false, divergence, placements, reference };
+}
+
+/** Other places of the unlocked events at and before the reference's violation (bounded by `budget`). */
+function referenceSearch(
+  log: { readonly cols: TraceColumns; readonly first: number },
+  order: Int32Array,
+  r: ReferenceVerdict,
+  o: TraceCheckOptions & { readonly reference: ReferenceSetup },
+  budget: number,
+): { order: Int32Array | null; verdict: ReferenceVerdict; tried: number } {
+  const cols = log.cols;
+  const at = r.atRow >= 0 ? order.indexOf(r.atRow) : -1;
+  let tried = 0;
+  for (let j = at; j >= 0 && j >= at - o.window && tried < budget; j--) {
+    const row = order[j] ?? -1;
+    if (row < 0 || cols.lk[row] !== 0) continue;
+    for (const to of windowOf(cols, order, log.first, j, cols.event(row))) {
+      if (tried >= budget) break;
+      tried++;
+      const moved = moveSlot(order, j, to);
+      if (ending(walk(cols, moved, log.first), moved.length).at >= 0) continue;
+      const m = referenceReplay(cols, moved, o.reference);
+      if (m.property === null || m.replayed > r.replayed) return { order: moved, verdict: m, tried };
+    }
+  }
+  return { order: null, verdict: r, tried };
 }
 
 /** Whether the walk stopped at an event outside the locks (only those have other places to try). */

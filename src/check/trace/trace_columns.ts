@@ -3,7 +3,9 @@
  * (source, lock, kind, entry point), the file and line each came from. A long decode
  * writes millions of events; held as one object each, the garbage collector cost more than
  * reading and checking them together. The check walks the columns through one reusable
- * view (`load`) and builds an event object only for what it reports (`event`).
+ * view (`load`) and builds an event object only for what it reports (`event`). Every
+ * number of the schema has its column: the rules read most of them, the reference's replay
+ * (trace_records.ts) also the expert's heat and the gate's want_x and x.
  *
  * Invariants: row i holds the i-th event read, every field as parseTraceLine gives it
  * (absent keys, devices, parts and ids -1, absent counters 0); rows never move.
@@ -36,6 +38,9 @@ export const NUM_FIELDS = [
   'budget',
   'life',
   'live',
+  'heat',
+  'want_x',
+  'x',
 ] as const;
 export type NumField = (typeof NUM_FIELDS)[number];
 
@@ -72,6 +77,9 @@ export class EventView implements TraceEvent {
   budget = 0;
   life = 0;
   live = 0;
+  heat = 0;
+  want_x = 0;
+  x = 0;
   file = '';
   line = 0;
 }
@@ -164,6 +172,9 @@ export class TraceColumns {
     v.budget = m[20]?.[r] ?? 0;
     v.life = m[21]?.[r] ?? 0;
     v.live = m[22]?.[r] ?? 0;
+    v.heat = m[23]?.[r] ?? 0;
+    v.want_x = m[24]?.[r] ?? 0;
+    v.x = m[25]?.[r] ?? 0;
     v.src = SOURCES[this.src[r] ?? 0] ?? 'tier';
     v.lk = LOCKS[this.lk[r] ?? 0] ?? '-';
     v.ev = EVENT_KINDS[this.ev[r] ?? 0] ?? 'call';

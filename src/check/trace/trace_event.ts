@@ -42,6 +42,10 @@ export interface TraceEvent {
   readonly budget: number;
   readonly life: number;
   readonly live: number;
+  /** the expert's heat (tier events about one expert); the gate's want_x and x (gate events) */
+  readonly heat: number;
+  readonly want_x: number;
+  readonly x: number;
   /** where the line came from, for a divergence's report */
   readonly file: string;
   readonly line: number;
@@ -123,6 +127,9 @@ export function parseTraceLine(text: string, file: string, line: number): TraceE
     budget: int(r, 'budget', file, line, 0),
     life: int(r, 'life', file, line, 0),
     live: int(r, 'live', file, line, 0),
+    heat: int(r, 'heat', file, line, 0),
+    want_x: int(r, 'want_x', file, line, 0),
+    x: int(r, 'x', file, line, 0),
     file,
     line,
   };

@@ -24,6 +24,7 @@ export function columnsFromRecords(recs: readonly Rec[], file = 'run'): TraceCol
       lk: LOCKS[r.lk] ?? '-',
       fn: FN_NAMES[r.fn] ?? '',
       after: 0,
+      want_x: r.wantX,
       file,
       line: seq,
     });

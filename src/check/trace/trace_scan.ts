@@ -14,8 +14,8 @@ import { FN_NAMES, EVENT_KINDS, LOCKS, SOURCES } from '../replay/schema.js';
 import { FN_NONE, NUM_FIELDS, type TraceColumns } from './trace_columns.js';
 import { parseTraceLine } from './trace_event.js';
 
-// the stored numeric columns, then the numbers the schema has that no rule reads (skipped)
-const INT_KEYS = [...NUM_FIELDS, 'heat', 'want_x', 'x'] as const;
+// the stored numeric columns: every number of the schema
+const INT_KEYS = NUM_FIELDS;
 const STR_KEYS = ['src', 'lk', 'ev', 'fn'] as const;
 const F = Object.fromEntries(INT_KEYS.map((k, i) => [k, i])) as Record<(typeof INT_KEYS)[number], number>;
 /** fields whose absence reads -1 */
