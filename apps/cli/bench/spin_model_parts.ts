@@ -21,6 +21,8 @@ export interface Dims {
   readonly T: readonly number[];
   readonly L: readonly number[];
   readonly R: readonly number[];
+  /** with the lifecycle gate (spin_model_gate.ts); without it the text is the anchor's */
+  readonly G: boolean;
 }
 
 /** `fmt(i)` for each i of `r`, joined (the generator's sums and conjunctions) */
