@@ -80,6 +80,7 @@ describe('the Spin comparison', () => {
     expect(spinFolders()).toEqual(before);
     const md = renderSpin(section).join('\n');
     expect(md).toContain('| e2-l2-r2 | yes |');
-    expect(md).toMatch(/distinct states within 2 x of Spin's on every row \(1 of 1 rows complete\): beside the model with the gate, worst/);
+    expect(md).toContain("distinct states within 2 x of Spin's on every row (1 of 1 rows complete)");
+    expect(md).toMatch(/beside the model with the gate, worst [\d.]+ x/);
   });
 });

@@ -192,7 +192,8 @@ export function measureSpin(
         `states ${ratio(row.stateRatio)}, per state ${ratio(row.perStateRatio)}` +
         (spinGate === null
           ? ''
-          : `; Spin with the gate ${spinGate.states} states: ${ratio(row.gateStateRatio)}, per state ${ratio(row.gatePerStateRatio)}`),
+          : `; Spin with the gate ${spinGate.states} states: ${ratio(row.gateStateRatio)}, ` +
+            `per state ${ratio(row.gatePerStateRatio)}`),
     );
     rows.push(row);
   }

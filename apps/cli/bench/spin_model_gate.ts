@@ -45,7 +45,8 @@ export function gateLeave(who: string, then = ''): string {
 
 /** main takes an exclusive section from state `from` (nobody is inside: no wait) */
 export function exclusiveIn(from: number): string {
-  return `  atomic { gmx == FREE -> gmx = MAIN; STEP; assert(gstate == ${from} && !gwantx && !gx && glive == 0); gx = 1 }
+  const free = `gstate == ${from} && !gwantx && !gx && glive == 0`;
+  return `  atomic { gmx == FREE -> gmx = MAIN; STEP; assert(${free}); gx = 1 }
   atomic { gquiescent(); gmx = FREE; STEP }
 `;
 }

@@ -67,16 +67,18 @@ export function mainEnd(d: Dims): string {
     :: resident[i] -> goto rel_free
     :: else -> i++; if :: i < NE -> goto rel_lock :: else -> i = 0; goto count fi
     fi`;
+  const gin = gated(d, gateEnter('MAIN'));
+  const teardown = gated(d, BEGIN_TEARDOWN);
   return `rel_lock:
-${gated(d, gateEnter('MAIN'))}  atomic { mx == FREE -> mx = MAIN; STEP; if :: resident[i] -> sram[i] = 0 :: else -> skip fi }
+${gin}  atomic { mx == FREE -> mx = MAIN; STEP; if :: resident[i] -> sram[i] = 0 :: else -> skip fi }
 ${unlockThen(d, 'MAIN', branch)}rel_free:
   atomic { STEP; ram[i] = 0; i++; if :: i < NE -> goto rel_lock :: else -> i = 0; goto count fi }
 
 count:
-${gated(d, gateEnter('MAIN'))}  atomic { mx == FREE -> mx = MAIN; STEP }
+${gin}  atomic { mx == FREE -> mx = MAIN; STEP }
   atomic { quiescent(); mx = FREE; STEP }
 ${gated(d, gateLeave('MAIN'))}
-${gated(d, BEGIN_TEARDOWN)}  atomic { mx == FREE -> mx = MAIN; STEP; if :: stop || !uplive -> goto already :: else -> stop = 1 fi }
+${teardown}  atomic { mx == FREE -> mx = MAIN; STEP; if :: stop || !uplive -> goto already :: else -> stop = 1 fi }
   atomic { STEP; signal_cv() }
   atomic { STEP; broadcast_take() }
   atomic { quiescent(); mx = FREE; STEP }

@@ -24,7 +24,8 @@ function line(r: SpinRow): string {
     `${t.cpuSeconds.toFixed(2)} | ${t.wallSeconds.toFixed(2)} | ${(1000 * spinCpu).toFixed(1)} | ` +
     `${us(t.cpuSeconds, t.states)} | ${us(spinCpu, spinStates)} | **${ratio(r.perStateRatio)}** | ` +
     `${g === null ? '-' : int(g.states)} | **${ratio(r.gateStateRatio)}** | ` +
-    `${g === null ? '-' : us(g.searchCpuSeconds, g.states)} | **${ratio(r.gatePerStateRatio)}** | ${t.violations.join(', ') || 'none'} |`
+    `${g === null ? '-' : us(g.searchCpuSeconds, g.states)} | **${ratio(r.gatePerStateRatio)}** | ` +
+    `${t.violations.join(', ') || 'none'} |`
   );
 }
 
