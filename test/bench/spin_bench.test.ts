@@ -26,6 +26,20 @@ describe('the Spin comparison', () => {
     expect(() => promelaModel(9, 2, 2)).toThrow(/1-8 experts/);
   });
 
+  it('adds the lifecycle gate only when asked, around every entry point the configuration calls', () => {
+    const plain = promelaModel(4, 2, 2);
+    const gated = promelaModel(4, 2, 2, true);
+    expect(plain).not.toContain('gmx');
+    // a way in per gated call's text: plan_fill, fill_wait, releaseRam (one text in its
+    // loop) and residentCount in main, note_planned in the loaders (one text for all);
+    // init and the teardown take exclusive sections
+    expect(gated.match(/STEP; assert\(gstate == 1 && !gwantx && !gx\); glive\+\+/g)?.length).toBe(5);
+    expect(gated.match(/gx = 1 }/g)?.length).toBe(2);
+    expect(gated).toContain('assert(gstate == 1); gstate = 2');
+    // the release of mx before a gate's way out is a step of its own, the branch after it
+    expect(gated).toContain('atomic { gquiescent(); gmx = FREE; STEP;\n    if\n    :: e + NL < NE');
+  });
+
   it("puts the anchor's timer around pan's search, and refuses a pan.c without its lines", () => {
     const pan = 'int x;\n\tstart_time = times(&start_tm);\nsearch();\n\tstop_time = times(&stop_tm);\n';
     const p = patchPan(pan);
@@ -58,11 +72,15 @@ describe('the Spin comparison', () => {
       expect(section.skipped).toBeNull();
       expect(row.spin?.states).toBe(581);
       expect(row.spin?.transitions).toBe(1095);
+      // the same model with the gate: more states, and the like-for-like ratio beside it
+      expect(row.spinGate?.states).toBe(1633);
+      expect(row.gateStateRatio).toBeCloseTo(row.tierlab.states / 1633, 10);
     }
     expect(row.stateRatio).toBeCloseTo(row.tierlab.states / 581, 10);
     expect(spinFolders()).toEqual(before);
     const md = renderSpin(section).join('\n');
     expect(md).toContain('| e2-l2-r2 | yes |');
-    expect(md).toMatch(/distinct states within 2 x of Spin's on every row: worst/);
+    expect(md).toContain("distinct states within 2 x of Spin's on every row (1 of 1 rows complete)");
+    expect(md).toMatch(/beside the model with the gate, worst [\d.]+ x/);
   });
 });

@@ -10,13 +10,14 @@
  * the CPU seconds beside it, since a shared machine's other load takes its share); and
  * the medium configuration (properties/scenarios/medium.json) with DPOR and its state
  * cache; and the growth table beside Spin (spin_bench.ts: 2-8 experts, 1-3 loaders, ring
- * 1-4, Spin run in the same process's run when it is installed). Steps per distinct
- * state is the re-execution cost: steps executed / states.
+ * 1-4, Spin run in the same process's run when it is installed, on the anchor's model and
+ * on the same model with the lifecycle gate). Steps per distinct state is the
+ * re-execution cost: steps executed / states.
  *
  * Invariants: every configuration counts distinct states the same way (state_digest.ts:
  * the canonical state), so the counts of two complete searches agree when they run the
- * same schedules (plain DFS and sleep sets, both with the cache: 4,495); DPOR and BPOR run
- * one schedule of each trace, whose intermediate states are fewer (3,504), and their
+ * same schedules (plain DFS and sleep sets, both with the cache: 14,656); DPOR and BPOR
+ * run one schedule of each trace, whose intermediate states are fewer (12,631), and their
  * verdicts are the same;
  * a limit that stops a search is reported as incomplete, never as a result.
  */

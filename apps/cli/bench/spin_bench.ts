@@ -7,6 +7,11 @@
  * same process's run (spin_run.ts), or is skipped with the reason when `spin` or a C
  * compiler is missing; each row also shows the anchor's published figures.
  *
+ * Spin runs twice: on the anchor's model (which predates the lifecycle gate) and on the
+ * same model with the gate (spin_model_gate.ts): tierlab's tier passes the gate at every
+ * entry point, so the second is the same protocol, and its ratios are the like-for-like
+ * ones; the first shows what the gate itself adds.
+ *
  * Reported per row: distinct states, transitions (Spin's stored + matched; tierlab's
  * steps executed), search CPU and wall seconds, CPU time per distinct state, and the
  * ratios tierlab / Spin; over the rows of 2-8 experts (2 loaders, ring 2) the growth
@@ -59,9 +64,14 @@ export interface SpinRow {
   readonly tierlab: TierlabSearch;
   /** null: Spin was not run (the section says why) */
   readonly spin: SpinResult | null;
+  /** Spin on the model with the lifecycle gate (null: not run) */
+  readonly spinGate: SpinResult | null;
   /** tierlab / Spin (this run's Spin, else the anchor's): distinct states, CPU per state */
   readonly stateRatio: number | null;
   readonly perStateRatio: number | null;
+  /** tierlab / Spin on the model with the gate (null: Spin not run) */
+  readonly gateStateRatio: number | null;
+  readonly gatePerStateRatio: number | null;
 }
 
 export interface SpinSection {
@@ -72,6 +82,8 @@ export interface SpinSection {
   /** slope of log states on log experts, 2 loaders and ring 2 (null: a row incomplete) */
   readonly growthTierlab: number | null;
   readonly growthSpin: number | null;
+  /** the same of Spin on the model with the gate (null: not run) */
+  readonly growthSpinGate: number | null;
 }
 
 export const spinLabel = (c: SpinConfig): string => `e${c.experts}-l${c.loaders}-r${c.ring}`;
@@ -122,17 +134,27 @@ export function growthExponent(points: readonly (readonly [number, number])[]): 
   return den === 0 ? null : num / den;
 }
 
-function rowOf(c: SpinConfig, t: TierlabSearch, spin: SpinResult | null): SpinRow {
+/** tierlab / Spin: distinct states, and CPU per distinct state (null: tierlab incomplete) */
+function ratios(t: TierlabSearch, states: number, cpu: number): [number | null, number | null] {
+  if (!t.complete) return [null, null];
+  return [t.states / states, t.states > 0 && cpu > 0 ? t.cpuSeconds / t.states / (cpu / states) : null];
+}
+
+function rowOf(c: SpinConfig, t: TierlabSearch, spin: SpinResult | null, spinGate: SpinResult | null): SpinRow {
   const [aStates, , aMs] = c.anchor;
-  const states = spin?.states ?? aStates;
-  const cpu = spin?.searchCpuSeconds ?? aMs / 1000;
+  const [stateRatio, perStateRatio] = ratios(t, spin?.states ?? aStates, spin?.searchCpuSeconds ?? aMs / 1000);
+  const [gateStateRatio, gatePerStateRatio] =
+    spinGate === null ? [null, null] : ratios(t, spinGate.states, spinGate.searchCpuSeconds);
   return {
     label: spinLabel(c),
     config: c,
     tierlab: t,
     spin,
-    stateRatio: t.complete ? t.states / states : null,
-    perStateRatio: t.complete && t.states > 0 && cpu > 0 ? t.cpuSeconds / t.states / (cpu / states) : null,
+    spinGate,
+    stateRatio,
+    perStateRatio,
+    gateStateRatio,
+    gatePerStateRatio,
   };
 }
 
@@ -159,14 +181,19 @@ export function measureSpin(
   for (const c of configs) {
     log(`spin: ${spinLabel(c)} ...`);
     const spin = 'missing' in tools ? null : runSpin(tools, c.experts, c.loaders, c.ring);
+    const spinGate = 'missing' in tools ? null : runSpin(tools, c.experts, c.loaders, c.ring, true);
     const t = tierlabSearch(c, limitSeconds);
     if (t.violations.length > 0) unexpected = true;
-    const row = rowOf(c, t, spin);
+    const row = rowOf(c, t, spin, spinGate);
     const ratio = (x: number | null): string => (x === null ? '-' : `${x.toFixed(2)}x`);
     log(
       `  tierlab ${t.complete ? 'complete' : 'INCOMPLETE'}: ${t.states} states, ${t.cpuSeconds.toFixed(2)} s CPU; ` +
         `Spin ${spin === null ? `(anchor) ${c.anchor[0]}` : `${spin.states} states, ${spin.searchCpuSeconds.toFixed(4)} s`}; ` +
-        `states ${ratio(row.stateRatio)}, per state ${ratio(row.perStateRatio)}`,
+        `states ${ratio(row.stateRatio)}, per state ${ratio(row.perStateRatio)}` +
+        (spinGate === null
+          ? ''
+          : `; Spin with the gate ${spinGate.states} states: ${ratio(row.gateStateRatio)}, ` +
+            `per state ${ratio(row.gatePerStateRatio)}`),
     );
     rows.push(row);
   }
@@ -177,6 +204,7 @@ export function measureSpin(
     rows,
     growthTierlab: growth(rows, (r) => (r.tierlab.complete ? r.tierlab.states : null)),
     growthSpin: growth(rows, (r) => r.spin?.states ?? r.config.anchor[0]),
+    growthSpinGate: growth(rows, (r) => r.spinGate?.states ?? null),
   };
   return { section, unexpected };
 }

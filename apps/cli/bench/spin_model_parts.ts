@@ -21,6 +21,8 @@ export interface Dims {
   readonly T: readonly number[];
   readonly L: readonly number[];
   readonly R: readonly number[];
+  /** with the lifecycle gate (spin_model_gate.ts); without it the text is the anchor's */
+  readonly G: boolean;
 }
 
 /** `fmt(i)` for each i of `r`, joined (the generator's sums and conjunctions) */
@@ -36,7 +38,7 @@ export function preamble(d: Dims): string {
  * 1 device, 1 layer x ${NE} experts, ring capacity ${QCAP}, budget ${NE} experts, a planned
  * warmstart with ${NL} loader threads, then shutdown. Threads: main 0, uploader 1, loaders 2..${NT - 1}.
  * Options as tier-small.pml: -DBUG_FILLWAIT_QN, -DSPURIOUS=n, -DDIGEST (with spin -o1).
- */
+${d.G ? ' * With the lifecycle gate, added by the bench (spin_model_gate.ts), not by the generator.\n' : ''} */
 #define NE     ${NE}
 #define QCAP   ${QCAP}
 #define BUDGET ${NE}

@@ -3,9 +3,14 @@
  * plan_fill, the loaders, fill_wait, releaseRam, residentCount, shutdown), the uploader and
  * the loaders, each step one atomic sequence as tierlab runs one op and the code after it.
  *
- * Invariant: the text is the anchor generator's, byte for byte.
+ * Invariant: without the gate (`Dims.G`) the text is the anchor generator's, byte for byte;
+ * with it, each call through the gate is wrapped in the gate's steps (spin_model_gate.ts).
  */
 import { lines, s, type Dims } from './spin_model_parts.js';
+import { BEGIN_TEARDOWN, exclusiveIn, exclusiveOut, gateEnter, gateLeave } from './spin_model_gate.js';
+
+/** `text` in the model with the lifecycle gate, nothing without it */
+const gated = (d: Dims, text: string): string => (d.G ? text : '');
 
 /** main's first line (apart, so that the braces of each function's text balance) */
 export const MAIN_HEAD = 'active proctype main() {';
@@ -19,9 +24,9 @@ export function mainStart(d: Dims): string {
 #ifdef DIGEST
   byte steps;
 #endif
-  atomic { STEP; budget = BUDGET }
+${gated(d, exclusiveIn(0))}  atomic { STEP; budget = BUDGET }
   atomic { STEP; spawned[UPL] = 1; uplive = 1 }
-  atomic { mx == FREE -> mx = MAIN; STEP;
+${gated(d, exclusiveOut(1) + gateEnter('MAIN'))}  atomic { mx == FREE -> mx = MAIN; STEP;
     i = 0;
     do
     :: i < NE && !stop && used < budget ->
@@ -36,10 +41,10 @@ export function mainStart(d: Dims): string {
     assert(${s((i) => `planned[${i}]`, E, ' && ')})
   }
   atomic { quiescent(); mx = FREE; STEP }
-${lines((t) => `  atomic { STEP; spawned[${t}] = 1 }`, L)}
+${gated(d, gateLeave('MAIN'))}${lines((t) => `  atomic { STEP; spawned[${t}] = 1 }`, L)}
 ${lines((t) => `  atomic { ended[${t}] -> STEP }`, L)}
 
-  atomic { mx == FREE -> mx = MAIN; STEP; fill_wait_next() }
+${gated(d, gateEnter('MAIN'))}  atomic { mx == FREE -> mx = MAIN; STEP; fill_wait_next() }
 fw_wait:
   atomic { mx = FREE; RANK_TAKE(MAIN); wtk[MAIN] = 1; STEP; quiescent() }
 fw_sleep:
@@ -51,34 +56,36 @@ fw_sleep:
   fi;
 fw_unlock:
   atomic { quiescent(); mx = FREE; STEP; i = 0 }
-`;
+${gated(d, gateLeave('MAIN'))}`;
 }
 
 /** main: releaseRam, residentCount, shutdown, the frees */
 export function mainEnd(d: Dims): string {
   const { E, L, R } = d;
-  return `rel_lock:
-  atomic { mx == FREE -> mx = MAIN; STEP; if :: resident[i] -> sram[i] = 0 :: else -> skip fi }
-  atomic { quiescent(); mx = FREE; STEP;
+  const branch = `
     if
     :: resident[i] -> goto rel_free
     :: else -> i++; if :: i < NE -> goto rel_lock :: else -> i = 0; goto count fi
-    fi }
-rel_free:
+    fi`;
+  const gin = gated(d, gateEnter('MAIN'));
+  const teardown = gated(d, BEGIN_TEARDOWN);
+  return `rel_lock:
+${gin}  atomic { mx == FREE -> mx = MAIN; STEP; if :: resident[i] -> sram[i] = 0 :: else -> skip fi }
+${unlockThen(d, 'MAIN', branch)}rel_free:
   atomic { STEP; ram[i] = 0; i++; if :: i < NE -> goto rel_lock :: else -> i = 0; goto count fi }
 
 count:
-  atomic { mx == FREE -> mx = MAIN; STEP }
+${gin}  atomic { mx == FREE -> mx = MAIN; STEP }
   atomic { quiescent(); mx = FREE; STEP }
-
-  atomic { mx == FREE -> mx = MAIN; STEP; if :: stop || !uplive -> goto already :: else -> stop = 1 fi }
+${gated(d, gateLeave('MAIN'))}
+${teardown}  atomic { mx == FREE -> mx = MAIN; STEP; if :: stop || !uplive -> goto already :: else -> stop = 1 fi }
   atomic { STEP; signal_cv() }
   atomic { STEP; broadcast_take() }
   atomic { quiescent(); mx = FREE; STEP }
   atomic { ended[UPL] -> STEP;
     assert(qn == 0 && inflight == 0 && !busy)
   }
-  atomic { mx == FREE -> mx = MAIN; STEP }
+${gated(d, exclusiveIn(2))}  atomic { mx == FREE -> mx = MAIN; STEP }
   atomic { quiescent(); mx = FREE; STEP }
   atomic { mx == FREE -> mx = MAIN; STEP }
   atomic { STEP; broadcast_take();
@@ -109,8 +116,7 @@ free_next:
        assert(${s((i) => `stg[${i}]`, E)} == 0);
        assert(used == 0 && qn == 0 && inflight == 0 && NCHARGED == 0);
        assert(ended[UPL] && ${s((i) => `ended[${i}]`, L, ' && ')} && sdone && !uplive);
-       i = 0; rel = 0; ended[MAIN] = 1 }
-  fi;
+       i = 0; rel = 0${d.G ? ` }\n${exclusiveOut(0, '; ended[MAIN] = 1')}` : '; ended[MAIN] = 1 }\n'}  fi;
 end_main:
   (0);
 already:
@@ -168,7 +174,12 @@ end_upl:
 }
 
 /** the loaders */
-export function loader(): string {
+export function loader(d: Dims): string {
+  const branch = `
+    if
+    :: e + NL < NE -> e = e + NL; goto l_load
+    :: else -> e = 0; ended[_pid] = 1
+    fi`;
   return `inline loader_next() {
   if
   :: qn == QCAP && !stop -> goto l_wait
@@ -192,7 +203,7 @@ active [NL] proctype loader() {
   atomic { spawned[_pid] -> STEP; if :: e >= NE -> e = 0; ended[_pid] = 1; goto end_loader :: else -> skip fi }
 l_load:
   atomic { STEP; ram[e] = 1 }
-  atomic { mx == FREE -> mx = _pid; STEP;
+${gated(d, gateEnter('_pid'))}  atomic { mx == FREE -> mx = _pid; STEP;
     if
     :: !planned[e] -> goto l_unlock
     :: else -> sram[e] = 1; loader_next()
@@ -211,13 +222,17 @@ l_stage:
     planned[e] = 0; queued[e] = 1; ring[qt] = e + 1; qt = (qt + 1) % QCAP; qn++; inflight++ }
   atomic { STEP; signal_cv() }
 l_unlock:
-  atomic { quiescent(); mx = FREE; STEP;
-    if
-    :: e + NL < NE -> e = e + NL; goto l_load
-    :: else -> e = 0; ended[_pid] = 1
-    fi }
-end_loader:
+${unlockThen(d, '_pid', branch)}end_loader:
   (0)
 }
 `;
+}
+
+/**
+ * mx's release followed by `branch`: in one step without the gate (the anchor's text);
+ * with it, the release, then the gate's way out with the branch in gmx's release step.
+ */
+function unlockThen(d: Dims, who: string, branch: string): string {
+  if (!d.G) return `  atomic { quiescent(); mx = FREE; STEP;${branch} }\n`;
+  return `  atomic { quiescent(); mx = FREE; STEP }\n${gateLeave(who, `;${branch}`)}`;
 }

@@ -97,11 +97,14 @@ export function spinTrail(tools: SpinTools, model: string, defines: readonly str
   }
 }
 
-/** Spin's search of the model of `experts` experts, `loaders` loaders, a ring of `ring`. */
-export function runSpin(tools: SpinTools, experts: number, loaders: number, ring: number): SpinResult {
+/**
+ * Spin's search of the model of `experts` experts, `loaders` loaders, a ring of `ring`;
+ * with `gate`, the model with the lifecycle gate (spin_model_gate.ts).
+ */
+export function runSpin(tools: SpinTools, experts: number, loaders: number, ring: number, gate = false): SpinResult {
   const dir = mkdtempSync(join(tmpdir(), 'tierlab-spin-'));
   try {
-    writeFileSync(join(dir, 'm.pml'), promelaModel(experts, loaders, ring));
+    writeFileSync(join(dir, 'm.pml'), promelaModel(experts, loaders, ring, gate));
     must(run('spin', ['-a', 'm.pml'], dir), 'spin -a');
     const pan = join(dir, 'pan.c');
     writeFileSync(pan, patchPan(readFileSync(pan, 'utf8')));
