@@ -42,12 +42,50 @@ const IMMUTABLE = new Set([
 /** The configuration: constant as a whole, given out as it is. */
 const CONSTANT = 'cfg';
 
-/** How an object was reached from the state: `holder[key]` was it (holder null: the root). */
+/**
+ * How an object was reached from the state: `holder[key]` was it (holder null: the root).
+ * `gate`: the path's first field from the state is `gate` (gmx-guarded below it), fixed
+ * when the object is reached, so a read does not walk the path to learn it.
+ */
 interface Link {
   readonly holder: object | null;
   readonly key: string;
   readonly up: Link | null;
   readonly target: object;
+  readonly gate: boolean;
+}
+
+/**
+ * The proxies' handler, one per guarded object, its traps methods of one class: no
+ * closures made per object, and one shape at every trap call (a read through the guard
+ * is the most frequent thing a checked step does).
+ */
+class Guard implements ProxyHandler<object> {
+  constructor(
+    private readonly reads: GuardedReads,
+    private readonly link: Link,
+  ) {}
+
+  get(t: object, key: string | symbol): unknown {
+    const v: unknown = (t as Record<PropertyKey, unknown>)[key];
+    if (typeof key === 'symbol' || typeof v === 'function') return v;
+    const reader = this.reads.memory.reader;
+    if (reader !== null && !IMMUTABLE.has(key) && reachable(this.link)) {
+      const gate = this.link.holder === null ? key === 'gate' : this.link.gate;
+      if (!(gate ? this.reads.memory.held.gmx : this.reads.memory.held.mx))
+        throw guardedStateRead(reader, pathOf(this.link, key), gate ? 'gmx' : 'mx');
+    }
+    // a frozen object's fields must read as themselves (a proxy's invariant): a watched
+    // table's rows (table_watch.ts) are read unguarded below them
+    if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
+    return this.reads.proxyOf(v, t, key, this.link);
+  }
+
+  // the object itself receives the write (not the proxy: a receiver that is the proxy would
+  // define the property through it again, which is most of a write's cost)
+  set(t: object, key: string | symbol, value: unknown): boolean {
+    return Reflect.set(t, key, this.reads.unwrap(value));
+  }
 }
 
 export class GuardedReads implements Checker {
@@ -62,10 +100,10 @@ export class GuardedReads implements Checker {
   private readonly originals = new WeakMap<object, object>();
 
   constructor(root: object) {
-    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root });
+    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false });
   }
 
-  unguarded(th: ThreadView | null, held: LocksHeld = { mx: false, gmx: false }): void {
+  unguarded(th: ThreadView | null, held: LocksHeld = UNHELD): void {
     this.memory.reader = th !== null && !this.memory.inInit.has(th.tid) ? th : null;
     this.memory.held = held;
   }
@@ -75,40 +113,28 @@ export class GuardedReads implements Checker {
     else if (op.k === 'ret' && op.ret.fn === 'init') this.memory.inInit.delete(th.tid);
   }
 
+  /** The proxy of `v`, read as `holder[key]` below `up` (the first path it was reached by names it). */
+  proxyOf(v: object, holder: object, key: string, up: Link): object {
+    const known = this.proxies.get(v);
+    if (known !== undefined) return known;
+    const gate = up.holder === null ? key === 'gate' : up.gate;
+    return this.wrap(v, { holder, key, up, target: v, gate });
+  }
+
+  unwrap(v: unknown): unknown {
+    return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
+  }
+
   private wrap(target: object, link: Link): object {
-    const proxy = new Proxy(target, {
-      get: (t, key) => {
-        const v: unknown = (t as Record<PropertyKey, unknown>)[key];
-        if (typeof key === 'symbol' || typeof v === 'function') return v;
-        const reader = this.memory.reader;
-        if (reader !== null && !IMMUTABLE.has(key) && reachable(link)) {
-          const gate = gateward(link, key);
-          if (!(gate ? this.memory.held.gmx : this.memory.held.mx))
-            throw guardedStateRead(reader, pathOf(link, key), gate ? 'gmx' : 'mx');
-        }
-        // a frozen object's fields must read as themselves (a proxy's invariant): a watched
-        // table's rows (table_watch.ts) are read unguarded below them
-        if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
-        return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
-      },
-      set: (t, key, value, receiver) => Reflect.set(t, key, this.unwrap(value), receiver),
-    });
+    const proxy = new Proxy(target, new Guard(this, link));
     this.proxies.set(target, proxy);
     this.originals.set(proxy, target);
     return proxy;
   }
-
-  private unwrap(v: unknown): unknown {
-    return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
-  }
 }
 
-/** Whether the read is of the gate (the path's first field from the state is `gate`). */
-function gateward(link: Link, key: string): boolean {
-  let first = key;
-  for (let l: Link | null = link; l !== null && l.holder !== null; l = l.up) first = l.key;
-  return first === 'gate';
-}
+/** Held by nobody: what a thread that stopped running holds. */
+const UNHELD: LocksHeld = { mx: false, gmx: false };
 
 /** Whether every step of the path still leads where it led when the object was reached. */
 function reachable(link: Link): boolean {
