@@ -43,6 +43,10 @@ export class Runtime extends RunState {
   private readonly gateDigesters: Checker[];
   private readonly observers: Checker[];
   private readonly guards: Checker[];
+  /** the checkers that watch marks and releases (a moment's loop skips those that do not) */
+  private readonly markers: Checker[];
+  private readonly quiescents: Checker[];
+  private readonly gateReleases: Checker[];
   /** no checker digests or guards state: steps without a mutex need no check */
   private readonly quiet: boolean;
   /** the thread whose code runs now without mx or gmx while others are alive (null: none) */
@@ -70,6 +74,9 @@ export class Runtime extends RunState {
     this.gateDigesters = checkers.filter((c) => c.gateDigest !== undefined);
     this.observers = checkers.filter((c) => c.onOp !== undefined);
     this.guards = checkers.filter((c) => c.unguarded !== undefined);
+    this.markers = checkers.filter((c) => c.onMark !== undefined);
+    this.quiescents = checkers.filter((c) => c.onQuiescent !== undefined);
+    this.gateReleases = checkers.filter((c) => c.onGateRelease !== undefined);
     this.quiet = this.digesters.length === 0 && this.gateDigesters.length === 0 && this.guards.length === 0;
   }
 
@@ -239,8 +246,8 @@ export class Runtime extends RunState {
 
   /** th released mx (checkers see the tier's state) or gmx (they see the gate's) */
   private released(th: SimThread, m: 'mx' | 'gmx', cv: CvName | null): void {
-    if (m === 'mx') for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
-    else for (const c of this.checkers) c.onGateRelease?.(this, th, cv !== null);
+    if (m === 'mx') for (const c of this.quiescents) c.onQuiescent?.(this, th, cv);
+    else for (const c of this.gateReleases) c.onGateRelease?.(this, th, cv !== null);
   }
 
   /** MEM-SYNC: nobody may hold mx, wait on cv or cv_take, or wait to take mx when they are destroyed. */
@@ -313,7 +320,7 @@ export class Runtime extends RunState {
     }
     // the checkers read the state as observers, not as th's code
     if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(null);
-    for (const c of this.checkers) c.onMark?.(this, th, op);
+    for (const c of this.markers) c.onMark?.(this, th, op);
     if (this.unguardedThread !== null) {
       for (const g of this.guards) g.unguarded?.(this.unguardedThread, this.unguardedHeld);
     }
