@@ -98,11 +98,14 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   opts.onBuilt?.(tier, world);
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
+  const guardReads = opts.checks !== false && opts.guardReads !== false;
   const checks = {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
     wantSwaps: s.wantSwaps,
     watchSlots: opts.watchSlots === true,
+    // a watched table's rows are frozen, and the guard gives out their slots as they are
+    slotsGuarded: guardReads && opts.watchSlots !== true,
     // a hand-written main thread is not the engine's driver, unless it says what it stands for
     ...(opts.main === undefined
       ? { driver: driverDecisions(plan) }
@@ -111,7 +114,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
         : {}),
   };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
-  if (opts.checks !== false && opts.guardReads !== false) {
+  if (guardReads) {
     // the tier's threads read the state through the guard; the checkers read it directly
     const guard = new GuardedReads(tier.st);
     (tier as { st: TierState }).st = guard.state as TierState;

@@ -18,10 +18,14 @@
  * (a ring entry it popped, the group rows it claimed): once the path it reached them by
  * leads elsewhere, they are the thread's own. Values are never changed by the proxy: reads and writes go
  * to the real objects, and a proxy stored into the state is stored as the object itself.
+ *
+ * Writes: a change of a slot without mx (the fields the guarded digest reads) is caught
+ * here at the write, so that the digest can leave the slot table out where the guard is
+ * on (slotFieldChanges below).
  */
 import type { MarkOp } from '../ops.js';
 import type { Checker, LocksHeld, RunView, ThreadView } from './checker.js';
-import { guardedStateRead } from './sync_discipline.js';
+import { guardedStateChanged, guardedStateRead } from './sync_discipline.js';
 
 /** Fields set once when their object is made: readable by anyone who holds the object. */
 const IMMUTABLE = new Set([
@@ -53,6 +57,8 @@ interface Link {
   readonly up: Link | null;
   readonly target: object;
   readonly gate: boolean;
+  /** the object is a slot of the slot table (`st.slots[l][e]`) */
+  readonly slot: boolean;
 }
 
 /**
@@ -84,6 +90,10 @@ class Guard implements ProxyHandler<object> {
   // the object itself receives the write (not the proxy: a receiver that is the proxy would
   // define the property through it again, which is most of a write's cost)
   set(t: object, key: string | symbol, value: unknown): boolean {
+    const writer = this.reads.memory.writer;
+    if (writer !== null && !this.reads.memory.held.mx && this.link.slot && typeof key === 'string') {
+      if (slotFieldChanges(t, key, value) && reachable(this.link)) throw guardedStateChanged(writer);
+    }
     return Reflect.set(t, key, this.reads.unwrap(value));
   }
 }
@@ -91,8 +101,15 @@ class Guard implements ProxyHandler<object> {
 export class GuardedReads implements Checker {
   /** the proxy of the state the tier's threads use in place of the state */
   readonly state: object;
-  readonly memory: { reader: ThreadView | null; held: LocksHeld; inInit: Set<number> } = {
+  readonly memory: {
+    reader: ThreadView | null;
+    /** the thread running without a mutex, init's too (writes: SLOT_WRITES) */
+    writer: ThreadView | null;
+    held: LocksHeld;
+    inInit: Set<number>;
+  } = {
     reader: null,
+    writer: null,
     held: { mx: false, gmx: false },
     inInit: new Set(),
   };
@@ -100,11 +117,12 @@ export class GuardedReads implements Checker {
   private readonly originals = new WeakMap<object, object>();
 
   constructor(root: object) {
-    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false });
+    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false, slot: false });
   }
 
   unguarded(th: ThreadView | null, held: LocksHeld = UNHELD): void {
     this.memory.reader = th !== null && !this.memory.inInit.has(th.tid) ? th : null;
+    this.memory.writer = th;
     this.memory.held = held;
   }
 
@@ -118,7 +136,9 @@ export class GuardedReads implements Checker {
     const known = this.proxies.get(v);
     if (known !== undefined) return known;
     const gate = up.holder === null ? key === 'gate' : up.gate;
-    return this.wrap(v, { holder, key, up, target: v, gate });
+    // a slot: an element of a row of the state's `slots`
+    const slot = up.up !== null && up.up.key === 'slots' && up.up.up !== null && up.up.up.holder === null;
+    return this.wrap(v, { holder, key, up, target: v, gate, slot });
   }
 
   unwrap(v: unknown): unknown {
@@ -130,6 +150,31 @@ export class GuardedReads implements Checker {
     this.proxies.set(target, proxy);
     this.originals.set(proxy, target);
     return proxy;
+  }
+}
+
+/**
+ * A write that changes what the accounting checker's guarded digest reads of a slot
+ * (accounting.ts: its heat, its flags, whether it has RAM weights or tensors). Where the
+ * tier's threads see the state through this guard, the digest leaves the slot table out
+ * and such a write without mx is caught here, at the write: the same violation, without
+ * hashing every slot twice around each step taken without mx (a cost that grew with the
+ * table). Slots are made by init and reached only through the state, so every write to
+ * one goes through the guard.
+ */
+function slotFieldChanges(t: object, key: string, value: unknown): boolean {
+  const was = (t as Record<string, unknown>)[key];
+  switch (key) {
+    case 'heat':
+    case 'resident':
+    case 'queued':
+    case 'planned':
+      return was !== value;
+    case 'ram':
+    case 'tensors':
+      return (was === null) !== (value === null);
+    default:
+      return false;
   }
 }
 

@@ -140,7 +140,7 @@ function denseOffers(bytes: number, devices: number): TrunkOffer[] {
  */
 export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Checker[] {
   const checkers = [
-    accountingChecker(ctx, opts.watchSlots === true),
+    accountingChecker(ctx, opts.watchSlots === true, opts.slotsGuarded === true),
     postconditionChecker(ctx),
     lostWakeupChecker(ctx),
     endStateChecker(ctx),
@@ -166,6 +166,9 @@ export interface CheckerOptions extends FillConditions {
    * which the watch's accessors would slow down.
    */
   readonly watchSlots?: boolean;
+  /** the tier's threads see the state through the read guard (guarded_reads.ts), which
+   *  catches changes of slots without mx: the guarded digest leaves the slot table out */
+  readonly slotsGuarded?: boolean;
   /** what the engine driver was asked to do: its decisions are checked (absent: a
    *  hand-written main thread, no driver to check) */
   readonly driver?: DriverDecisions;

@@ -185,46 +185,56 @@ class RealRun implements RunView {
     }
   }
 
-  private async exec(th: RealThread, op: Op): Promise<unknown> {
+  /**
+   * Executes an op: its result, or a promise of it where the op must wait (a lock, a cv
+   * wait, a native call). Not an async function: an op that answers at once makes no
+   * promise of its own, and the caller's await of its value still lets the event loop's
+   * other tasks in as before (one turn either way).
+   */
+  private exec(th: RealThread, op: Op): unknown {
     switch (op.k) {
       case 'call':
       case 'ret':
       case 'mark':
         this.mark(th, op);
         return undefined;
-      case 'lock': {
-        const m = mutexOfOp(op);
-        th.doing = m === 'mx' ? 'waits for mx' : 'waits for gmx';
-        if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
-        await this.mutex(m).lock(th);
-        this.note(th, m === 'mx' ? 'lock' : `lock ${m}`);
-        return undefined;
-      }
+      case 'lock':
+        return this.lock(th, mutexOfOp(op));
       case 'unlock': {
         const m = mutexOfOp(op);
         if (m === 'mx') this.world.syncUse?.(th.name, 'unlocks mx');
         this.mutex(m).unlock(th);
-        this.note(th, m === 'mx' ? 'unlock' : `unlock ${m}`);
+        this.note(th, m === 'mx' ? 'unlock' : 'unlock gmx');
         this.released(th, m, null);
         return undefined;
       }
-      case 'wait': {
-        const m = mutexOfCv(op.cv);
-        if (m === 'mx') this.world.syncUse?.(th.name, `waits on ${op.cv}`);
-        this.note(th, `wait ${op.cv}`);
-        th.doing = phrase('waits on', op.cv);
-        const woken = this.cvs[op.cv].sleep(this.mutex(m), th);
-        this.released(th, m, op.cv);
-        await woken;
-        await this.mutex(m).lock(th);
-        this.note(th, `woken on ${op.cv}, re-took ${m}`);
-        return undefined;
-      }
+      case 'wait':
+        return this.wait(th, op.cv);
       default: {
         const r = this.execOther(th, op);
-        return this.observed(th, op, r instanceof Promise ? ((await r) as unknown) : r);
+        if (r instanceof Promise) return r.then((value: unknown) => this.observed(th, op, value));
+        return this.observed(th, op, r);
       }
     }
+  }
+
+  private async lock(th: RealThread, m: MutexName): Promise<void> {
+    th.doing = m === 'mx' ? 'waits for mx' : 'waits for gmx';
+    if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
+    await this.mutex(m).lock(th);
+    this.note(th, m === 'mx' ? 'lock' : 'lock gmx');
+  }
+
+  private async wait(th: RealThread, cv: CvName): Promise<void> {
+    const m = mutexOfCv(cv);
+    if (m === 'mx') this.world.syncUse?.(th.name, phrase('waits on', cv));
+    this.note(th, phrase('wait', cv));
+    th.doing = phrase('waits on', cv);
+    const woken = this.cvs[cv].sleep(this.mutex(m), th);
+    this.released(th, m, cv);
+    await woken;
+    await this.mutex(m).lock(th);
+    this.note(th, `woken on ${cv}, re-took ${m}`);
   }
 
   private mutex(m: MutexName): RealMutex {
