@@ -73,6 +73,10 @@ class Guard implements ProxyHandler<object> {
   ) {}
 
   get(t: object, key: string | symbol): unknown {
+    return this.read(t, key, Object.isFrozen(t));
+  }
+
+  protected read(t: object, key: string | symbol, frozen: boolean): unknown {
     const v: unknown = (t as Record<PropertyKey, unknown>)[key];
     if (typeof key === 'symbol' || typeof v === 'function') return v;
     const reader = this.reads.memory.reader;
@@ -83,7 +87,7 @@ class Guard implements ProxyHandler<object> {
     }
     // a frozen object's fields must read as themselves (a proxy's invariant): a watched
     // table's rows (table_watch.ts) are read unguarded below them
-    if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
+    if (v === null || typeof v !== 'object' || key === CONSTANT || frozen) return v;
     return this.reads.proxyOf(v, t, key, this.link);
   }
 
@@ -98,12 +102,53 @@ class Guard implements ProxyHandler<object> {
   }
 }
 
+/**
+ * A watched table's rows are frozen (table_watch.ts), and a proxy of a frozen object must
+ * read its fields as themselves; so a row's proxy (every row's: a row is frozen when the
+ * watch first looks, perhaps after its proxy was made) stands on a shadow (an array of the
+ * row's length with nothing in it) and reads the row: its slots are guarded as an
+ * unwatched table's are. Writes go to the row, which refuses them as it would anyway.
+ */
+class RowGuard extends Guard {
+  constructor(
+    reads: GuardedReads,
+    link: Link,
+    private readonly row: object,
+  ) {
+    super(reads, link);
+  }
+
+  override get(_shadow: object, key: string | symbol): unknown {
+    return this.read(this.row, key, false);
+  }
+
+  override set(_shadow: object, key: string | symbol, value: unknown): boolean {
+    return super.set(this.row, key, value);
+  }
+
+  has(_shadow: object, key: string | symbol): boolean {
+    return Reflect.has(this.row, key);
+  }
+
+  ownKeys(): (string | symbol)[] {
+    return Reflect.ownKeys(this.row);
+  }
+
+  getOwnPropertyDescriptor(shadow: object, key: string | symbol): PropertyDescriptor | undefined {
+    // the shadow's own length (the row's) as it is; an element as a configurable one,
+    // which the shadow, having none, may report
+    if (key === 'length') return Reflect.getOwnPropertyDescriptor(shadow, key);
+    const d = Reflect.getOwnPropertyDescriptor(this.row, key);
+    return d === undefined ? undefined : { ...d, configurable: true };
+  }
+}
+
 export class GuardedReads implements Checker {
   /** the proxy of the state the tier's threads use in place of the state */
   readonly state: object;
   readonly memory: {
     reader: ThreadView | null;
-    /** the thread running without a mutex, init's too (writes: SLOT_WRITES) */
+    /** the thread running without a mutex, init's too (the slot writes it may not make: slotFieldChanges) */
     writer: ThreadView | null;
     held: LocksHeld;
     inInit: Set<number>;
@@ -146,7 +191,13 @@ export class GuardedReads implements Checker {
   }
 
   private wrap(target: object, link: Link): object {
-    const proxy = new Proxy(target, new Guard(this, link));
+    const up = link.up;
+    const row = Array.isArray(target) && up !== null && up.key === 'slots' && up.up !== null && up.up.holder === null;
+    // a row stands on a shadow whether frozen yet or not: the watch freezes rows at its
+    // first look, after init may have read them through the guard
+    const proxy = row
+      ? new Proxy(new Array<unknown>(target.length), new RowGuard(this, link, target))
+      : new Proxy(target, new Guard(this, link));
     this.proxies.set(target, proxy);
     this.originals.set(proxy, target);
     return proxy;

@@ -161,9 +161,9 @@ export interface CheckerOptions extends FillConditions {
   readonly wantSwaps: boolean;
   /**
    * Check large slot tables by the slots written since the last release (table_watch.ts)
-   * instead of scanning them: for real runs, whose tables are large and whose tier reads
-   * slots rarely; the simulator's tables are small and its tier reads them at every step,
-   * which the watch's accessors would slow down.
+   * instead of scanning them: real runs, and the simulator's sampled runs (model/run.ts),
+   * so that a check costs what changed and not the table's size; tables under
+   * WATCH_MIN_SLOTS are scanned whole either way.
    */
   readonly watchSlots?: boolean;
   /** the tier's threads see the state through the read guard (guarded_reads.ts), which
