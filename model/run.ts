@@ -36,7 +36,11 @@ export interface RunOptions {
    * state itself; the sampled runs (properties, mutants) keep it.
    */
   readonly guardReads?: boolean;
-  /** check large slot tables by the slots written, as real runs do (assemble.ts) */
+  /**
+   * Check large slot tables by the slots written, as real runs do (assemble.ts, table_watch.ts),
+   * so that a checked step costs the same whatever the table's size. Absent: where the read
+   * guard is on (the sampled runs); the searches, which save and restore states, keep plain slots.
+   */
   readonly watchSlots?: boolean;
   /** a hand-written main thread instead of the engine's (tests of the checkers) */
   readonly main?: (tier: Tier, world: SimulatedWorld) => Gen<void>;
@@ -98,11 +102,13 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   opts.onBuilt?.(tier, world);
   const ctx = { st: tier.st, world };
   const coverage = new CoverageChecker(ctx);
+  const guardReads = opts.checks !== false && opts.guardReads !== false;
   const checks = {
     faultFree: fillCannotFail(s),
     refinement: opts.checks !== 'no-refinement',
     wantSwaps: s.wantSwaps,
-    watchSlots: opts.watchSlots === true,
+    watchSlots: opts.watchSlots ?? guardReads,
+    slotsGuarded: guardReads,
     // a hand-written main thread is not the engine's driver, unless it says what it stands for
     ...(opts.main === undefined
       ? { driver: driverDecisions(plan) }
@@ -111,7 +117,7 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
         : {}),
   };
   const checkers: Checker[] = opts.checks === false ? [] : [...standardCheckers(ctx, checks), coverage];
-  if (opts.checks !== false && opts.guardReads !== false) {
+  if (guardReads) {
     // the tier's threads read the state through the guard; the checkers read it directly
     const guard = new GuardedReads(tier.st);
     (tier as { st: TierState }).st = guard.state as TierState;

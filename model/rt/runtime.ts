@@ -25,6 +25,11 @@ import { Trace } from './trace.js';
 import type { WorldOpEvent } from './trace_event.js';
 import type { SimWorld } from './world.js';
 
+/** What a thread running checked holds (never both): one object each, so a step makes none. */
+const UNHELD: LocksHeld = { mx: false, gmx: false };
+const HOLDS_MX: LocksHeld = { mx: true, gmx: false };
+const HOLDS_GMX: LocksHeld = { mx: false, gmx: true };
+
 export interface RunOutcome {
   readonly ok: boolean;
   readonly violation: Violation | null;
@@ -38,9 +43,24 @@ export class Runtime extends RunState {
   private readonly gateDigesters: Checker[];
   private readonly observers: Checker[];
   private readonly guards: Checker[];
+  /** the checkers that watch marks and releases (a moment's loop skips those that do not) */
+  private readonly markers: Checker[];
+  private readonly quiescents: Checker[];
+  private readonly gateReleases: Checker[];
+  /** no checker digests or guards state: steps without a mutex need no check */
+  private readonly quiet: boolean;
   /** the thread whose code runs now without mx or gmx while others are alive (null: none) */
   private unguardedThread: SimThread | null = null;
-  private unguardedHeld: LocksHeld = { mx: false, gmx: false };
+  private unguardedHeld: LocksHeld = UNHELD;
+  /**
+   * The guarded digests as the last step checked without mx (without gmx) left them, or
+   * null where a step since may have changed that state (a thread ran holding the mutex,
+   * or alone): the next check then starts from it instead of digesting the state twice.
+   * Nothing but thread code writes the tier's state, and every step that runs thread
+   * code unchecked drops them.
+   */
+  private mxDigestSeen: number | null = null;
+  private gateDigestSeen: number | null = null;
 
   constructor(
     private readonly world: SimWorld,
@@ -54,6 +74,10 @@ export class Runtime extends RunState {
     this.gateDigesters = checkers.filter((c) => c.gateDigest !== undefined);
     this.observers = checkers.filter((c) => c.onOp !== undefined);
     this.guards = checkers.filter((c) => c.unguarded !== undefined);
+    this.markers = checkers.filter((c) => c.onMark !== undefined);
+    this.quiescents = checkers.filter((c) => c.onQuiescent !== undefined);
+    this.gateReleases = checkers.filter((c) => c.onGateRelease !== undefined);
+    this.quiet = this.digesters.length === 0 && this.gateDigesters.length === 0 && this.guards.length === 0;
   }
 
   run(main: Thread, name = 'main'): RunOutcome {
@@ -118,7 +142,7 @@ export class Runtime extends RunState {
   private step(th: SimThread): void {
     if (th.reacquire) {
       reacquire(this, th);
-      this.advance(th, undefined);
+      this.advanceUnchecked(th, undefined);
       return;
     }
     const op = th.pending;
@@ -180,15 +204,16 @@ export class Runtime extends RunState {
    * not touch the state that mutex guards
    */
   private advanceChecked(th: SimThread, value: unknown): void {
-    const held: LocksHeld = { mx: this.mxOwner === th.tid, gmx: this.gmxOwner === th.tid };
+    const mx = this.mxOwner === th.tid;
+    const gmx = this.gmxOwner === th.tid;
     // with one thread alive there is nobody to race with (init runs before the uploader)
-    const quiet = this.digesters.length === 0 && this.gateDigesters.length === 0 && this.guards.length === 0;
-    if ((held.mx && held.gmx) || this.alive <= 1 || quiet) {
-      this.advance(th, value);
+    if ((mx && gmx) || this.alive <= 1 || this.quiet) {
+      this.advanceUnchecked(th, value);
       return;
     }
-    const before = held.mx ? 0 : this.digest(this.digesters, false);
-    const gateBefore = held.gmx ? 0 : this.digest(this.gateDigesters, true);
+    const held = mx ? HOLDS_MX : gmx ? HOLDS_GMX : UNHELD;
+    const before = mx ? 0 : (this.mxDigestSeen ?? this.digest(this.digesters, false));
+    const gateBefore = gmx ? 0 : (this.gateDigestSeen ?? this.digest(this.gateDigesters, true));
     this.unguardedThread = th;
     this.unguardedHeld = held;
     for (const g of this.guards) g.unguarded?.(th, held);
@@ -198,14 +223,31 @@ export class Runtime extends RunState {
       this.unguardedThread = null;
       for (const g of this.guards) g.unguarded?.(null);
     }
-    if (!held.mx && before !== this.digest(this.digesters, false)) throw guardedStateChanged(th);
-    if (!held.gmx && gateBefore !== this.digest(this.gateDigesters, true)) throw guardedStateChanged(th, 'gmx');
+    this.mxDigestSeen = null;
+    this.gateDigestSeen = null;
+    if (!mx) {
+      const after = this.digest(this.digesters, false);
+      if (before !== after) throw guardedStateChanged(th);
+      this.mxDigestSeen = after;
+    }
+    if (!gmx) {
+      const after = this.digest(this.gateDigesters, true);
+      if (gateBefore !== after) throw guardedStateChanged(th, 'gmx');
+      this.gateDigestSeen = after;
+    }
+  }
+
+  /** advance, unchecked: th's code may change any state, so the digests seen are dropped */
+  private advanceUnchecked(th: SimThread, value: unknown): void {
+    this.mxDigestSeen = null;
+    this.gateDigestSeen = null;
+    this.advance(th, value);
   }
 
   /** th released mx (checkers see the tier's state) or gmx (they see the gate's) */
   private released(th: SimThread, m: 'mx' | 'gmx', cv: CvName | null): void {
-    if (m === 'mx') for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
-    else for (const c of this.checkers) c.onGateRelease?.(this, th, cv !== null);
+    if (m === 'mx') for (const c of this.quiescents) c.onQuiescent?.(this, th, cv);
+    else for (const c of this.gateReleases) c.onGateRelease?.(this, th, cv !== null);
   }
 
   /** MEM-SYNC: nobody may hold mx, wait on cv or cv_take, or wait to take mx when they are destroyed. */
@@ -265,19 +307,20 @@ export class Runtime extends RunState {
   }
 
   private onMark(th: SimThread, op: MarkOp): void {
+    const traced = this.trace !== null;
     if (op.k === 'call') {
       th.api.push(op.call.fn);
       if (op.call.fn === 'shutdown' && this.shutdownStep < 0) this.shutdownStep = this.steps;
-      this.record(th, { k: 'call', call: op.call });
+      if (traced) this.record(th, { k: 'call', call: op.call });
     } else if (op.k === 'ret') {
       th.api.pop();
-      this.record(th, { k: 'ret', ret: op.ret });
-    } else {
+      if (traced) this.record(th, { k: 'ret', ret: op.ret });
+    } else if (traced) {
       this.record(th, { k: 'mark', what: op.what, detail: op.detail });
     }
     // the checkers read the state as observers, not as th's code
     if (this.unguardedThread !== null) for (const g of this.guards) g.unguarded?.(null);
-    for (const c of this.checkers) c.onMark?.(this, th, op);
+    for (const c of this.markers) c.onMark?.(this, th, op);
     if (this.unguardedThread !== null) {
       for (const g of this.guards) g.unguarded?.(this.unguardedThread, this.unguardedHeld);
     }

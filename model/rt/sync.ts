@@ -22,13 +22,13 @@ function on(m: MutexName): { mutex?: 'gmx' } {
 export function lock(run: RunState, th: SimThread, m: MutexName = 'mx'): void {
   mustNotRelock(run.ownerOf(m), th, m);
   run.setOwner(m, th.tid);
-  run.record(th, { k: 'lock', ...on(m) });
+  if (run.trace !== null) run.record(th, { k: 'lock', ...on(m) });
 }
 
 export function unlock(run: RunState, th: SimThread, m: MutexName = 'mx'): void {
   mustOwnToUnlock(run.ownerOf(m), th, m);
   run.setOwner(m, -1);
-  run.record(th, { k: 'unlock', ...on(m) });
+  if (run.trace !== null) run.record(th, { k: 'unlock', ...on(m) });
 }
 
 /** Releases cv's mutex and parks th on cv; it has no pending op until it is woken. */
@@ -86,5 +86,5 @@ export function wake(run: RunState, w: SimThread, how: WakeCause, by: number): v
 export function reacquire(run: RunState, th: SimThread): void {
   th.reacquire = false;
   run.setOwner(th.relock, th.tid);
-  run.record(th, { k: 'retake', ...on(th.relock) });
+  if (run.trace !== null) run.record(th, { k: 'retake', ...on(th.relock) });
 }

@@ -18,10 +18,14 @@
  * (a ring entry it popped, the group rows it claimed): once the path it reached them by
  * leads elsewhere, they are the thread's own. Values are never changed by the proxy: reads and writes go
  * to the real objects, and a proxy stored into the state is stored as the object itself.
+ *
+ * Writes: a change of a slot without mx (the fields the guarded digest reads) is caught
+ * here at the write, so that the digest can leave the slot table out where the guard is
+ * on (slotFieldChanges below).
  */
 import type { MarkOp } from '../ops.js';
 import type { Checker, LocksHeld, RunView, ThreadView } from './checker.js';
-import { guardedStateRead } from './sync_discipline.js';
+import { guardedStateChanged, guardedStateRead } from './sync_discipline.js';
 
 /** Fields set once when their object is made: readable by anyone who holds the object. */
 const IMMUTABLE = new Set([
@@ -42,19 +46,115 @@ const IMMUTABLE = new Set([
 /** The configuration: constant as a whole, given out as it is. */
 const CONSTANT = 'cfg';
 
-/** How an object was reached from the state: `holder[key]` was it (holder null: the root). */
+/**
+ * How an object was reached from the state: `holder[key]` was it (holder null: the root).
+ * `gate`: the path's first field from the state is `gate` (gmx-guarded below it), fixed
+ * when the object is reached, so a read does not walk the path to learn it.
+ */
 interface Link {
   readonly holder: object | null;
   readonly key: string;
   readonly up: Link | null;
   readonly target: object;
+  readonly gate: boolean;
+  /** the object is a slot of the slot table (`st.slots[l][e]`) */
+  readonly slot: boolean;
+}
+
+/**
+ * The proxies' handler, one per guarded object, its traps methods of one class: no
+ * closures made per object, and one shape at every trap call (a read through the guard
+ * is the most frequent thing a checked step does).
+ */
+class Guard implements ProxyHandler<object> {
+  constructor(
+    private readonly reads: GuardedReads,
+    private readonly link: Link,
+  ) {}
+
+  get(t: object, key: string | symbol): unknown {
+    return this.read(t, key, Object.isFrozen(t));
+  }
+
+  protected read(t: object, key: string | symbol, frozen: boolean): unknown {
+    const v: unknown = (t as Record<PropertyKey, unknown>)[key];
+    if (typeof key === 'symbol' || typeof v === 'function') return v;
+    const reader = this.reads.memory.reader;
+    if (reader !== null && !IMMUTABLE.has(key) && reachable(this.link)) {
+      const gate = this.link.holder === null ? key === 'gate' : this.link.gate;
+      if (!(gate ? this.reads.memory.held.gmx : this.reads.memory.held.mx))
+        throw guardedStateRead(reader, pathOf(this.link, key), gate ? 'gmx' : 'mx');
+    }
+    // a frozen object's fields must read as themselves (a proxy's invariant): a watched
+    // table's rows (table_watch.ts) are read unguarded below them
+    if (v === null || typeof v !== 'object' || key === CONSTANT || frozen) return v;
+    return this.reads.proxyOf(v, t, key, this.link);
+  }
+
+  // the object itself receives the write (not the proxy: a receiver that is the proxy would
+  // define the property through it again, which is most of a write's cost)
+  set(t: object, key: string | symbol, value: unknown): boolean {
+    const writer = this.reads.memory.writer;
+    if (writer !== null && !this.reads.memory.held.mx && this.link.slot && typeof key === 'string') {
+      if (slotFieldChanges(t, key, value) && reachable(this.link)) throw guardedStateChanged(writer);
+    }
+    return Reflect.set(t, key, this.reads.unwrap(value));
+  }
+}
+
+/**
+ * A watched table's rows are frozen (table_watch.ts), and a proxy of a frozen object must
+ * read its fields as themselves; so a row's proxy (every row's: a row is frozen when the
+ * watch first looks, perhaps after its proxy was made) stands on a shadow (an array of the
+ * row's length with nothing in it) and reads the row: its slots are guarded as an
+ * unwatched table's are. Writes go to the row, which refuses them as it would anyway.
+ */
+class RowGuard extends Guard {
+  constructor(
+    reads: GuardedReads,
+    link: Link,
+    private readonly row: object,
+  ) {
+    super(reads, link);
+  }
+
+  override get(_shadow: object, key: string | symbol): unknown {
+    return this.read(this.row, key, false);
+  }
+
+  override set(_shadow: object, key: string | symbol, value: unknown): boolean {
+    return super.set(this.row, key, value);
+  }
+
+  has(_shadow: object, key: string | symbol): boolean {
+    return Reflect.has(this.row, key);
+  }
+
+  ownKeys(): (string | symbol)[] {
+    return Reflect.ownKeys(this.row);
+  }
+
+  getOwnPropertyDescriptor(shadow: object, key: string | symbol): PropertyDescriptor | undefined {
+    // the shadow's own length (the row's) as it is; an element as a configurable one,
+    // which the shadow, having none, may report
+    if (key === 'length') return Reflect.getOwnPropertyDescriptor(shadow, key);
+    const d = Reflect.getOwnPropertyDescriptor(this.row, key);
+    return d === undefined ? undefined : { ...d, configurable: true };
+  }
 }
 
 export class GuardedReads implements Checker {
   /** the proxy of the state the tier's threads use in place of the state */
   readonly state: object;
-  readonly memory: { reader: ThreadView | null; held: LocksHeld; inInit: Set<number> } = {
+  readonly memory: {
+    reader: ThreadView | null;
+    /** the thread running without a mutex, init's too (the slot writes it may not make: slotFieldChanges) */
+    writer: ThreadView | null;
+    held: LocksHeld;
+    inInit: Set<number>;
+  } = {
     reader: null,
+    writer: null,
     held: { mx: false, gmx: false },
     inInit: new Set(),
   };
@@ -62,11 +162,12 @@ export class GuardedReads implements Checker {
   private readonly originals = new WeakMap<object, object>();
 
   constructor(root: object) {
-    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root });
+    this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false, slot: false });
   }
 
-  unguarded(th: ThreadView | null, held: LocksHeld = { mx: false, gmx: false }): void {
+  unguarded(th: ThreadView | null, held: LocksHeld = UNHELD): void {
     this.memory.reader = th !== null && !this.memory.inInit.has(th.tid) ? th : null;
+    this.memory.writer = th;
     this.memory.held = held;
   }
 
@@ -75,40 +176,61 @@ export class GuardedReads implements Checker {
     else if (op.k === 'ret' && op.ret.fn === 'init') this.memory.inInit.delete(th.tid);
   }
 
+  /** The proxy of `v`, read as `holder[key]` below `up` (the first path it was reached by names it). */
+  proxyOf(v: object, holder: object, key: string, up: Link): object {
+    const known = this.proxies.get(v);
+    if (known !== undefined) return known;
+    const gate = up.holder === null ? key === 'gate' : up.gate;
+    // a slot: an element of a row of the state's `slots`
+    const slot = up.up !== null && up.up.key === 'slots' && up.up.up !== null && up.up.up.holder === null;
+    return this.wrap(v, { holder, key, up, target: v, gate, slot });
+  }
+
+  unwrap(v: unknown): unknown {
+    return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
+  }
+
   private wrap(target: object, link: Link): object {
-    const proxy = new Proxy(target, {
-      get: (t, key) => {
-        const v: unknown = (t as Record<PropertyKey, unknown>)[key];
-        if (typeof key === 'symbol' || typeof v === 'function') return v;
-        const reader = this.memory.reader;
-        if (reader !== null && !IMMUTABLE.has(key) && reachable(link)) {
-          const gate = gateward(link, key);
-          if (!(gate ? this.memory.held.gmx : this.memory.held.mx))
-            throw guardedStateRead(reader, pathOf(link, key), gate ? 'gmx' : 'mx');
-        }
-        // a frozen object's fields must read as themselves (a proxy's invariant): a watched
-        // table's rows (table_watch.ts) are read unguarded below them
-        if (v === null || typeof v !== 'object' || key === CONSTANT || Object.isFrozen(t)) return v;
-        return this.proxies.get(v) ?? this.wrap(v, { holder: t, key, up: link, target: v });
-      },
-      set: (t, key, value, receiver) => Reflect.set(t, key, this.unwrap(value), receiver),
-    });
+    const up = link.up;
+    const row = Array.isArray(target) && up !== null && up.key === 'slots' && up.up !== null && up.up.holder === null;
+    // a row stands on a shadow whether frozen yet or not: the watch freezes rows at its
+    // first look, after init may have read them through the guard
+    const proxy = row
+      ? new Proxy(new Array<unknown>(target.length), new RowGuard(this, link, target))
+      : new Proxy(target, new Guard(this, link));
     this.proxies.set(target, proxy);
     this.originals.set(proxy, target);
     return proxy;
   }
+}
 
-  private unwrap(v: unknown): unknown {
-    return v !== null && typeof v === 'object' ? (this.originals.get(v) ?? v) : v;
+/**
+ * A write that changes what the accounting checker's guarded digest reads of a slot
+ * (accounting.ts: its heat, its flags, whether it has RAM weights or tensors). Where the
+ * tier's threads see the state through this guard, the digest leaves the slot table out
+ * and such a write without mx is caught here, at the write: the same violation, without
+ * hashing every slot twice around each step taken without mx (a cost that grew with the
+ * table). Slots are made by init and reached only through the state, so every write to
+ * one goes through the guard.
+ */
+function slotFieldChanges(t: object, key: string, value: unknown): boolean {
+  const was = (t as Record<string, unknown>)[key];
+  switch (key) {
+    case 'heat':
+    case 'resident':
+    case 'queued':
+    case 'planned':
+      return was !== value;
+    case 'ram':
+    case 'tensors':
+      return (was === null) !== (value === null);
+    default:
+      return false;
   }
 }
 
-/** Whether the read is of the gate (the path's first field from the state is `gate`). */
-function gateward(link: Link, key: string): boolean {
-  let first = key;
-  for (let l: Link | null = link; l !== null && l.holder !== null; l = l.up) first = l.key;
-  return first === 'gate';
-}
+/** Held by nobody: what a thread that stopped running holds. */
+const UNHELD: LocksHeld = { mx: false, gmx: false };
 
 /** Whether every step of the path still leads where it led when the object was reached. */
 function reachable(link: Link): boolean {

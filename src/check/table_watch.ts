@@ -10,8 +10,9 @@
  * hidden record (one shared getter and setter per field), and a write marks the slot for
  * every reader. The price: V8 keeps such objects in dictionary mode, so each read of a
  * slot costs tens of times more; real runs pay it gladly (their tier reads slots rarely,
- * their checkers at every release), the simulator does not watch (assemble.ts,
- * `watchSlots`). The rows are frozen: a slot is never replaced in its row (a write that
+ * their checkers at every release); the simulator watches in its sampled runs, where a
+ * scan at every release would grow with the table, and not in its searches, which save and
+ * restore plain slots (model/run.ts, assemble.ts `watchSlots`). The rows are frozen: a slot is never replaced in its row (a write that
  * tried would throw, not go unseen). A new table, a new row or a row of another length
  * is seen at the next look, and then every slot counts as written. Tables under
  * WATCH_MIN_SLOTS are not watched at all: every look reports all of them.

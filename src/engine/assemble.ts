@@ -140,7 +140,7 @@ function denseOffers(bytes: number, devices: number): TrunkOffer[] {
  */
 export function standardCheckers(ctx: CheckContext, opts: CheckerOptions): Checker[] {
   const checkers = [
-    accountingChecker(ctx, opts.watchSlots === true),
+    accountingChecker(ctx, opts.watchSlots === true, opts.slotsGuarded === true),
     postconditionChecker(ctx),
     lostWakeupChecker(ctx),
     endStateChecker(ctx),
@@ -161,11 +161,14 @@ export interface CheckerOptions extends FillConditions {
   readonly wantSwaps: boolean;
   /**
    * Check large slot tables by the slots written since the last release (table_watch.ts)
-   * instead of scanning them: for real runs, whose tables are large and whose tier reads
-   * slots rarely; the simulator's tables are small and its tier reads them at every step,
-   * which the watch's accessors would slow down.
+   * instead of scanning them: real runs, and the simulator's sampled runs (model/run.ts),
+   * so that a check costs what changed and not the table's size; tables under
+   * WATCH_MIN_SLOTS are scanned whole either way.
    */
   readonly watchSlots?: boolean;
+  /** the tier's threads see the state through the read guard (guarded_reads.ts), which
+   *  catches changes of slots without mx: the guarded digest leaves the slot table out */
+  readonly slotsGuarded?: boolean;
   /** what the engine driver was asked to do: its decisions are checked (absent: a
    *  hand-written main thread, no driver to check) */
   readonly driver?: DriverDecisions;

@@ -67,4 +67,48 @@ describe('reads of mx-guarded state', () => {
     guard.unguarded(uploader);
     expect(() => st.qn).toThrow('without holding mx');
   });
+
+  it('a change of a slot without mx is a violation at the write (init included); the same value, or with mx, is not', () => {
+    const raw = {
+      cfg: { devices: 1 },
+      slots: [[{ layer: 0, eid: 0, heat: 2, resident: false, tensors: null as number[] | null }]],
+    };
+    const guard = new GuardedReads(raw);
+    const st = guard.state as typeof raw;
+    const slot = st.slots[0]?.[0];
+    if (slot === undefined) throw new Error('no slot');
+    guard.onMark({} as never, uploader, { k: 'call', call: { fn: 'init' } });
+    guard.unguarded(uploader);
+    slot.heat = 2; // the value it has: nothing changes
+    expect(() => {
+      slot.heat = 3;
+    }).toThrow('uploader changed mx-guarded state without holding mx');
+    expect(() => {
+      slot.tensors = [1, 2, 3];
+    }).toThrow('uploader changed mx-guarded state without holding mx');
+    guard.unguarded(uploader, { mx: true, gmx: false });
+    slot.resident = true;
+    guard.unguarded(null);
+    expect(raw.slots[0]?.[0]).toMatchObject({ heat: 2, resident: true, tensors: null });
+  });
+
+  it('a frozen row (a watched table, frozen after its proxy was made) still gives its slots out guarded', () => {
+    const raw = { cfg: { devices: 1 }, slots: [[{ layer: 0, eid: 0, heat: 1, resident: false }]] };
+    const guard = new GuardedReads(raw);
+    const st = guard.state as typeof raw;
+    const row = st.slots[0];
+    Object.freeze(raw.slots[0]);
+    const slot = row?.[0];
+    if (row === undefined || slot === undefined) throw new Error('no slot');
+    expect(Array.isArray(row)).toBe(true);
+    expect([...row]).toHaveLength(1);
+    expect(Object.keys(row)).toEqual(['0']);
+    guard.unguarded(uploader);
+    expect(() => slot.resident).toThrow('uploader read mx-guarded st.slots[0][0].resident without holding mx');
+    expect(() => {
+      slot.heat = 5;
+    }).toThrow('uploader changed mx-guarded state without holding mx');
+    guard.unguarded(null);
+    expect(raw.slots[0]?.[0]?.heat).toBe(1);
+  });
 });

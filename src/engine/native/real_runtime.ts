@@ -46,6 +46,22 @@ export interface RealRunOptions {
 
 class Aborted extends Error {}
 
+/** `<verb> <what>` for a thread's stall report, made once per pair: an op makes no string. */
+const phrases = new Map<string, Map<string, string>>();
+function phrase(verb: string, what: string): string {
+  let of = phrases.get(verb);
+  if (of === undefined) {
+    of = new Map();
+    phrases.set(verb, of);
+  }
+  let p = of.get(what);
+  if (p === undefined) {
+    p = `${verb} ${what}`;
+    of.set(what, p);
+  }
+  return p;
+}
+
 /**
  * A thread whose ops all answer at once (a stats thread hammering the tier) would run on
  * microtasks alone and starve the native completions, which arrive as macrotasks: every
@@ -77,10 +93,16 @@ class RealRun implements RunView {
   private readonly events: RealEvent[] = [];
   private readonly tasks: Promise<void>[] = [];
   private readonly started = performance.now();
-  private lastProgress = performance.now();
+  /** ops noted so far (the stall watchdog's measure of progress) */
+  private progress = 0;
   private failure: Error | null = null;
   private readonly traced: boolean;
   private readonly stallMs: number;
+  /** the checkers that watch each moment (a moment's loop skips those that do not) */
+  private readonly onMarks: Checker[];
+  private readonly onQuiescents: Checker[];
+  private readonly onGateReleases: Checker[];
+  private readonly onOps: Checker[];
 
   constructor(
     private readonly world: RealWorldApi,
@@ -89,6 +111,10 @@ class RealRun implements RunView {
   ) {
     this.traced = opts.traced ?? true;
     this.stallMs = (opts.stallSeconds ?? 20) * 1000;
+    this.onMarks = checkers.filter((c) => c.onMark !== undefined);
+    this.onQuiescents = checkers.filter((c) => c.onQuiescent !== undefined);
+    this.onGateReleases = checkers.filter((c) => c.onGateRelease !== undefined);
+    this.onOps = checkers.filter((c) => c.onOp !== undefined);
   }
 
   async run(main: Thread): Promise<RealOutcome> {
@@ -115,8 +141,9 @@ class RealRun implements RunView {
   }
 
   private note(th: RealThread, text: string): void {
-    this.lastProgress = performance.now();
-    if (this.traced) this.events.push({ t: (this.lastProgress - this.started) * 1000, tid: th.tid, text });
+    // a count, not a clock read per op: the watchdog reads the clock when it looks
+    this.progress++;
+    if (this.traced) this.events.push({ t: (performance.now() - this.started) * 1000, tid: th.tid, text });
   }
 
   private fail(e: unknown): void {
@@ -145,51 +172,69 @@ class RealRun implements RunView {
         this.note(th, 'ends');
         return;
       }
-      value = await this.exec(th, r.value);
+      const op = r.value;
+      if (op.k === 'call' || op.k === 'ret' || op.k === 'mark') {
+        // a mark is never a point where another thread may go first (runtime.ts records
+        // them on the way in the simulator too): no turn of the event loop for it
+        this.mark(th, op);
+        value = undefined;
+      } else {
+        value = await this.exec(th, op);
+      }
       if (++ops % FAIR_OPS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private async exec(th: RealThread, op: Op): Promise<unknown> {
+  /**
+   * Executes an op: its result, or a promise of it where the op must wait (a lock, a cv
+   * wait, a native call). Not an async function: an op that answers at once makes no
+   * promise of its own, and the caller's await of its value still lets the event loop's
+   * other tasks in as before (one turn either way).
+   */
+  private exec(th: RealThread, op: Op): unknown {
     switch (op.k) {
       case 'call':
       case 'ret':
       case 'mark':
         this.mark(th, op);
         return undefined;
-      case 'lock': {
-        const m = mutexOfOp(op);
-        th.doing = `waits for ${m}`;
-        if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
-        await this.mutex(m).lock(th);
-        this.note(th, m === 'mx' ? 'lock' : `lock ${m}`);
-        return undefined;
-      }
+      case 'lock':
+        return this.lock(th, mutexOfOp(op));
       case 'unlock': {
         const m = mutexOfOp(op);
         if (m === 'mx') this.world.syncUse?.(th.name, 'unlocks mx');
         this.mutex(m).unlock(th);
-        this.note(th, m === 'mx' ? 'unlock' : `unlock ${m}`);
+        this.note(th, m === 'mx' ? 'unlock' : 'unlock gmx');
         this.released(th, m, null);
         return undefined;
       }
-      case 'wait': {
-        const m = mutexOfCv(op.cv);
-        if (m === 'mx') this.world.syncUse?.(th.name, `waits on ${op.cv}`);
-        this.note(th, `wait ${op.cv}`);
-        th.doing = `waits on ${op.cv}`;
-        const woken = this.cvs[op.cv].sleep(this.mutex(m), th);
-        this.released(th, m, op.cv);
-        await woken;
-        await this.mutex(m).lock(th);
-        this.note(th, `woken on ${op.cv}, re-took ${m}`);
-        return undefined;
-      }
+      case 'wait':
+        return this.wait(th, op.cv);
       default: {
         const r = this.execOther(th, op);
-        return this.observed(th, op, r instanceof Promise ? ((await r) as unknown) : r);
+        if (r instanceof Promise) return r.then((value: unknown) => this.observed(th, op, value));
+        return this.observed(th, op, r);
       }
     }
+  }
+
+  private async lock(th: RealThread, m: MutexName): Promise<void> {
+    th.doing = m === 'mx' ? 'waits for mx' : 'waits for gmx';
+    if (m === 'mx') this.world.syncUse?.(th.name, 'locks mx');
+    await this.mutex(m).lock(th);
+    this.note(th, m === 'mx' ? 'lock' : 'lock gmx');
+  }
+
+  private async wait(th: RealThread, cv: CvName): Promise<void> {
+    const m = mutexOfCv(cv);
+    if (m === 'mx') this.world.syncUse?.(th.name, phrase('waits on', cv));
+    this.note(th, phrase('wait', cv));
+    th.doing = phrase('waits on', cv);
+    const woken = this.cvs[cv].sleep(this.mutex(m), th);
+    this.released(th, m, cv);
+    await woken;
+    await this.mutex(m).lock(th);
+    this.note(th, `woken on ${cv}, re-took ${m}`);
   }
 
   private mutex(m: MutexName): RealMutex {
@@ -198,12 +243,12 @@ class RealRun implements RunView {
 
   /** th released mx (checkers see the tier's state) or gmx (the gate's) */
   private released(th: RealThread, m: MutexName, cv: CvName | null): void {
-    if (m === 'mx') for (const c of this.checkers) c.onQuiescent?.(this, th, cv);
-    else for (const c of this.checkers) c.onGateRelease?.(this, th, cv !== null);
+    if (m === 'mx') for (const c of this.onQuiescents) c.onQuiescent?.(this, th, cv);
+    else for (const c of this.onGateReleases) c.onGateRelease?.(this, th, cv !== null);
   }
 
   private observed(th: RealThread, op: Op, result: unknown): unknown {
-    for (const c of this.checkers) c.onOp?.(this, th, op, result);
+    for (const c of this.onOps) c.onOp?.(this, th, op, result);
     return result;
   }
 
@@ -231,7 +276,7 @@ class RealRun implements RunView {
         return (this.tasks[op.tid] ?? Promise.resolve()).then(() => this.note(th, `join ${target?.name ?? op.tid}`));
       }
       default: {
-        th.doing = `in ${op.k}`;
+        th.doing = phrase('in', op.k);
         const res = this.world.exec(op, th.tid);
         if (!(res instanceof Promise)) return this.described(th, op, res);
         return res.then((value: unknown) => this.described(th, op, value));
@@ -255,7 +300,7 @@ class RealRun implements RunView {
             : describeReturn(op.ret),
       );
     }
-    for (const c of this.checkers) c.onMark?.(this, th, op);
+    for (const c of this.onMarks) c.onMark?.(this, th, op);
   }
 
   /** Threads spawn threads: resolves once no task is left running. */
@@ -275,8 +320,15 @@ class RealRun implements RunView {
   private watchStalls(): { promise: Promise<void>; stop: () => void } {
     let stalled: () => void = () => undefined;
     const promise = new Promise<void>((resolve) => (stalled = resolve));
+    let seen = this.progress;
+    let lastProgress = performance.now();
     const timer = setInterval(() => {
-      if (performance.now() - this.lastProgress < this.stallMs) return;
+      const now = performance.now();
+      if (this.progress !== seen) {
+        seen = this.progress;
+        lastProgress = now;
+      }
+      if (now - lastProgress < this.stallMs) return;
       const who = this.threads.filter((t) => t.state !== ThreadState.Done).map((t) => `${t.name}: ${t.doing}`);
       this.fail(new Violation('LIVE-DEADLOCK', `no progress for ${this.stallMs / 1000} s: ${who.join('; ')}`));
       stalled();
