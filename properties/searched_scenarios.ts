@@ -17,13 +17,20 @@
  *    sections: the reader admitted or refused at the door, the init refused during the
  *    teardown or starting a new generation after it, the teardown's exclusive section
  *    waiting for the reader.
+ *  - sync-shutdown-racing: synchronous uploads, one device, one token whose note starts
+ *    an upload, and shutdown from a thread of its own at the start of that token, so it
+ *    races the note, the issue that waits for the upload in flight, and the uploader's
+ *    copy. Once stop is set, issue must stop waiting even with the copy unfinished, and
+ *    must build no group (PROTOCOL.md: `issue` after stop issues nothing): a sampled run
+ *    needs shutdown to land between the issuer's admission and its lock, which the
+ *    shutdown suite reaches only after about a thousand runs.
  *
  * A mutation run is a default run, so every mutant meets these searches too.
  */
 import { committedScenario } from './committed_scenarios.js';
 import type { PlainScenarioRequest } from './search_parts.js';
 
-export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing'] as const;
+export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing', 'sync-shutdown-racing'] as const;
 
 /** The complete search of one committed scenario, with the run's seed, budget and property. */
 export function searchedRequest(
