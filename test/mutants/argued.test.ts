@@ -59,7 +59,10 @@ describe('equivalent by argument', () => {
       expect(entry, `${id} is not generated from today's sources`).toBeDefined();
       expect(entry?.equivalent, `${id} is equivalent by construction already`).toBeUndefined();
       expect(code, `${id}: its entry quotes no code`).not.toBe('');
-      expect(flat(entry?.mutant.title ?? ''), `${id}: the entry quotes \`${code}\``).toContain(flat(code));
+      // a quote may elide with `...`, as the titles do: the part before must match
+      const head = flat(code.split('...')[0] ?? '').trim();
+      expect(head, `${id}: its quote is only an ellipsis`).not.toBe('');
+      expect(flat(entry?.mutant.title ?? ''), `${id}: the entry quotes \`${code}\``).toContain(head);
     }
   });
 });
