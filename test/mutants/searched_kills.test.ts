@@ -1,7 +1,9 @@
 /**
  * The default run's complete searches kill the operator mutants that sampled runs reach
  * only rarely: issue's two stop checks removed (the wait of synchronous mode that ignores
- * stop, and the groups built after stop) fall to the search of sync-shutdown-racing.
+ * stop, and the groups built after stop) and re-plan's (pending pairs started, and so
+ * dropped, after stop) fall to the search of sync-shutdown-racing; plan_fill's (a plan
+ * made after stop) to that of plan-shutdown-racing.
  * Bounded by runs (one per suite) and by the searches' states, never by seconds: the time
  * limit is a safety net, so the verdict is the same on a loaded machine.
  */
@@ -16,16 +18,18 @@ import { generateOperatorMutants } from '../../mutants/operators/index.js';
 const out = mkdtempSync(join(tmpdir(), 'tierlab-searched-kills-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** issue's stop checks, found by what the operator says, not by line */
-const stopChecks = generateOperatorMutants(REPO_ROOT, ['src/tier/group.ts']).filter((e) =>
-  e.mutant.id.startsWith('op:remove-stop-check@src/tier/group.ts:'),
-);
+/** issue's, re-plan's and plan_fill's stop checks, found by what the operator says, not by line */
+const stopChecks = generateOperatorMutants(REPO_ROOT, ['src/tier/group.ts', 'src/tier/replan.ts', 'src/tier/plan.ts'])
+  .filter((e) => e.mutant.id.startsWith('op:remove-stop-check@'))
+  .filter((e) => !e.mutant.id.includes('@src/tier/plan.ts:') || e.mutant.title.startsWith('`st.stop || devicesFull'));
 
 describe('the complete searches of a default run', () => {
-  it('find both stop checks of issue', () => {
-    expect(stopChecks.map((e) => e.mutant.title).sort()).toEqual([
+  it('find the stop checks of issue, re-plan and plan_fill', () => {
+    expect(stopChecks.map((e) => e.mutant.title.replace(/ && st\.qn < .*:/, ' ...:')).sort()).toEqual([
       '`!st.stop`: st.stop -> false',
       '`st.inflight > 0 && !st.stop`: st.stop -> false',
+      '`st.stop || devicesFull === st.cfg.devices`: st.stop -> false',
+      '`started < limit && st.pending.length > 0 ...: st.stop -> false',
     ]);
   });
 
@@ -43,6 +47,8 @@ describe('the complete searches of a default run', () => {
       keep: false,
     });
     expect(r.status, r.error ?? '').toBe('killed');
-    expect(['LIVE-SHUTDOWN', 'SPEC-COUNTERS', 'SPEC-MASK', 'SPEC-SYNC-MODE']).toContain(r.property);
+    expect(['LIVE-SHUTDOWN', 'SPEC-COUNTERS', 'SPEC-MASK', 'SPEC-SYNC-MODE', 'SPEC-REPLAN', 'SPEC-PLAN']).toContain(
+      r.property,
+    );
   });
 });
