@@ -19,6 +19,7 @@ export const COVERAGE_AIMS: Readonly<Partial<Record<Suite, readonly CoverageMark
     'take-refused-with-group-open',
     'trunk-at-dead',
     'dead-shutdown-freed-trunk',
+    'dead-shutdown-waited-for-placement',
     // concurrent init and shutdown, a second shutdown
     'init-refused-busy',
     'init-won-after-teardown',

@@ -18,8 +18,9 @@
  *    teardown or starting a new generation after it, the teardown's exclusive section
  *    waiting for the reader.
  *  - sync-shutdown-racing: synchronous uploads, one device, a blocking warmstart that
- *    makes one expert resident, and one token of prompt whose re-plan (the layer form)
- *    swaps it for the routed one; shutdown starts from a thread of its own at the start of
+ *    makes two experts resident (a heat file makes the first the hotter), and one token of
+ *    prompt whose re-plan (the layer form) swaps the colder for the routed one (pairing
+ *    the hotter would be wrong); shutdown starts from a thread of its own at the start of
  *    that token, so it races the re-plan, the note, the issue that waits for the swap in
  *    flight, and the uploader's copy. Once stop is set, re-plan must leave its pairs
  *    pending, issue must stop waiting even with the copy unfinished and must build no

@@ -46,6 +46,7 @@ export const COVERAGE_MARKS = [
   'take-refused-with-group-open',
   'trunk-at-dead',
   'dead-shutdown-freed-trunk',
+  'dead-shutdown-waited-for-placement',
   'replan-swap',
   'replan-pending',
   'replan-started-by-tick',
@@ -127,6 +128,7 @@ export class CoverageChecker implements Checker {
     if (api === 'shutdown' && g.state === 'TEARING_DOWN' && g.x === 0 && g.wantX === 0)
       this.reached.add('shutdown-lost-and-waited');
     if (g.wantX > 0 && g.live > 0) this.reached.add('exclusive-waited-for-callers');
+    if (api === 'shutdown' && g.state === 'DEAD' && g.trunkBusy) this.reached.add('dead-shutdown-waited-for-placement');
   }
 
   onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
