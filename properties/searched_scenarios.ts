@@ -30,13 +30,17 @@
  *  - plan-shutdown-racing: a planned warmstart with shutdown started from a thread of its
  *    own just before plan_fill, so it races the plan, the loader and fill_wait: a plan
  *    made after stop must reserve nothing.
+ *  - trunk-shutdown-racing: the expert tier never started, the engine placing its two
+ *    trunk matrices at DEAD while a second shutdown starts: the shutdown finds nothing, or
+ *    a placement under way (it must wait for it, woken by the placement's end), or the
+ *    placed trunk (it frees it).
  *
  * A mutation run is a default run, so every mutant meets these searches too.
  */
 import { committedScenario } from './committed_scenarios.js';
 import type { PlainScenarioRequest } from './search_parts.js';
 
-export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing', 'sync-shutdown-racing', 'plan-shutdown-racing'] as const;
+export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing', 'sync-shutdown-racing', 'plan-shutdown-racing', 'trunk-shutdown-racing'] as const;
 
 /** The complete search of one committed scenario, with the run's seed, budget and property. */
 export function searchedRequest(
