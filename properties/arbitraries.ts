@@ -278,8 +278,8 @@ function shutdownAtArb(suite: Suite, shape: Shape, aim: ShutdownAim): fc.Arbitra
       thread: fc.constantFrom<'caller' | 'own'>('caller', 'own'),
     });
     return fc.oneof(
-      { weight: 2, arbitrary: fc.constant(null) },
-      { weight: 2, arbitrary: open },
+      { weight: 3, arbitrary: fc.constant(null) },
+      { weight: 4, arbitrary: open },
       { weight: 1, arbitrary: shutdownPointArb(shape, 5, false) },
     );
   }

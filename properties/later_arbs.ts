@@ -50,13 +50,20 @@ function sometimes<T>(arb: fc.Arbitrary<T>, off: T, twentieths: number): fc.Arbi
 export function laterArb(suite: string, shape: LaterShape): fc.Arbitrary<Later> {
   const off = LATER_FEATURES_OFF;
   if (suite === 'gate') {
-    return fc.record({
-      ...constants(off),
-      statsThread: sometimes(fc.integer({ min: 2, max: 8 }), 0, 17),
-      initRacer: fc.boolean(),
-      secondShutdown: fc.boolean(),
-      tierOff: sometimes(fc.constant(true), false, 3),
-    });
+    return fc
+      .record({
+        ...constants(off),
+        statsThread: sometimes(fc.integer({ min: 2, max: 8 }), 0, 17),
+        initRacer: fc.boolean(),
+        secondShutdown: fc.boolean(),
+        tierOff: sometimes(fc.constant(true), false, 6),
+      })
+      .chain((r) =>
+        // with the tier off, the second shutdown races the trunk's placement at DEAD: mostly
+        r.tierOff
+          ? sometimes(fc.constant(true), false, 18).map((secondShutdown) => ({ ...r, secondShutdown }))
+          : fc.constant(r),
+      );
   }
   if (suite === 'replan') {
     return fc.record({

@@ -17,13 +17,36 @@
  *    sections: the reader admitted or refused at the door, the init refused during the
  *    teardown or starting a new generation after it, the teardown's exclusive section
  *    waiting for the reader.
+ *  - sync-shutdown-racing: synchronous uploads, one device, a blocking warmstart that
+ *    makes two experts resident (a heat file makes the first the hotter), and one token of
+ *    prompt whose re-plan (the layer form) swaps the colder for the routed one (pairing
+ *    the hotter would be wrong); shutdown starts from a thread of its own at the start of
+ *    that token, so it races the re-plan, the note, the issue that waits for the swap in
+ *    flight, and the uploader's copy. Once stop is set, re-plan must leave its pairs
+ *    pending, issue must stop waiting even with the copy unfinished and must build no
+ *    group (PROTOCOL.md: `issue` after stop issues nothing). A sampled run needs shutdown
+ *    to land between a caller's admission and its lock: the shutdown suite's runs killed
+ *    issue's stop check removed only after 1,285 of them.
+ *  - plan-shutdown-racing: a planned warmstart with shutdown started from a thread of its
+ *    own just before plan_fill, so it races the plan, the loader and fill_wait: a plan
+ *    made after stop must reserve nothing.
+ *  - trunk-shutdown-racing: the expert tier never started, the engine placing its two
+ *    trunk matrices at DEAD while a second shutdown starts: the shutdown finds nothing, or
+ *    a placement under way (it must wait for it, woken by the placement's end), or the
+ *    placed trunk (it frees it).
  *
  * A mutation run is a default run, so every mutant meets these searches too.
  */
 import { committedScenario } from './committed_scenarios.js';
 import type { PlainScenarioRequest } from './search_parts.js';
 
-export const SEARCHED_SCENARIOS = ['shutdown-racing', 'lifecycle-racing'] as const;
+export const SEARCHED_SCENARIOS = [
+  'shutdown-racing',
+  'lifecycle-racing',
+  'sync-shutdown-racing',
+  'plan-shutdown-racing',
+  'trunk-shutdown-racing',
+] as const;
 
 /** The complete search of one committed scenario, with the run's seed, budget and property. */
 export function searchedRequest(

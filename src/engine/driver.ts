@@ -20,7 +20,8 @@
  * Beside the decode thread, the engine may run other callers (engine_threads.ts): a
  * stats thread during decode and teardown, an init racing the final shutdown, a second
  * concurrent shutdown. With the tier never started (or off), the trunk is placed through
- * trunk_place and runs at DEAD.
+ * trunk_place and runs at DEAD; the second shutdown then starts before the placement, so
+ * a shutdown at DEAD may find it under way and must wait for it.
  */
 import {
   perform,
@@ -118,6 +119,8 @@ type Here =
  *  callers it started; the prompt's routing counts (re-plan). */
 interface EngineRun {
   shutdownThread: number;
+  /** the second shutdown's thread, once started (-1: not yet) */
+  secondShutdown: number;
   readonly joins: number[];
   readonly counts: number[][];
 }
@@ -159,7 +162,7 @@ function* spawned(name: string, body: Thread): Gen<number> {
 function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean): Gen<void> {
   const { layers, experts } = tier.st.cfg;
   const counts = Array.from({ length: layers }, () => new Array<number>(experts).fill(0));
-  const run: EngineRun = { shutdownThread: -1, joins: [], counts };
+  const run: EngineRun = { shutdownThread: -1, secondShutdown: -1, joins: [], counts };
   let started = NEVER_STARTED;
   if (!plan.tierOff) started = yield* tier.init();
   if (plan.initTwice && !plan.tierOff) {
@@ -168,8 +171,12 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
     if (started.state !== 'active') started = again;
   }
   if (started.state === 'off') yield { k: 'mark', what: 'tier-off', detail: started.reason };
-  // the trunk works with the expert tier off: the engine places it itself
-  if (started.state !== 'active' && tier.st.cfg.trunk.length > 0) yield* tier.trunkPlace();
+  // the trunk works with the expert tier off: the engine places it itself, and a second
+  // shutdown (another thread's exit path) may already race the placement, which it waits for
+  if (started.state !== 'active' && tier.st.cfg.trunk.length > 0) {
+    if (last && plan.secondShutdown) yield* startSecondShutdown(tier, run);
+    yield* tier.trunkPlace();
+  }
   if (started.state === 'active') {
     if (plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan, run);
     if (plan.warmstart === 'block') yield* warmstartBlocking(tier, plan, run);
@@ -194,6 +201,13 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
   yield* exitPath(tier, plan, run, last);
 }
 
+/** The second shutdown's thread, started once: at the exit path, or racing a placement at DEAD. */
+function* startSecondShutdown(tier: Tier, run: EngineRun): Gen<void> {
+  if (run.secondShutdown >= 0) return;
+  run.secondShutdown = yield* spawned('shutdown2', () => secondShutdown(tier));
+  run.joins.push(run.secondShutdown);
+}
+
 /** The prompt is routed: the whole-table re-plan, then the prefill/decode boundary. */
 function* afterPrompt(tier: Tier, replan: ReplanPlan, run: EngineRun): Gen<void> {
   if (replan.form === 'table')
@@ -216,10 +230,7 @@ function* exitPath(tier: Tier, plan: DriverPlan, run: EngineRun, last: boolean):
     const racer = yield* spawned('init-racer', () => initRacer(tier));
     run.joins.push(racer);
   }
-  if (last && plan.secondShutdown) {
-    const second = yield* spawned('shutdown2', () => secondShutdown(tier));
-    run.joins.push(second);
-  }
+  if (last && plan.secondShutdown) yield* startSecondShutdown(tier, run);
   yield* tier.shutdown();
   if (run.shutdownThread >= 0) yield { k: 'join', tid: run.shutdownThread };
   for (const tid of run.joins) yield { k: 'join', tid };

@@ -46,6 +46,7 @@ export const COVERAGE_MARKS = [
   'take-refused-with-group-open',
   'trunk-at-dead',
   'dead-shutdown-freed-trunk',
+  'dead-shutdown-waited-for-placement',
   'replan-swap',
   'replan-pending',
   'replan-started-by-tick',
@@ -54,6 +55,13 @@ export const COVERAGE_MARKS = [
   'sync-issue-waited',
   'prefer-chose-resident',
   'stats-after-mark',
+  // a reader (stats, is_resident) calling while the decode thread is inside the tier
+  'reader-beside-decode',
+  // generation ids: a group or a trunk GEMV of a generation after the first (a stale
+  // tensor there is MEM-GENERATION); the backend's shape cache: a trunk matrix placed again
+  // on a device, in a later generation, where the cache held one of its shape (defect (d))
+  'computed-in-later-generation',
+  'trunk-shape-placed-again',
   // a careless engine, within the contract: an expert handed over twice, a plan asked for
   // twice, fill_wait twice in a row, RAM handed back that the tier cannot free
   'note-planned-twice',
@@ -91,6 +99,8 @@ export class CoverageChecker implements Checker {
   private handedOver = new Set<number>();
   private plans = 0;
   private lastCall: TierApi | null = null;
+  /** the generation each trunk matrix was last placed in, by device and offer index */
+  private readonly trunkShapes = new Map<string, number>();
 
   constructor(private readonly ctx: CheckContext) {}
 
@@ -118,6 +128,7 @@ export class CoverageChecker implements Checker {
     if (api === 'shutdown' && g.state === 'TEARING_DOWN' && g.x === 0 && g.wantX === 0)
       this.reached.add('shutdown-lost-and-waited');
     if (g.wantX > 0 && g.live > 0) this.reached.add('exclusive-waited-for-callers');
+    if (api === 'shutdown' && g.state === 'DEAD' && g.trunkBusy) this.reached.add('dead-shutdown-waited-for-placement');
   }
 
   onOp(_rt: RunView, th: ThreadView, op: Op, result: unknown): void {
@@ -128,6 +139,20 @@ export class CoverageChecker implements Checker {
       this.reached.add(`heat-file-${heatFileKind(result, cfg.layers, cfg.experts)}`);
     }
     if (op.k === 'uploadDense' && result !== null) this.densePlaced.push(op.index);
+    this.onGeneration(op, result);
+  }
+
+  /** Generation ids and the backend's shape cache (ledger.ts: odd generations are live). */
+  private onGeneration(op: Op, result: unknown): void {
+    const generation = this.ctx.world.ledger.generation;
+    if ((op.k === 'issueGroup' && result === true) || op.k === 'denseGemv') {
+      if (generation >= 3) this.reached.add('computed-in-later-generation');
+    }
+    if (op.k !== 'uploadDense' || result === null) return;
+    const key = `${op.dev}/${op.index}`;
+    const before = this.trunkShapes.get(key);
+    if (before !== undefined && before !== generation) this.reached.add('trunk-shape-placed-again');
+    this.trunkShapes.set(key, generation);
   }
 
   onMark(rt: RunView, th: ThreadView, op: MarkOp): void {
@@ -152,6 +177,7 @@ export class CoverageChecker implements Checker {
     }
     this.api.set(th.tid, op.call.fn);
     this.onCall(th, op.call.fn);
+    this.onReader(rt, th, op.call.fn);
     this.onCareless(op.call);
     if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
     if (op.call.fn === 'init') {
@@ -172,6 +198,15 @@ export class CoverageChecker implements Checker {
     if (fn === 'take') this.issuedGroup.delete(th.tid);
     if (fn === 'shutdown' && g.state === 'DEAD' && (g.trunkBusy || g.deadTrunk.some((d) => d !== null)))
       this.reached.add('dead-shutdown-freed-trunk');
+  }
+
+  /** A reader's call while the decode thread is inside the tier, the gate LIVE. */
+  private onReader(rt: RunView, th: ThreadView, fn: TierApi): void {
+    if ((fn !== 'stats' && fn !== 'is_resident') || th.name === 'main' || this.ctx.st.gate.state !== 'LIVE') return;
+    const main = rt.threads.find((t) => t.name === 'main');
+    const inside = main === undefined ? undefined : this.api.get(main.tid);
+    if (inside === 'note' || inside === 'issue' || inside === 'take' || inside === 'dense_matmul')
+      this.reached.add('reader-beside-decode');
   }
 
   private onReturn(th: ThreadView, op: Extract<MarkOp, { k: 'ret' }>): void {
