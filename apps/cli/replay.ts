@@ -26,7 +26,6 @@ import { shownPath } from './output_dir.js';
 import { parseOrFail, sharedOptions, usageError } from './cli_args.js';
 import { ensureHarnessBuilt } from './ctier_build.js';
 import { replayCTierFile } from './ctier_replay.js';
-import { exportCFile } from './export_c.js';
 
 function parseArgs(argv: readonly string[]) {
   const { values, positionals } = parseOrFail('replay', argv, {
@@ -54,7 +53,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   // an InputError from the loader is one line and exit 2 (run_command.ts)
   const cx = loadCounterexample(file);
   const exportTo = values['export-c'];
-  if (exportTo !== undefined) return exportCFile(file, cx, exportTo);
+  // loaded only here: the exporter reads the mutant catalogue (mutants/lib/), which a
+  // scratch copy of the project made for a mutation run does not carry, and replay runs there
+  if (exportTo !== undefined) return (await import('./export_c.js')).exportCFile(file, cx, exportTo);
   // a counterexample of the C tier replays on the C tier's harness (apps/cli/ctier_replay.ts)
   if (cx.tier === 'c') {
     ensureHarnessBuilt();
