@@ -27,9 +27,10 @@
  * walk there (an event is missing), the search never jumps one.
  */
 import { EventView, type TraceColumns } from './trace_columns.js';
-import { describeEvent, type TraceEvent } from './trace_event.js';
+import type { TraceEvent } from './trace_event.js';
 import type { OrderedLog } from './trace_order.js';
 import { TraceRules } from './trace_rules.js';
+import { nextOfEachThread } from './trace_candidates.js';
 import { referenceReplay, type ReferenceSetup, type ReferenceVerdict } from './trace_reference.js';
 import type { PropertyId } from '../catalogue.js';
 
@@ -218,22 +219,7 @@ function divergence(cols: TraceColumns, slots: Int32Array, first: number, w: Wal
   const r = w.at < slots.length ? (slots[w.at] ?? -1) : -1;
   const at = r >= 0 ? cols.event(r) : null;
   const missing = at === null && w.at < slots.length ? first + w.at : null;
-  return { failed: w.failed, at, missing, lastMatched: last, candidates: candidates(cols, slots, w.at) };
-}
-
-/** Each thread's next event from the divergence on: the actions the log offers there. */
-function candidates(cols: TraceColumns, slots: Int32Array, from: number): string[] {
-  const seen = new Set<number>();
-  const out: string[] = [];
-  for (let i = from; i < slots.length && i < from + 4096 && out.length < 8; i++) {
-    const r = slots[i] ?? -1;
-    if (r < 0) continue;
-    const e = cols.event(r);
-    if (seen.has(e.tid)) continue;
-    seen.add(e.tid);
-    out.push(describeEvent(e));
-  }
-  return out;
+  return { failed: w.failed, at, missing, lastMatched: last, candidates: nextOfEachThread(cols, slots, w.at) };
 }
 
 /** Other placements of the unlocked events at and before the divergence, furthest first kept. */

@@ -23,9 +23,10 @@ import { Replay, type CheckerFactory } from '../replay/replay.js';
 import type { WorldShape } from '../replay/shadow_world.js';
 import { Violation } from '../violation.js';
 import type { TierConfig } from '../../tier/config.js';
-import { describeEvent, type TraceEvent } from './trace_event.js';
+import type { TraceEvent } from './trace_event.js';
 import type { TraceColumns } from './trace_columns.js';
 import { recordsFromLog } from './trace_records.js';
+import { nextOfEachThread } from './trace_candidates.js';
 
 export interface ReferenceSetup {
   readonly cfg: TierConfig;
@@ -75,7 +76,7 @@ export function referenceReplay(cols: TraceColumns, order: Int32Array, s: Refere
     at: rowAt >= 0 ? cols.event(rowAt) : null,
     atRow: rowAt,
     lastMatched: before >= 0 ? cols.event(before) : null,
-    candidates: v !== null || recs.cut !== null ? nextOfEachThread(cols, order, rowAt) : [],
+    candidates: v !== null || recs.cut !== null ? nextOfEachThread(cols, order, placeOf(order, rowAt)) : [],
     replayed,
     cut: v === null ? (recs.cut?.why ?? null) : null,
   };
@@ -104,18 +105,7 @@ function countEvents(rows: readonly number[], to: number): number {
   return n;
 }
 
-/** Each thread's next event in the order from the row `from` on (the actions the log offers there). */
-function nextOfEachThread(cols: TraceColumns, order: Int32Array, from: number): string[] {
-  const start = from < 0 ? 0 : order.indexOf(from);
-  const seen = new Set<number>();
-  const out: string[] = [];
-  for (let i = Math.max(start, 0); i < order.length && i < start + 4096 && out.length < 8; i++) {
-    const r = order[i] ?? -1;
-    if (r < 0) continue;
-    const e = cols.event(r);
-    if (seen.has(e.tid)) continue;
-    seen.add(e.tid);
-    out.push(describeEvent(e));
-  }
-  return out;
+/** The place of row `row` in the walk's order (0 where the row is none or not in it). */
+function placeOf(order: Int32Array, row: number): number {
+  return row < 0 ? 0 : Math.max(order.indexOf(row), 0);
 }
