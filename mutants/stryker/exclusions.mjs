@@ -1,6 +1,7 @@
 /**
- * The Stryker mutants excluded from the tier's score, held here and in exclusions.json
- * rather than as comments in src/tier/, so that the tier reads like the protocol. Each
+ * The Stryker mutants excluded from the score of the tier (src/tier) and of the reference
+ * (src/protocol_ref), held here and in exclusions.json rather than as comments in the
+ * sources, so that the tier and the reference read like the protocol. Each
  * entry names a file, the text of one line of it (trimmed), the mutators excluded on that
  * line and why (a trace mark's detail no checker reads, or an equivalent mutant argued in
  * mutants/equivalent.md, "Stryker survivors").

@@ -1,7 +1,7 @@
 /**
- * The Stryker exclusions held outside the tier (mutants/stryker/exclusions.json, applied by
- * mutants/stryker/exclusions.mjs): the tier's sources carry no Stryker comment, every
- * entry still names a line of its file, and the instrumenter, given the ignorer, excludes
+ * The Stryker exclusions held outside the sources (mutants/stryker/exclusions.json, applied by
+ * mutants/stryker/exclusions.mjs): the tier's and the reference's sources carry no Stryker
+ * comment, every entry still names a line of its file, and the instrumenter, given the ignorer, excludes
  * on each entry's line exactly the mutants of the entry's mutators, and at least one (an
  * entry that excludes nothing is a comment in the wrong place, not an exclusion).
  * Instruments only; runs no mutant.
@@ -12,10 +12,13 @@ import { Instrumenter } from '@stryker-mutator/instrumenter';
 import { describe, expect, it } from 'vitest';
 import { EXCLUSIONS, ignorer, staleExclusions } from '../../mutants/stryker/exclusions.mjs';
 
-const TIER = 'src/tier';
-const files = readdirSync(TIER)
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => ({ path: `${TIER}/${f}`, content: readFileSync(join(TIER, f), 'utf8') }));
+/** the folders Stryker mutates: the tier and the reference */
+const MUTATED = ['src/tier', 'src/protocol_ref'];
+const files = MUTATED.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ path: `${dir}/${f}`, content: readFileSync(join(dir, f), 'utf8') })),
+);
 
 const quiet = {
   debug: () => undefined,
@@ -32,8 +35,8 @@ const quiet = {
   isFatalEnabled: () => false,
 };
 
-describe('Stryker exclusions held outside the tier', () => {
-  it('the tier has no Stryker comment, and every entry names a line of its file as often as it says', () => {
+describe('Stryker exclusions held outside the sources', () => {
+  it('no Stryker comment in the sources; every entry names a line of its file as often as it says', () => {
     expect(files.filter((f) => /Stryker (disable|restore)/.test(f.content)).map((f) => f.path)).toEqual([]);
     const stale = files.flatMap((f) => staleExclusions(f.path, f.content).map((e) => `${f.path}: ${e.line}`));
     expect(stale).toEqual([]);
