@@ -392,6 +392,26 @@ static void test_concurrent_uploads(void) {
 
 /* ---- engine creation refusals ------------------------------------------------------ */
 
+/* An engine asked for with NAME=VALUE in the environment is refused with TL_E_ARG. */
+static void check_env_refused(const char *name, const char *value) {
+  char err[512] = "";
+  tl_engine *eng = NULL;
+  const char *old = getenv(name);
+  char *saved = old ? strdup(old) : NULL;
+  setenv(name, value, 1);
+  int zero = 0;
+  int rc = tl_engine_create(&zero, 1, 0, &eng, err, sizeof err);
+  CHECK(rc == TL_E_ARG && eng == NULL && strstr(err, name) != NULL, "%s=%s: rc %d (%s)", name,
+        value, rc, err);
+  if (saved) {
+    setenv(name, saved, 1);
+    free(saved);
+  } else {
+    unsetenv(name);
+  }
+  if (eng) tl_engine_destroy(eng, NULL, 0);
+}
+
 static void test_create_refusals(void) {
   char err[512] = "";
   tl_engine *eng = NULL;
@@ -400,19 +420,10 @@ static void test_create_refusals(void) {
   CHECK(rc == TL_E_UNSUPPORTED && eng == NULL, "two devices: rc %d (%s)", rc, err);
   rc = tl_engine_create(&far, 1, 0, &eng, err, sizeof err);
   CHECK(rc == TL_E_ARG && eng == NULL, "device 999: rc %d (%s)", rc, err);
-  const char *old = getenv("TIERLAB_VK_UPLOAD");
-  char *saved = old ? strdup(old) : NULL;
-  setenv("TIERLAB_VK_UPLOAD", "sideways", 1);
-  int zero = 0;
-  rc = tl_engine_create(&zero, 1, 0, &eng, err, sizeof err);
-  CHECK(rc == TL_E_ARG && eng == NULL, "TIERLAB_VK_UPLOAD=sideways: rc %d (%s)", rc, err);
-  if (saved) {
-    setenv("TIERLAB_VK_UPLOAD", saved, 1);
-    free(saved);
-  } else {
-    unsetenv("TIERLAB_VK_UPLOAD");
-  }
-  if (eng) tl_engine_destroy(eng, NULL, 0);
+  check_env_refused("TIERLAB_VK_UPLOAD", "sideways");
+  check_env_refused("TIERLAB_VK_LANES", "0");
+  check_env_refused("TIERLAB_VK_LANES", "65");
+  check_env_refused("TIERLAB_VK_LANES", "8x");
 }
 
 /* One line on the device the backend picks (device 0), for the logs. */

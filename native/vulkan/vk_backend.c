@@ -50,10 +50,13 @@ static int vk_init(tl_backend **out, tl_engine *owner, const int *devices, int n
                    ndevices);
   int mode = vk_upload_mode_from_env(err, cap);
   if (mode < 0) return -mode;
+  int lanes = vk_lanes_from_env(err, cap);
+  if (lanes < 0) return -lanes;
   tl_backend *b = calloc(1, sizeof *b);
   if (!b) return tl_fail(err, cap, TL_E_OOM, "vulkan: host allocation failed");
   b->owner = owner;
   b->upload_mode = mode;
+  b->nlanes = lanes;
   b->copy_threads = par_copy_threads_from_env();
   b->copy_delay_us = vk_delay_from_env("TIERLAB_VK_COPY_DELAY_US");
   b->group_delay_us = vk_delay_from_env("TIERLAB_VK_GROUP_DELAY_US");

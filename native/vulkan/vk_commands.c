@@ -3,6 +3,11 @@
  * fence. The upload path and the group path each own one, so neither waits on the
  * other's submissions. On failure every handle not created stays VK_NULL_HANDLE, so the
  * backend's shutdown destroys exactly what exists.
+ * Also the one barrier that makes uploads visible to the shaders, recorded at the start
+ * of every command buffer that reads tensors (groups, the dense GEMV) rather than at the
+ * end of every upload: a barrier's first scope holds every command submitted before it
+ * on the queue, so one per reader covers all the copies before it, and the copies,
+ * with no barrier between them, may overlap on the device.
  */
 #include "vk_internal.h"
 
@@ -28,4 +33,12 @@ int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkComma
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s fence: %s", what, vk_result_str(r));
   }
   return TL_OK;
+}
+
+void vk_uploads_visible(VkCommandBuffer cmd) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                       1, &mb, 0, NULL, 0, NULL);
 }

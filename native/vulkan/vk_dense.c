@@ -58,6 +58,7 @@ static void record(tl_backend *b, const tl_tensor *w, int e) {
   VkDescriptorSet sets[2] = {d->set, vt->set};
   vk_push p;
   memset(&p, 0, sizeof p);
+  vk_uploads_visible(d->cmd);
   p.fmt_a = w->fmt;
   p.rows_a = w->rows;
   p.cols_a = w->cols;
@@ -78,6 +79,8 @@ int vk_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx
                     char *err, size_t cap) {
   (void)dev; /* one device */
   vk_dense *d = &b->dense;
+  int rc = vk_lanes_submit_open(b, err, cap); /* uploads called before go first */
+  if (rc != TL_OK) return rc;
   int32_t *in = d->io.map;
   for (int j = 0; j < w->cols; j++) in[j] = qx[j]; /* the shaders read int8 codes as int */
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,

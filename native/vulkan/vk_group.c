@@ -135,6 +135,7 @@ static void record(tl_backend *b, int n, tl_tensor *const *gate, tl_tensor *cons
   vk_group *g = &b->group;
   VkCommandBuffer cmd = g->cmd;
   const VkPipelineBindPoint bp = VK_PIPELINE_BIND_POINT_COMPUTE;
+  vk_uploads_visible(cmd);
   if (g->needs_fill) {
     vkCmdFillBuffer(cmd, g->scratch.buf, 0, VK_WHOLE_SIZE, 0);
     barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -202,6 +203,8 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_ten
   if (open) return tl_fail(err, cap, TL_E_STATE, "vulkan: a group is already open");
   if (!have_lut)
     return tl_fail(err, cap, TL_E_STATE, "vulkan: no SiLU table (tl_engine_set_lut first)");
+  int rc = vk_lanes_submit_open(b, err, cap); /* uploads called before go first */
+  if (rc != TL_OK) return rc;
   for (int r = 0; r < n; r++)
     memcpy((uint8_t *)g->io.map + (VkDeviceSize)r * g->row_h, x + (size_t)r * hidden,
            (size_t)hidden * sizeof(float));
@@ -224,7 +227,7 @@ int vk_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_ten
   vk_group_reaped_wait(b); /* the reaper may still wait on the fence of the last group */
   if ((r = vkResetFences(b->dev, 1, &g->fence)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: group fence reset: %s", vk_result_str(r));
-  int rc = vk_delay_arm(b, g->delay, err, cap);
+  rc = vk_delay_arm(b, g->delay, err, cap);
   if (rc != TL_OK) return rc;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &g->cmd};

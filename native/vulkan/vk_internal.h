@@ -46,8 +46,17 @@
 /* Descriptor sets per tensor pool: pools are added as tensors arrive. */
 #define VK_TENSOR_POOL_SETS 256u
 /* Uploads from RAM copies in flight at once, each on its own lane (command buffer,
- * fence, and a staging slice for RAM that could not be imported). */
+ * fence, and a staging slice for RAM that could not be imported): TIERLAB_VK_LANES,
+ * 1..VK_UPLOAD_LANES_MAX, default VK_UPLOAD_LANES. Small tensors need many in flight:
+ * each lane's round trip (submit, fence, reaper, free) costs more than its copy. */
 #define VK_UPLOAD_LANES 4
+#define VK_UPLOAD_LANES_MAX 64
+/* Uploads one lane carries in one submission: a submission costs the device about as
+ * much as copying a 1 MiB tensor, so small tensors travel in batches (vk_lanes.c). */
+#define VK_LANE_BATCH 16
+/* A lane is submitted at once while fewer lanes than this are in flight (the queue would
+ * run dry), else it collects uploads until the reaper sees the queue this low. */
+#define VK_LANE_LOW_WATER 2
 #define VK_LANE_STAGING_BYTES (4ull << 20)
 
 enum { VK_UPLOAD_STAGED = 0, VK_UPLOAD_MAPPED = 1 };
@@ -68,15 +77,19 @@ typedef struct vk_import {
   VkDeviceMemory mem;
 } vk_import;
 
-/* One upload in flight: t is the tensor whose copy the lane's fence guards (reap_mx),
- * NULL when the lane is free. Lanes are used and reaped in ring order. */
+/* A batch of uploads, recorded (open, up_mx) then submitted (in flight, reap_mx): t[0..n)
+ * are the tensors whose copies the lane's fence guards, n 0 when the lane is free or
+ * still open. Lanes are opened, submitted and reaped in ring order. */
 typedef struct vk_lane {
   VkCommandPool pool;
   VkCommandBuffer cmd;
   VkFence fence;
   VkEvent delay; /* a slow bus on purpose only (vk_delay.c) */
   vk_buf staging;
-  tl_tensor *t;
+  tl_tensor *t[VK_LANE_BATCH];
+  int recorded; /* up_mx, while open: copies recorded, t[0..recorded) */
+  VkDeviceSize staged; /* up_mx, while open: staging bytes used */
+  int n; /* reap_mx: uploads in flight on this lane */
 } vk_lane;
 
 /* One arena chunk: a device-local buffer carved bottom-up and never given back. */
@@ -144,7 +157,7 @@ typedef struct vk_dense {
 } vk_dense;
 
 /* vk_delay.c's timer: events to set, each when its delay has passed */
-#define VK_DELAY_ITEMS (4 * (VK_UPLOAD_LANES + 1))
+#define VK_DELAY_ITEMS (4 * (VK_UPLOAD_LANES_MAX + 1))
 typedef struct vk_delay_item {
   VkEvent ev;
   struct timespec due; /* CLOCK_MONOTONIC */
@@ -188,9 +201,12 @@ struct tl_backend {
   vk_delayer delayer;
 
   /* uploads from RAM copies in flight, and the threads reporting them (vk_lanes.c) */
-  vk_lane lanes[VK_UPLOAD_LANES];
-  int lane_next; /* up_mx: the next lane to submit on */
+  vk_lane lanes[VK_UPLOAD_LANES_MAX];
+  int nlanes; /* lanes in use, fixed at init (TIERLAB_VK_LANES) */
+  int lane_next; /* up_mx: the next lane to open, or the open one */
+  int lane_open; /* up_mx: lane_next is recording and not yet submitted */
   int lane_reap; /* reap_mx: the next lane the reaper waits for */
+  int lanes_in_flight; /* reap_mx */
   pthread_mutex_t reap_mx;
   pthread_cond_t reap_cv; /* a lane filled or freed; a group issued or reported */
   int reap_ok, reap_stop;
@@ -270,9 +286,12 @@ void vk_arena_destroy(tl_backend *b);
 /* vk_upload.c */
 /* VK_UPLOAD_STAGED or VK_UPLOAD_MAPPED, or minus a tl_status when the value is bad */
 int vk_upload_mode_from_env(char *err, size_t cap);
+int vk_lanes_from_env(char *err, size_t cap); /* the lane count, or -TL_E_ARG */
 /* vk_commands.c: a command pool, one command buffer and a fence */
 int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkCommandBuffer *cmd,
                    VkFence *fence, char *err, size_t cap);
+/* transfer writes submitted before -> shader reads after (first in a reader's commands) */
+void vk_uploads_visible(VkCommandBuffer cmd);
 int vk_upload_init(tl_backend *b, char *err, size_t cap);
 int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                      const float *scales, size_t nscales, char *err, size_t cap);
@@ -307,8 +326,16 @@ void vk_dense_destroy(tl_backend *b);
 int vk_lanes_init(tl_backend *b, char *err, size_t cap); /* lanes and both threads */
 void vk_lanes_stop(tl_backend *b); /* reports what is pending, joins the threads */
 void vk_lanes_destroy(tl_backend *b);
-vk_lane *vk_lane_acquire(tl_backend *b); /* up_mx held: waits for lane_next to be free */
-void vk_lane_submitted(tl_backend *b, vk_lane *lane, tl_tensor *t); /* up_mx held */
+/* up_mx held: the open lane with room for one more upload of `staging` bytes (0: from
+ * imported memory), opening one (waiting for it to be free) when needed */
+int vk_lane_open(tl_backend *b, VkDeviceSize staging, vk_lane **out, char *err, size_t cap);
+/* up_mx held: submits the open lane now, or when due (full, or the queue running low);
+ * on a failed submission every upload of the batch but `mine` is reported failed */
+int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap);
+int vk_lane_flush_when_due(tl_backend *b, const tl_tensor *mine, char *err, size_t cap);
+/* takes up_mx: submits the open lane, so that a reader submitted next on the queue comes
+ * after every upload called before it (the engine relies on the queue's order) */
+int vk_lanes_submit_open(tl_backend *b, char *err, size_t cap);
 void vk_group_reaped_wait(tl_backend *b); /* before the group fence is reset */
 void vk_group_submitted(tl_backend *b, uint64_t tag);
 

@@ -16,14 +16,17 @@
  *     both modes: with staged uploads a freshly created device-local block gave
  *     slightly nondeterministic results until its first device-side touch was a fill
  *     (seen on RADV; the fill value did not matter, the cause is not known);
- *   - each upload's command buffer ends with a transfer -> compute barrier, so every
- *     group submitted afterwards on the queue sees the bytes;
+ *   - uploads record no barrier after their copies: every command buffer that reads
+ *     tensors starts with vk_uploads_visible (vk_commands.c), whose first scope holds
+ *     every copy submitted before it, so a group sees the bytes of every upload before
+ *     it and copies in flight may overlap one another;
  *   - a failed copy leaves its arena slice consumed (fill-once: nothing is reused);
  *   - free releases nothing of the arena; only the tensor's descriptor set goes back to
  *     its pool (the dispatcher never frees a tensor that an open group uses);
- *   - an upload from a RAM copy (staged mode) is recorded on a lane and left in flight
- *     (vk_lanes.c reports it); the queue orders it before any later group, whose reads
- *     the copy's transfer -> compute barrier covers.
+ *   - an upload from a RAM copy (staged mode) is recorded on a lane, in a batch, and
+ *     left in flight (vk_lanes.c submits and reports it); the lane is submitted before
+ *     any later group, so the queue orders the copy before the group, whose reads the
+ *     group's opening barrier covers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,8 +138,6 @@ static int upload_staged(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const 
       }
     }
     vkCmdCopyBuffer(b->up_cmd, b->staging.buf, c->buf, n, reg);
-    barrier(b->up_cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     if ((rc = submit_wait(b, err, cap))) return rc;
     c->filled = 1;
   }
@@ -204,7 +205,8 @@ int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_
 
   pthread_mutex_lock(&b->up_mx);
   vk_chunk *c = NULL;
-  rc = reserve(b, w_size, s_size, vt, &c, err, cap);
+  rc = vk_lane_flush(b, NULL, err, cap); /* a batch's chunk fill goes first */
+  if (!rc) rc = reserve(b, w_size, s_size, vt, &c, err, cap);
   if (!rc)
     rc = b->upload_mode == VK_UPLOAD_MAPPED
         ? upload_mapped(b, c, vt, data, data_bytes, scales, (size_t)s_size, err, cap)
@@ -224,57 +226,34 @@ int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_
   return TL_OK;
 }
 
-/* up_mx held: records the copy of one RAM span into vt on the lane and submits it. From
- * an imported chunk straight (vk_import.c); else through the lane's staging slice, in
- * one memcpy (weights and scales are one span, backend.h). */
-static int submit_lane(tl_backend *b, vk_lane *lane, vk_chunk *c, const vk_tensor *vt,
-                       const tl_host_src *src, char *err, size_t cap) {
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  VkResult r = vkBeginCommandBuffer(lane->cmd, &bi);
-  if (r != VK_SUCCESS) {
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane begin: %s", vk_result_str(r));
-  }
-  vk_delay_record(b, lane->cmd, lane->delay);
+/* up_mx held: records the copy of one RAM span into vt on the open lane (vk_lanes.c).
+ * From an imported chunk straight (vk_import.c); else through the lane's staging
+ * slice, in one memcpy (weights and scales are one span, backend.h). */
+static int record_lane(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const tl_host_src *src,
+                       tl_tensor *t, char *err, size_t cap) {
+  vk_lane *lane = NULL;
+  int rc = vk_lane_open(b, src->pin != NULL ? 0 : vk_align(src->span_bytes, 16), &lane, err, cap);
+  if (rc != TL_OK) return rc;
   if (!c->filled) {
     record_fill(c, lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    c->filled = 1; /* the fill goes first in submission order: every later copy follows it */
   }
   const VkDeviceSize scales_in_span = tl_span_scales_at(src->data_bytes);
-  VkDeviceSize from_at = 0;
+  VkDeviceSize from_at = lane->staged;
   VkBuffer from = lane->staging.buf;
   if (src->pin != NULL) {
     from = ((const vk_import *)src->pin)->buf;
     from_at = src->data_at;
   } else {
-    memcpy(lane->staging.map, src->data, src->span_bytes);
+    memcpy((uint8_t *)lane->staging.map + lane->staged, src->data, src->span_bytes);
+    lane->staged += vk_align(src->span_bytes, 16);
   }
   VkBufferCopy reg[2] = {{.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes},
                          {.srcOffset = from_at + scales_in_span,
                           .dstOffset = vt->s_off,
                           .size = (VkDeviceSize)src->nscales * sizeof(float)}};
   vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);
-  barrier(lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-  if ((r = vkEndCommandBuffer(lane->cmd)) != VK_SUCCESS) {
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane end: %s", vk_result_str(r));
-  }
-  if ((r = vkResetFences(b->dev, 1, &lane->fence)) != VK_SUCCESS) {
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane fence: %s", vk_result_str(r));
-  }
-  int rc = vk_delay_arm(b, lane->delay, err, cap);
-  if (rc != TL_OK) return rc;
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &lane->cmd};
-  pthread_mutex_lock(&b->mx);
-  r = vkQueueSubmit(b->queue, 1, &si, lane->fence);
-  pthread_mutex_unlock(&b->mx);
-  if (r != VK_SUCCESS) {
-    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
-                   "vulkan: upload lane submit: %s", vk_result_str(r));
-  }
-  vk_delay_schedule(b, lane->delay, b->copy_delay_us);
-  c->filled = 1;
+  lane->t[lane->recorded++] = t;
   return TL_OK;
 }
 
@@ -297,14 +276,14 @@ int vk_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, 
   pthread_mutex_lock(&b->up_mx);
   vk_chunk *c = NULL;
   rc = reserve(b, w_size, s_size, vt, &c, err, cap);
-  vk_lane *lane = rc ? NULL : vk_lane_acquire(b);
-  if (!rc) rc = submit_lane(b, lane, c, vt, src, err, cap);
   if (!rc) {
     t->impl = vt; /* before the reaper can report it */
-    vk_lane_submitted(b, lane, t);
+    rc = record_lane(b, c, vt, src, t, err, cap);
   }
+  if (!rc) rc = vk_lane_flush_when_due(b, t, err, cap);
   pthread_mutex_unlock(&b->up_mx);
   if (rc) {
+    t->impl = NULL;
     if (vt->set) {
       pthread_mutex_lock(&b->mx);
       vk_tensor_set_release(b, vt);

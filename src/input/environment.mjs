@@ -54,6 +54,7 @@ export const ENVIRONMENT_VARIABLES = [
   { name: 'TIERLAB_COPY_THREADS', check: integer(1, 16) },
   { name: 'TIERLAB_CPU_COPY_THREADS', check: integer(1, 16) },
   { name: 'TIERLAB_VK_UPLOAD', check: oneOf('staged', 'mapped') },
+  { name: 'TIERLAB_VK_LANES', check: integer(1, 64) },
   { name: 'TIERLAB_VK_VALIDATION', check: oneOf('0', '1', 'sync') },
   ...['CPU', 'CUDA', 'VK'].flatMap((b) => [
     { name: `TIERLAB_${b}_COPY_DELAY_US`, check: DELAY },
