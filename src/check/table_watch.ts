@@ -78,6 +78,8 @@ function accessorFor(field: string): PropertyDescriptor {
   return d;
 }
 
+const ascending = (a: number, b: number): number => a - b;
+
 /** A reader's view: the slots written since it last took them. */
 export class TableReader {
   private flags = new Uint8Array(0);
@@ -110,7 +112,7 @@ export class TableReader {
       this.list = [];
       return 'all';
     }
-    const out = this.list.sort((a, b) => a - b);
+    const out = this.list.length > 1 ? this.list.sort(ascending) : this.list;
     for (const i of out) this.flags[i] = 0;
     this.list = [];
     return out;
