@@ -148,12 +148,17 @@ export class TableWatch {
 
   private small = true;
   private generation = 0;
+  /** the watched fields' shared accessors, by field */
+  private readonly accessors: PropertyDescriptorMap;
 
   /** minSlots: tables smaller than this are not watched (scanned whole at every look) */
   constructor(
     readonly fields: readonly string[],
     readonly minSlots = WATCH_MIN_SLOTS,
-  ) {}
+  ) {
+    this.accessors = {};
+    for (const f of fields) this.accessors[f] = accessorFor(f);
+  }
 
   /** Whether readers of this table get 'all' at every take (it is small). */
   get scansWhole(): boolean {
@@ -211,6 +216,7 @@ export class TableWatch {
     for (const f of this.fields) values[f] = w[f];
     const record: SlotRecord = { values, index, watch: this, generation: this.generation };
     Object.defineProperty(w, RECORD, { value: record, writable: true, enumerable: false });
-    for (const f of this.fields) Object.defineProperty(w, f, accessorFor(f));
+    // every field's accessor in one call (the same descriptors for every slot)
+    Object.defineProperties(w, this.accessors);
   }
 }
