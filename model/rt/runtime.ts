@@ -30,6 +30,19 @@ const UNHELD: LocksHeld = { mx: false, gmx: false };
 const HOLDS_MX: LocksHeld = { mx: true, gmx: false };
 const HOLDS_GMX: LocksHeld = { mx: false, gmx: true };
 
+/** What a thread does on a condition variable, as the sync ledger is told: made once, not per op. */
+const WAITS_ON: Readonly<Record<CvName, string>> = {
+  cv: 'waits on cv',
+  cv_take: 'waits on cv_take',
+  gcv: 'waits on gcv',
+};
+const SIGNALS: Readonly<Record<CvName, string>> = { cv: 'signals cv', cv_take: 'signals cv_take', gcv: 'signals gcv' };
+const BROADCASTS: Readonly<Record<CvName, string>> = {
+  cv: 'broadcasts cv',
+  cv_take: 'broadcasts cv_take',
+  gcv: 'broadcasts gcv',
+};
+
 export interface RunOutcome {
   readonly ok: boolean;
   readonly violation: Violation | null;
@@ -166,16 +179,16 @@ export class Runtime extends RunState {
         break;
       }
       case 'wait':
-        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `waits on ${op.cv}`);
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, WAITS_ON[op.cv]);
         wait(this, th, op.cv);
         this.released(th, mutexOfCv(op.cv), op.cv);
         return; // resumes only when woken
       case 'signal':
-        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `signals ${op.cv}`);
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, SIGNALS[op.cv]);
         signal(this, th, op.cv);
         break;
       case 'broadcast':
-        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, `broadcasts ${op.cv}`);
+        if (mutexOfCv(op.cv) === 'mx') this.world.syncUse?.(th.name, BROADCASTS[op.cv]);
         broadcast(this, th, op.cv);
         break;
       case 'spawn': {

@@ -29,9 +29,13 @@ export function allocatorRule(bytes: number): AllocatorRule {
  */
 export function atAllocatorEdge(bytes: number): boolean {
   const MiB = 1 << 20;
-  const justPast = (edge: number): boolean => bytes > edge && bytes <= edge + Math.ceil(edge / 512);
-  if (justPast(MiB / 2) || justPast(MiB)) return true;
-  if (bytes > MiB) return justPast(Math.floor((bytes - 1) / (2 * MiB)) * 2 * MiB) && bytes > 2 * MiB;
+  if (justPast(bytes, MiB / 2) || justPast(bytes, MiB)) return true;
+  if (bytes > MiB) return justPast(bytes, Math.floor((bytes - 1) / (2 * MiB)) * 2 * MiB) && bytes > 2 * MiB;
   const padded = bytes + Math.ceil(bytes / 16);
   return padded % 8192 === 0 || bytes === MiB / 2 || bytes === MiB;
+}
+
+/** Within one row's worth (1/512) above `edge`. */
+function justPast(bytes: number, edge: number): boolean {
+  return bytes > edge && bytes <= edge + Math.ceil(edge / 512);
 }

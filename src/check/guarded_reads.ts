@@ -67,28 +67,40 @@ interface Link {
  * is the most frequent thing a checked step does).
  */
 class Guard implements ProxyHandler<object> {
+  private lastValue: object | null = null;
+  private lastProxy: object | null = null;
+
   constructor(
     private readonly reads: GuardedReads,
     private readonly link: Link,
   ) {}
 
   get(t: object, key: string | symbol): unknown {
-    return this.read(t, key, Object.isFrozen(t));
+    return this.read(t, key, null);
   }
 
-  protected read(t: object, key: string | symbol, frozen: boolean): unknown {
+  /** `frozen`: whether t is frozen, or null to ask t (only a read that yields an object needs to) */
+  protected read(t: object, key: string | symbol, frozen: boolean | null): unknown {
     const v: unknown = (t as Record<PropertyKey, unknown>)[key];
     if (typeof key === 'symbol' || typeof v === 'function') return v;
-    const reader = this.reads.memory.reader;
+    const memory = this.reads.memory;
+    const reader = memory.reader;
     if (reader !== null && !IMMUTABLE.has(key) && reachable(this.link)) {
       const gate = this.link.holder === null ? key === 'gate' : this.link.gate;
-      if (!(gate ? this.reads.memory.held.gmx : this.reads.memory.held.mx))
+      if (!(gate ? memory.held.gmx : memory.held.mx))
         throw guardedStateRead(reader, pathOf(this.link, key), gate ? 'gmx' : 'mx');
     }
     // a frozen object's fields must read as themselves (a proxy's invariant): a watched
     // table's rows (table_watch.ts) are read unguarded below them
-    if (v === null || typeof v !== 'object' || key === CONSTANT || frozen) return v;
-    return this.reads.proxyOf(v, t, key, this.link);
+    if (v === null || typeof v !== 'object' || key === CONSTANT) return v;
+    if (frozen ?? Object.isFrozen(t)) return v;
+    // the last object this handler gave out (an object's one proxy never changes): reading
+    // st.slots or st.gate again finds its proxy without the table of every proxy
+    if (v === this.lastValue) return this.lastProxy;
+    const proxy = this.reads.proxyOf(v, t, key, this.link);
+    this.lastValue = v;
+    this.lastProxy = proxy;
+    return proxy;
   }
 
   // the object itself receives the write (not the proxy: a receiver that is the proxy would

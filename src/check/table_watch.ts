@@ -78,6 +78,8 @@ function accessorFor(field: string): PropertyDescriptor {
   return d;
 }
 
+const ascending = (a: number, b: number): number => a - b;
+
 /** A reader's view: the slots written since it last took them. */
 export class TableReader {
   private flags = new Uint8Array(0);
@@ -110,7 +112,7 @@ export class TableReader {
       this.list = [];
       return 'all';
     }
-    const out = this.list.sort((a, b) => a - b);
+    const out = this.list.length > 1 ? this.list.sort(ascending) : this.list;
     for (const i of out) this.flags[i] = 0;
     this.list = [];
     return out;
@@ -146,12 +148,17 @@ export class TableWatch {
 
   private small = true;
   private generation = 0;
+  /** the watched fields' shared accessors, by field */
+  private readonly accessors: PropertyDescriptorMap;
 
   /** minSlots: tables smaller than this are not watched (scanned whole at every look) */
   constructor(
     readonly fields: readonly string[],
     readonly minSlots = WATCH_MIN_SLOTS,
-  ) {}
+  ) {
+    this.accessors = {};
+    for (const f of fields) this.accessors[f] = accessorFor(f);
+  }
 
   /** Whether readers of this table get 'all' at every take (it is small). */
   get scansWhole(): boolean {
@@ -209,6 +216,7 @@ export class TableWatch {
     for (const f of this.fields) values[f] = w[f];
     const record: SlotRecord = { values, index, watch: this, generation: this.generation };
     Object.defineProperty(w, RECORD, { value: record, writable: true, enumerable: false });
-    for (const f of this.fields) Object.defineProperty(w, f, accessorFor(f));
+    // every field's accessor in one call (the same descriptors for every slot)
+    Object.defineProperties(w, this.accessors);
   }
 }

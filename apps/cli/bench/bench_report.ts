@@ -9,33 +9,19 @@ import { writeReportFile } from '../../../src/input/report_file.js';
 import type { ExhaustiveRow, ExhaustiveSection, JobsRow } from './exhaustive_bench.js';
 import type { MutantsSection } from './mutants_bench.js';
 import type { RaceRow } from './race.js';
-import type { Speed } from './speed.js';
 import { renderCheckTrace, type TraceBenchSection } from './trace_bench.js';
 import type { UploadSection } from './upload.js';
 import { renderUpload } from './upload_report.js';
 import { renderSpin } from './spin_report.js';
 import type { CTierSection } from './ctier_bench.js';
 import { renderCTier } from './ctier_report.js';
-
-export interface ScalingRow {
-  readonly dimension: string;
-  readonly value: number;
-  readonly on: Speed;
-  readonly off: Speed;
-}
+import { renderSpeed, type ScalingRow, type SpeedReport } from './speed_report.js';
 
 export interface BenchReport {
   readonly date: string;
   readonly command: string;
   readonly machine: { cores: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
-  speed?: {
-    scenario: string;
-    on: Speed;
-    noRefinement?: Speed;
-    off: Speed;
-    checkerCost: number;
-    refinementCost?: number;
-  };
+  speed?: SpeedReport;
   scaling?: ScalingRow[];
   exhaustive?: ExhaustiveSection;
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
@@ -86,47 +72,7 @@ export function renderMarkdown(r: BenchReport): string {
       `${m.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')} at the end. Other jobs on the machine slow every number here; repeats are in bench.json.`,
     '',
   );
-  if (r.speed !== undefined) {
-    const s = r.speed;
-    md.push(
-      '## Simulator speed',
-      '',
-      `Scenario: ${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples.`,
-      '',
-    );
-    md.push(
-      '| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |',
-      '|---|---|---|---|---|---|',
-    );
-    for (const x of [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) {
-      md.push(
-        `| ${x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off'} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
-      );
-    }
-    md.push(
-      '',
-      `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`,
-    );
-    if (s.refinementCost !== undefined)
-      md.push(
-        `The refinement alone costs ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)}).`,
-      );
-    md.push('');
-  }
-  if (r.scaling !== undefined) {
-    md.push('## Cost as scenarios grow', '', 'The default scenario with one dimension grown at a time.', '');
-    md.push(
-      '| grown | value | steps per schedule | steps/s (checkers on) | per CPU second (on) | schedules/s (on) | steps/s (off) | per CPU second (off) | schedules/s (off) |',
-      '|---|---|---|---|---|---|---|---|---|',
-    );
-    for (const x of r.scaling) {
-      md.push(
-        `| ${x.dimension} | ${x.value} | ${x.on.stepsPerSchedule.toFixed(0)} | ${int(x.on.stepsPerSecond)} | ${int(x.on.stepsPerCpuSecond)} | ${int(x.on.schedulesPerSecond)} | ` +
-          `${int(x.off.stepsPerSecond)} | ${int(x.off.stepsPerCpuSecond)} | ${int(x.off.schedulesPerSecond)} |`,
-      );
-    }
-    md.push('');
-  }
+  md.push(...renderSpeed(r.speed, r.scaling));
   if (r.exhaustive !== undefined) {
     const e = r.exhaustive;
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');

@@ -53,7 +53,7 @@ export function grow(base: Scenario, dimension: Grown['dimension'], value: numbe
 }
 
 export const GROWTH: Readonly<Record<Grown['dimension'], readonly number[]>> = {
-  experts: [8, 16, 32, 64],
+  experts: [8, 16, 32, 64, 512],
   devices: [1, 2, 4],
   loaders: [1, 2, 4, 8],
   tokens: [6, 24, 96],

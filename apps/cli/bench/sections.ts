@@ -20,6 +20,7 @@ import { measureMutants } from './mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
+import { growthTarget, speedTargets } from './speed_report.js';
 import { measureCheckTrace } from './trace_bench.js';
 import { measureCheckTraceReference } from './trace_reference_bench.js';
 import { measureUpload } from './upload.js';
@@ -105,6 +106,7 @@ async function speed(o: BenchOptions, report: BenchReport): Promise<boolean> {
   o.log(
     `  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`,
   );
+  for (const line of speedTargets(report.speed)) o.log(`  ${line.slice(2)}`);
   return on.violations > 0;
 }
 
@@ -119,6 +121,7 @@ async function scaling(o: BenchOptions, report: BenchReport): Promise<boolean> {
     if (on.violations > 0) unexpected = true;
     report.scaling.push({ dimension: g.dimension, value: g.value, on, off });
   }
+  o.log(`  ${growthTarget(report.scaling).slice(2)}`);
   return unexpected;
 }
 

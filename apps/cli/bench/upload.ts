@@ -38,6 +38,7 @@ import type {
 import { runOracle, type OracleContext, type OracleRunResult, type OracleRunSpec } from '../../oracle/oracle_run.js';
 import { writeBenchModel, type BenchModelOptions } from './bench_model.js';
 import { shownPath } from '../../report/shown_path.js';
+import { uploadTargets } from './upload_targets.js';
 
 const RAW_BYTES = 256 * 2 ** 20;
 const RAW_REPS = 5;
@@ -395,6 +396,13 @@ async function measureRuns(
   log(
     `  per expert: ${perExpert.first.toFixed(1)} us in the first fill, ${perExpert.warmChecked.toFixed(1)} us warm with every checker, ${perExpert.unchecked.toFixed(1)} us with none`,
   );
+  const targets = uploadTargets({
+    backend: lib.backend,
+    perExpert,
+    fill: { ratioToPinned: gbps / raw.pinnedGBps },
+    fillWarm: warm,
+  });
+  for (const line of targets) log(`  ${line.slice(2)}`);
   return {
     backend: lib.backend,
     library: lib.path,

@@ -4,6 +4,7 @@
  * memory. Numbers as measured (bench.json has them unrounded).
  */
 import type { UploadSection } from './upload.js';
+import { uploadTargets } from './upload_targets.js';
 
 const f2 = (x: number): string => x.toFixed(2);
 
@@ -28,6 +29,7 @@ export function renderUpload(u: UploadSection): string[] {
       `${u.perExpert.fills > 1 ? ` (medians of ${u.perExpert.fills} fills each)` : ''}.`,
     '',
   );
+  md.push('Targets (issue 33):', '', ...uploadTargets(u), '');
   md.push(
     `The fill took ${u.fill.fillWaitMs.toFixed(1)} ms to fill_wait's return and ${u.fill.landedMs.toFixed(1)} ms to the last byte on the device ` +
       `(${(u.fill.bytes / 2 ** 30).toFixed(2)} GiB); ${(100 * u.fill.ratioToPageable).toFixed(0)} % of the pageable copy.`,

@@ -29,6 +29,7 @@ export function accountingChecker(ctx: CheckContext, watchSlots = false, slotsGu
   const denseCharge = st.cfg.trunk.map(
     (o) => deviceFootprint(o.weightBytes) + (o.scaleBytes > 0 ? deviceFootprint(o.scaleBytes) : 0),
   );
+  const trunk = new Array<number>(devices).fill(0);
   return {
     memory: { granted, keptByRollback, inInit, slotTotals },
     onMark(_rt, th, op) {
@@ -79,10 +80,12 @@ export function accountingChecker(ctx: CheckContext, watchSlots = false, slotsGu
           `qn=${st.qn} with ${entries} ring entries, capacity ${st.cfg.ringCapacity}, inflight ${st.inflight}`,
         );
       }
-      const trunk = new Array<number>(devices).fill(0);
-      st.dense.forEach((r, i) => {
-        if (r !== null) trunk[r.dev] = (trunk[r.dev] ?? 0) + (denseCharge[i] ?? 0);
-      });
+      // one array for every release (a release makes nothing here)
+      trunk.fill(0);
+      for (let i = 0; i < st.dense.length; i++) {
+        const r = st.dense[i];
+        if (r !== null && r !== undefined) trunk[r.dev] = (trunk[r.dev] ?? 0) + (denseCharge[i] ?? 0);
+      }
       for (let d = 0; d < devices; d++) {
         const used = st.used[d] ?? 0;
         const budget = st.budget[d] ?? 0;

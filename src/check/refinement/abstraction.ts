@@ -49,16 +49,47 @@ function scalars(s: SpecState, t: TierState): Difference | null {
   if (s.evictedDropped !== t.evictedDropped) return diff('evictedDropped', s.evictedDropped, t.evictedDropped);
   if (s.mark.hits !== t.mark.hits || s.mark.misses !== t.mark.misses)
     return diff('mark', `${s.mark.hits}/${s.mark.misses}`, `${t.mark.hits}/${t.mark.misses}`);
-  const sp = s.pending.map(pairText).join(' ');
-  const tp = t.pending.map(pairText).join(' ');
-  if (sp !== tp) return diff('pending', `[${sp}]`, `[${tp}]`);
-  const se = s.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
-  const te = t.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
-  if (se !== te) return diff('evicted', `[${se}]`, `[${te}]`);
+  // compared as their texts; the texts are built only where the lists may differ
+  if (!samePairs(s.pending, t.pending)) {
+    const sp = s.pending.map(pairText).join(' ');
+    const tp = t.pending.map(pairText).join(' ');
+    if (sp !== tp) return diff('pending', `[${sp}]`, `[${tp}]`);
+  }
+  if (!sameKeys(s.evicted, t.evicted)) {
+    const se = s.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
+    const te = t.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
+    if (se !== te) return diff('evicted', `[${se}]`, `[${te}]`);
+  }
   return null;
 }
 
-function pairText(p: { layer: number; victim: number; newcomerLayer: number; newcomer: number }): string {
+type Pair = { layer: number; victim: number; newcomerLayer: number; newcomer: number };
+type Key = { layer: number; eid: number };
+
+/** Same fields in the same order: then their texts are the same too. */
+function samePairs(a: readonly Pair[], b: readonly Pair[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) return false;
+    if (x.layer !== y.layer || x.victim !== y.victim || x.newcomerLayer !== y.newcomerLayer) return false;
+    if (x.newcomer !== y.newcomer) return false;
+  }
+  return true;
+}
+
+function sameKeys(a: readonly Key[], b: readonly Key[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined || x.layer !== y.layer || x.eid !== y.eid) return false;
+  }
+  return true;
+}
+
+function pairText(p: Pair): string {
   return `L${p.newcomerLayer}E${p.newcomer}<-L${p.layer}E${p.victim}`;
 }
 

@@ -180,11 +180,22 @@ export class RefinementChecker implements Checker {
   }
 }
 
+/** The union of two ascending lists of distinct indices (TableReader.take's), ascending. */
 function changedOnEitherSide(a: number[] | 'all', b: number[] | 'all'): number[] | 'all' {
   if (a === 'all' || b === 'all') return 'all';
   if (b.length === 0) return a;
   if (a.length === 0) return b;
-  return [...new Set([...a, ...b])].sort((x, y) => x - y);
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i] ?? Number.POSITIVE_INFINITY;
+    const y = b[j] ?? Number.POSITIVE_INFINITY;
+    if (x <= y) i++;
+    if (y <= x) j++;
+    out.push(Math.min(x, y));
+  }
+  return out;
 }
 
 const UNCHANGED: Step = { release: 'unlock' };

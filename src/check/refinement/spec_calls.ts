@@ -60,9 +60,14 @@ const has = (ram: RamRef | null): boolean => ram !== null;
 
 const FALSE: SpecValue = { fn: 'bool', value: false };
 
+/** The call inside the gate's expert door (a module function: the refinement builds one
+ *  program per tier call, so nothing here is made anew per call but the program). */
+function gated(inner: SpecCall, refused: SpecValue): SpecCall {
+  return new GatedCall(inner, 'expert', refused);
+}
+
 /** A tier call's program: the call itself inside the gate's expert door, or its own gate sections. */
 export function specCallOf(c: TierCall): SpecCall {
-  const gated = (inner: SpecCall, refused: SpecValue): SpecCall => new GatedCall(inner, 'expert', refused);
   switch (c.fn) {
     case 'init':
       return new InitCall();

@@ -1,0 +1,105 @@
+/**
+ * The simulator's part of reports/bench.md: speed with every checker, without the
+ * refinement and with none, the cost as scenarios grow, and issue 33's first target beside
+ * what was measured (each line says met or not met; the figures are per CPU second, the
+ * simulator's own speed on a shared machine).
+ *
+ * Invariant: a target line is printed only from figures this run measured; a figure the
+ * run did not measure (no scaling section, no experts rows) says so instead of a verdict.
+ */
+import type { Speed } from './speed.js';
+
+export interface ScalingRow {
+  readonly dimension: string;
+  readonly value: number;
+  readonly on: Speed;
+  readonly off: Speed;
+}
+
+export interface SpeedReport {
+  scenario: string;
+  on: Speed;
+  noRefinement?: Speed;
+  off: Speed;
+  checkerCost: number;
+  refinementCost?: number;
+}
+
+/** Issue 33, target 1: steps per CPU second, checked and unchecked, and what the checkers may cost. */
+export const SPEED_TARGETS = { checkedPerCpuSecond: 1e6, uncheckedPerCpuSecond: 3e6, checkerCost: 2 } as const;
+/** A checked step "does not grow with the experts" where the largest row's step costs at most this much more. */
+export const GROWTH_TOLERANCE = 1.25;
+
+const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const mark = (ok: boolean): string => (ok ? 'met' : '**not met**');
+
+/** Target 1's lines on the default scenario (also logged by the bench as it runs). */
+export function speedTargets(s: SpeedReport): string[] {
+  const t = SPEED_TARGETS;
+  const on = s.on.stepsPerCpuSecond;
+  const off = s.off.stepsPerCpuSecond;
+  const cost = off / Math.max(1, on);
+  return [
+    `- checked, at least ${int(t.checkedPerCpuSecond)} steps per CPU second: ${int(on)} (${(on / t.checkedPerCpuSecond).toFixed(2)} of it): ${mark(on >= t.checkedPerCpuSecond)}`,
+    `- unchecked, at least ${int(t.uncheckedPerCpuSecond)}: ${int(off)} (${(off / t.uncheckedPerCpuSecond).toFixed(2)} of it): ${mark(off >= t.uncheckedPerCpuSecond)}`,
+    `- every checker together at most ${t.checkerCost} x the unchecked step (per CPU second, off / on): ${cost.toFixed(2)} x: ${mark(cost <= t.checkerCost)}`,
+  ];
+}
+
+/** Target 1's last line: a checked step's cost from the fewest experts of the scaling rows to the most. */
+export function growthTarget(scaling: readonly ScalingRow[] | undefined): string {
+  const experts = (scaling ?? []).filter((r) => r.dimension === 'experts').sort((a, b) => a.value - b.value);
+  const first = experts[0];
+  const last = experts[experts.length - 1];
+  if (first === undefined || last === undefined || first === last)
+    return '- a checked step that does not grow with the experts: not measured (run the scaling section)';
+  const growth = first.on.stepsPerCpuSecond / Math.max(1, last.on.stepsPerCpuSecond);
+  return (
+    `- a checked step that does not grow with the experts (at most ${GROWTH_TOLERANCE} x from ${first.value} to ${last.value} experts): ` +
+    `${int(first.on.stepsPerCpuSecond)} to ${int(last.on.stepsPerCpuSecond)} steps per CPU second, a step ${growth.toFixed(2)} x: ${mark(growth <= GROWTH_TOLERANCE)}`
+  );
+}
+
+export function renderSpeed(s: SpeedReport | undefined, scaling: readonly ScalingRow[] | undefined): string[] {
+  const md: string[] = [];
+  if (s !== undefined) {
+    md.push(
+      '## Simulator speed',
+      '',
+      `Scenario: ${s.scenario}; seeded random schedules; median of ${s.on.samples.length} samples.`,
+      '',
+      '| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const x of [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) {
+      const name = x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off';
+      md.push(
+        `| ${name} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
+      );
+    }
+    md.push(
+      '',
+      `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`,
+    );
+    if (s.refinementCost !== undefined)
+      md.push(
+        `The refinement alone costs ${((s.refinementCost - 1) * 100).toFixed(0)} % (steps/s without it / with it = ${s.refinementCost.toFixed(2)}).`,
+      );
+    md.push('', 'Targets (issue 33):', '', ...speedTargets(s), growthTarget(scaling), '');
+  }
+  if (scaling !== undefined) {
+    md.push('## Cost as scenarios grow', '', 'The default scenario with one dimension grown at a time.', '');
+    md.push(
+      '| grown | value | steps per schedule | steps/s (checkers on) | per CPU second (on) | schedules/s (on) | steps/s (off) | per CPU second (off) | schedules/s (off) |',
+      '|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const x of scaling) {
+      md.push(
+        `| ${x.dimension} | ${x.value} | ${x.on.stepsPerSchedule.toFixed(0)} | ${int(x.on.stepsPerSecond)} | ${int(x.on.stepsPerCpuSecond)} | ${int(x.on.schedulesPerSecond)} | ` +
+          `${int(x.off.stepsPerSecond)} | ${int(x.off.stepsPerCpuSecond)} | ${int(x.off.schedulesPerSecond)} |`,
+      );
+    }
+    md.push('');
+  }
+  return md;
+}
