@@ -53,7 +53,7 @@ export class InitCall implements SpecCall {
         freeArrays(io);
         io.op({ k: 'syncDestroy' }, 'SPEC-INIT');
         return this.leave(s, io, 'DEAD');
-      default:
+      case 'ret':
         return { returned: { fn: 'init', state: this.value } };
     }
   }

@@ -73,7 +73,7 @@ export class ShutdownCall implements SpecCall {
         io.op({ k: 'backendShutdown' }, 'SPEC-SHUTDOWN');
         this.pc = 'ret';
         return leaveExclusive(s, io, 'DEAD');
-      default:
+      case 'ret':
         return { returned: { fn: 'shutdown', value: this.value } };
     }
   }

@@ -26,28 +26,29 @@ export class DenseCall implements SpecCall {
   }
 
   step(s: SpecState, io: SpecIo): Step {
-    if (this.pc === 'door') {
-      const g = s.gate;
-      const admitted = admits(g, 'trunk');
-      if (admitted) {
-        g.live++;
-        if (g.state === 'DEAD') this.dev = g.deadTrunk[this.index] ?? null;
+    switch (this.pc) {
+      case 'door': {
+        const g = s.gate;
+        const admitted = admits(g, 'trunk');
+        if (admitted) {
+          g.live++;
+          if (g.state === 'DEAD') this.dev = g.deadTrunk[this.index] ?? null;
+        }
+        this.pc = !admitted ? 'ret' : g.state === 'DEAD' ? 'gemv' : 'read';
+        return GUNLOCK;
       }
-      this.pc = !admitted ? 'ret' : g.state === 'DEAD' ? 'gemv' : 'read';
-      return GUNLOCK;
+      case 'read':
+        this.dev = s.stop ? null : (s.dense[this.index] ?? null);
+        this.pc = 'gemv';
+        return UNLOCK;
+      case 'gemv':
+        if (this.dev !== null) io.op({ k: 'denseGemv', dev: this.dev, index: this.index }, 'SPEC-MASK');
+        leaveGate(s, io);
+        this.pc = 'ret';
+        return GUNLOCK;
+      case 'ret':
+        return { returned: { fn: 'bool', value: this.dev !== null } };
     }
-    if (this.pc === 'read') {
-      this.dev = s.stop ? null : (s.dense[this.index] ?? null);
-      this.pc = 'gemv';
-      return UNLOCK;
-    }
-    if (this.pc === 'gemv') {
-      if (this.dev !== null) io.op({ k: 'denseGemv', dev: this.dev, index: this.index }, 'SPEC-MASK');
-      leaveGate(s, io);
-      this.pc = 'ret';
-      return GUNLOCK;
-    }
-    return { returned: { fn: 'bool', value: this.dev !== null } };
   }
 }
 
@@ -58,25 +59,28 @@ export class TrunkPlaceCall implements SpecCall {
 
   step(s: SpecState, io: SpecIo): Step {
     const g = s.gate;
-    if (this.pc === 'door') {
-      const mine = admits(g, 'trunk') && g.state === 'DEAD' && !g.trunkBusy && g.deadTrunk.every((d) => d === null);
-      if (mine) {
-        g.live++;
-        g.trunkBusy = true;
+    switch (this.pc) {
+      case 'door': {
+        const mine = admits(g, 'trunk') && g.state === 'DEAD' && !g.trunkBusy && g.deadTrunk.every((d) => d === null);
+        if (mine) {
+          g.live++;
+          g.trunkBusy = true;
+        }
+        this.pc = mine ? 'place' : 'ret';
+        return GUNLOCK;
       }
-      this.pc = mine ? 'place' : 'ret';
-      return GUNLOCK;
+      case 'place': {
+        const placed = place(s, io);
+        for (const [index, dev] of placed) g.deadTrunk[index] = dev;
+        this.placed = placed.length;
+        g.trunkBusy = false;
+        leaveGate(s, io);
+        this.pc = 'ret';
+        return GUNLOCK;
+      }
+      case 'ret':
+        return { returned: { fn: 'count', value: this.placed } };
     }
-    if (this.pc === 'place') {
-      const placed = place(s, io);
-      for (const [index, dev] of placed) g.deadTrunk[index] = dev;
-      this.placed = placed.length;
-      g.trunkBusy = false;
-      leaveGate(s, io);
-      this.pc = 'ret';
-      return GUNLOCK;
-    }
-    return { returned: { fn: 'count', value: this.placed } };
   }
 }
 
