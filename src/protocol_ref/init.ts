@@ -125,7 +125,8 @@ function tablesLocked(s: SpecState, io: SpecIo): void {
     const want = c.budget[dev] ?? 0;
     if (want === 'auto') {
       const free = io.memInfo(dev, 'SPEC-INIT');
-      s.budget[dev] = free === null ? 0 : Math.max(0, free - c.reserveBytes);
+      // no answer: no room (the reserve is never negative)
+      s.budget[dev] = Math.max(0, (free ?? 0) - c.reserveBytes);
     } else {
       s.budget[dev] = Math.max(0, want);
     }

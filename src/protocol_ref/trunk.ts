@@ -91,7 +91,8 @@ function place(s: SpecState, io: SpecIo): [number, number][] {
   for (let dev = 0; dev < c.devices; dev++) {
     const want = c.budget[dev] ?? 0;
     const free = want === 'auto' ? io.memInfo(dev, 'SPEC-GATE') : null;
-    budget.push(want === 'auto' ? (free === null ? 0 : Math.max(0, free - c.reserveBytes)) : Math.max(0, want));
+    // no answer: no room (the reserve is never negative)
+    budget.push(Math.max(0, want === 'auto' ? (free ?? 0) - c.reserveBytes : want));
   }
   const used = budget.map(() => 0);
   const out: [number, number][] = [];
