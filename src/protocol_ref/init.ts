@@ -15,6 +15,7 @@ import { readHeatFile } from './heat_file.js';
 import { ExclusiveEntry, leaveExclusive } from './gate.js';
 import { zeroCounters, type SpecState } from './state.js';
 import { GUNLOCK, UNLOCK, WAIT_GCV, type SpecCall } from './call.js';
+import { budgets } from './trunk.js';
 
 type InitState = 'active' | 'off' | 'already' | 'busy';
 
@@ -121,16 +122,7 @@ export class InitCall implements SpecCall {
 function tablesLocked(s: SpecState, io: SpecIo): void {
   const c = s.cfg;
   freshTables(s);
-  for (let dev = 0; dev < c.devices; dev++) {
-    const want = c.budget[dev] ?? 0;
-    if (want === 'auto') {
-      const free = io.memInfo(dev, 'SPEC-INIT');
-      // no answer: no room (the reserve is never negative)
-      s.budget[dev] = Math.max(0, (free ?? 0) - c.reserveBytes);
-    } else {
-      s.budget[dev] = Math.max(0, want);
-    }
-  }
+  s.budget = budgets(c, (dev) => io.memInfo(dev, 'SPEC-INIT'));
   if (c.heatFile) {
     const heat = readHeatFile(io.readHeat('SPEC-HEAT-FILE'), c.layers, c.experts);
     if (heat !== null)

@@ -10,7 +10,7 @@
  *    tables' under mx (none once stopping); the GEMV outside the locks on that device;
  *    out through the gate. True when it ran on a device.
  */
-import { roomiest, trunkBytes, trunkRanking } from './config.js';
+import { roomiest, trunkBytes, trunkRanking, type SpecConfig } from './config.js';
 import type { SpecIo, Step } from './io.js';
 import { admits, leaveGate } from './gate.js';
 import type { SpecFamily, SpecState } from './state.js';
@@ -87,13 +87,7 @@ export class TrunkPlaceCall implements SpecCall {
 /** The placer over the configured budgets, nothing charged to experts: [offer, device] placed. */
 function place(s: SpecState, io: SpecIo): [number, number][] {
   const c = s.cfg;
-  const budget: number[] = [];
-  for (let dev = 0; dev < c.devices; dev++) {
-    const want = c.budget[dev] ?? 0;
-    const free = want === 'auto' ? io.memInfo(dev, 'SPEC-GATE') : null;
-    // no answer: no room (the reserve is never negative)
-    budget.push(Math.max(0, want === 'auto' ? (free ?? 0) - c.reserveBytes : want));
-  }
+  const budget = budgets(c, (dev) => io.memInfo(dev, 'SPEC-GATE'));
   const used = budget.map(() => 0);
   const out: [number, number][] = [];
   for (const index of trunkRanking(c)) {
@@ -105,4 +99,14 @@ function place(s: SpecState, io: SpecIo): [number, number][] {
     out.push([index, dev]);
   }
   return out;
+}
+
+/** The budgets, device by device: the configured figure, or (automatic) the free memory
+ * the device reports minus the reserve; no answer means no room (the reserve is never
+ * negative). init's and trunk_place's alike. */
+export function budgets(c: SpecConfig, memInfo: (dev: number) => number | null): number[] {
+  return Array.from({ length: c.devices }, (_, dev) => {
+    const want = c.budget[dev] ?? 0;
+    return Math.max(0, want === 'auto' ? (memInfo(dev) ?? 0) - c.reserveBytes : want);
+  });
 }
