@@ -32,7 +32,8 @@ export class DenseCall implements SpecCall {
         const admitted = admits(g, 'trunk');
         if (admitted) {
           g.live++;
-          if (g.state === 'DEAD') this.dev = g.deadTrunk[this.index] ?? null;
+          // the gate's matrix (none once LIVE: init took it over); at LIVE the read step's instead
+          this.dev = g.deadTrunk[this.index] ?? null;
         }
         this.pc = !admitted ? 'ret' : g.state === 'DEAD' ? 'gemv' : 'read';
         return GUNLOCK;
