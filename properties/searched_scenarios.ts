@@ -34,6 +34,14 @@
  *    trunk matrices at DEAD while a second shutdown starts: the shutdown finds nothing, or
  *    a placement under way (it must wait for it, woken by the placement's end), or the
  *    placed trunk (it frees it).
+ *  - trunk-racer: a thread of its own calls trunk_place while the engine starts the tier,
+ *    with one matrix that fits and one that fits nowhere: the placement is refused while
+ *    init holds its section or once the tier is LIVE, or wins at DEAD and is then taken
+ *    over and freed by init, which places its own.
+ *  - trunk-racer-off: the same, with the uploader refused so init rolls back (freeing the
+ *    trunk it placed, the matrix on the CPU left alone); the engine then places the trunk
+ *    itself, racing the racer: one is refused while the other's placement is under way
+ *    or done (a partial one: a matrix on the CPU is not a free offer).
  *
  * A mutation run is a default run, so every mutant meets these searches too.
  */
@@ -46,6 +54,8 @@ export const SEARCHED_SCENARIOS = [
   'sync-shutdown-racing',
   'plan-shutdown-racing',
   'trunk-shutdown-racing',
+  'trunk-racer',
+  'trunk-racer-off',
 ] as const;
 
 /** The complete search of one committed scenario, with the run's seed, budget and property. */

@@ -84,6 +84,7 @@ export function describeScenario(s: Scenario): string {
     faultCount(s.faults) > 0 ? 'faults' : '',
     (s.trunk?.length ?? 0) > 0 ? `${s.trunk?.length} trunk matrices` : '',
     (s.careless?.length ?? 0) > 0 ? `careless: ${s.careless?.join(' ')}` : '',
+    s.trunkRacer === true ? 'trunk racer' : '',
   ];
   return parts.filter((p) => p !== '').join(', ');
 }

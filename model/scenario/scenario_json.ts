@@ -102,7 +102,7 @@ const LATER_KEYS = [
 export function parseScenario(data: unknown, source: string, at = ''): Scenario {
   const r = new JsonReader(source);
   const p = (k: string): string => (at === '' ? k : `${at}.${k}`);
-  const o = r.object(data, at, KEYS, [...LATER_KEYS, 'trunk', 'careless']);
+  const o = r.object(data, at, KEYS, [...LATER_KEYS, 'trunk', 'careless', 'trunkRacer']);
   const L = SCENARIO_LIMITS;
   const devices = r.int(o.devices, p('devices'), 1, L.devices);
   const layers = r.int(o.layers, p('layers'), 1, L.layers);
@@ -131,7 +131,7 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
   const streaming = r.boolean(o.streaming, p('streaming'));
   const warmstart = r.oneOf(o.warmstart, p('warmstart'), ['none', 'plan', 'block'] as const);
   const later = parseLater(r, o, p, tokens, experts, topk);
-  const { loaders, runs } = parseThreads(r, o, p, later);
+  const { loaders, runs } = parseThreads(r, o, p, later, o.trunkRacer === true);
   return {
     ...later,
     devices,
@@ -171,9 +171,14 @@ export function parseScenario(data: unknown, source: string, at = ''): Scenario 
 }
 
 /** Keys added after the first files were written: absent means none. */
-function parseOptional(r: JsonReader, o: JsonObject, p: (k: string) => string): Pick<Scenario, 'trunk' | 'careless'> {
+function parseOptional(
+  r: JsonReader,
+  o: JsonObject,
+  p: (k: string) => string,
+): Pick<Scenario, 'trunk' | 'careless' | 'trunkRacer'> {
   const careless = o.careless === undefined ? [] : r.array(o.careless, p('careless'));
   return {
+    ...(o.trunkRacer === undefined ? {} : { trunkRacer: r.boolean(o.trunkRacer, p('trunkRacer')) }),
     trunk: parseTrunk(r, o.trunk, p('trunk')),
     careless: careless.map((h, i) => r.oneOf(h, `${p('careless')}[${i}]`, CARELESS_HABITS)),
   };
@@ -204,11 +209,13 @@ function parseThreads(
   o: JsonObject,
   p: (k: string) => string,
   later: Later,
+  trunkRacer: boolean,
 ): { loaders: number; runs: 1 | 2 } {
   const loaders = r.int(o.loaders, p('loaders'), 1, SCENARIO_LIMITS.loaders);
   const runs = r.int(o.runs, p('runs'), 1, 2) === 2 ? 2 : 1;
   // the last run's other callers: the stats thread, the init racer (and its uploader), a second shutdown
-  const extra = (later.statsThread > 0 ? 1 : 0) + (later.initRacer ? 2 : 0) + (later.secondShutdown ? 1 : 0);
+  const extra =
+    (later.statsThread > 0 ? 1 : 0) + (later.initRacer ? 2 : 0) + (later.secondShutdown ? 1 : 0) + (trunkRacer ? 1 : 0);
   const threads = 1 + runs * (1 + loaders) + extra;
   if (threads > DEFAULT_LIMITS.maxThreads) {
     r.fail(

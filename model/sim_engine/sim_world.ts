@@ -28,6 +28,7 @@ import {
 import { deviceFootprint } from '../../src/check/allocator.js';
 import type { CheckedWorld } from '../../src/check/checked_world.js';
 import { CombineLedger, requireCpuWeights } from '../../src/check/combine.js';
+import { requireTableRoom } from '../../src/check/host_room.js';
 import {
   describeTensor,
   Ledger,
@@ -162,6 +163,7 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
       hostAlloc: (op) => {
         // an init after a shutdown: the engine brought its backend up again, a new arena
         if (L.backendShutdown) L.newSession();
+        requireTableRoom(this.scenario, op.what, op.bytes);
         return this.faults.fails('alloc') ? null : seal(L.hostAlloc(op.what, op.bytes));
       },
       hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),

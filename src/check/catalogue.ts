@@ -163,7 +163,7 @@ const CATALOGUE: { readonly [K in PropertyId]: Omit<PropertyInfo, 'id'> } = {
   'MEM-HOST': {
     kind: 'safety',
     family: 'host memory safety',
-    statement: 'every staging copy is freed once and never read after it is freed',
+    statement: 'every staging copy is freed once and never read after it is freed; a host array holds its table',
     reason: 'the uploader owns the staging copy from dequeue to its last upload',
     when: 'every op',
   },

@@ -115,6 +115,7 @@ export function assemble(a: AssemblyInput): Assembly {
     initRacer: s.initRacer,
     secondShutdown: s.secondShutdown,
     tierOff: s.tierOff,
+    trunkRacer: s.trunkRacer ?? false,
   };
   return { cfg, tier: new Tier(cfg), plan };
 }

@@ -34,7 +34,7 @@ import {
   type Thread,
 } from '../ops.js';
 import type { Tier } from '../tier/tier.js';
-import { chooseRoute, initRacer, secondShutdown, statsThread } from './engine_threads.js';
+import { chooseRoute, initRacer, secondShutdown, statsThread, trunkRacer } from './engine_threads.js';
 import type { CarelessHabit } from './careless.js';
 import { lmHeadIndex, trunkIndex, type TrunkPart } from './trunk_offers.js';
 
@@ -69,6 +69,8 @@ export interface DriverPlan {
   readonly secondShutdown: boolean;
   /** the expert tier is never started: the trunk alone, through trunk_place */
   readonly tierOff: boolean;
+  /** the first run's start is raced by a thread placing the trunk with trunk_place */
+  readonly trunkRacer: boolean;
 }
 
 /**
@@ -164,6 +166,11 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
   const counts = Array.from({ length: layers }, () => new Array<number>(experts).fill(0));
   const run: EngineRun = { shutdownThread: -1, secondShutdown: -1, joins: [], counts };
   let started = NEVER_STARTED;
+  // another thread places the trunk while the tier starts: its trunk_place is refused
+  // while LIVE, while init's section is queued and while another placement is under way
+  // or done; one that wins at DEAD is taken over (freed) by the init that follows
+  let racer = -1;
+  if (plan.trunkRacer && firstToken === 0) racer = yield* spawned('trunk-racer', () => trunkRacer(tier));
   if (!plan.tierOff) started = yield* tier.init();
   if (plan.initTwice && !plan.tierOff) {
     // a second init while active must change nothing; after a failed one it is a retry
@@ -177,6 +184,8 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
     if (last && plan.secondShutdown) yield* startSecondShutdown(tier, run);
     yield* tier.trunkPlace();
   }
+  // joined before the engine goes on: a placement after the final shutdown would be left
+  if (racer >= 0) yield { k: 'join', tid: racer };
   if (started.state === 'active') {
     if (plan.warmstart === 'plan') yield* warmstartPlanned(tier, plan, run);
     if (plan.warmstart === 'block') yield* warmstartBlocking(tier, plan, run);

@@ -9,7 +9,9 @@
  *  - the init racer: an init from a thread of its own while the engine shuts down (it
  *    loses during the teardown, or starts a new generation once the tier is DEAD);
  *  - a second shutdown, concurrent with the engine's (one tears down; the other must not
- *    return before the teardown is complete).
+ *    return before the teardown is complete);
+ *  - the trunk racer: trunk_place from a thread of its own while the engine starts the
+ *    tier (refused unless the tier is DEAD with no placement done, under way or queued).
  * Prefer-resident routing's choice (chooseRoute) lives here too: a pure function of the
  * candidates and their residency.
  */
@@ -38,6 +40,10 @@ export function* initRacer(tier: Tier): Gen<void> {
 
 export function* secondShutdown(tier: Tier): Gen<void> {
   yield* tier.shutdown();
+}
+
+export function* trunkRacer(tier: Tier): Gen<void> {
+  yield* tier.trunkPlace();
 }
 
 /**

@@ -55,6 +55,8 @@ export interface RunSpec {
   readonly secondShutdown: boolean;
   /** the engine never starts the expert tier: the trunk alone, placed with trunk_place */
   readonly tierOff: boolean;
+  /** a thread of its own calls trunk_place as the engine starts the tier (absent: none) */
+  readonly trunkRacer?: boolean;
   /** careless habits of the engine (absent: none) */
   readonly careless?: readonly CarelessHabit[];
 }

@@ -15,6 +15,7 @@ import { readHeatFile } from './heat_file.js';
 import { ExclusiveEntry, leaveExclusive } from './gate.js';
 import { zeroCounters, type SpecState } from './state.js';
 import { GUNLOCK, UNLOCK, WAIT_GCV, type SpecCall } from './call.js';
+import { budgets } from './trunk.js';
 
 type InitState = 'active' | 'off' | 'already' | 'busy';
 
@@ -53,7 +54,7 @@ export class InitCall implements SpecCall {
         freeArrays(io);
         io.op({ k: 'syncDestroy' }, 'SPEC-INIT');
         return this.leave(s, io, 'DEAD');
-      default:
+      case 'ret':
         return { returned: { fn: 'init', state: this.value } };
     }
   }
@@ -121,15 +122,7 @@ export class InitCall implements SpecCall {
 function tablesLocked(s: SpecState, io: SpecIo): void {
   const c = s.cfg;
   freshTables(s);
-  for (let dev = 0; dev < c.devices; dev++) {
-    const want = c.budget[dev] ?? 0;
-    if (want === 'auto') {
-      const free = io.memInfo(dev, 'SPEC-INIT');
-      s.budget[dev] = free === null ? 0 : Math.max(0, free - c.reserveBytes);
-    } else {
-      s.budget[dev] = Math.max(0, want);
-    }
-  }
+  s.budget = budgets(c, (dev) => io.memInfo(dev, 'SPEC-INIT'));
   if (c.heatFile) {
     const heat = readHeatFile(io.readHeat('SPEC-HEAT-FILE'), c.layers, c.experts);
     if (heat !== null)

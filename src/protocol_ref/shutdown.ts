@@ -73,7 +73,7 @@ export class ShutdownCall implements SpecCall {
         io.op({ k: 'backendShutdown' }, 'SPEC-SHUTDOWN');
         this.pc = 'ret';
         return leaveExclusive(s, io, 'DEAD');
-      default:
+      case 'ret':
         return { returned: { fn: 'shutdown', value: this.value } };
     }
   }
@@ -104,12 +104,12 @@ export class ShutdownCall implements SpecCall {
   private exclusive(s: SpecState, from: 'DEAD' | 'TEARING_DOWN', next: Pc): Step {
     const r = this.entry.step(s.gate, from);
     if (r === 'wait') return WAIT_GCV;
+    // refused: the door's answer stands ('already' at DEAD; the teardown's owner, 'done')
     if (r === 'refused') {
-      this.value = from === 'DEAD' ? 'already' : 'done';
       this.pc = 'ret';
       return GUNLOCK;
     }
-    if (from === 'DEAD') this.value = 'done';
+    this.value = 'done';
     this.pc = next;
     return GUNLOCK;
   }

@@ -10,7 +10,7 @@
  *    tables' under mx (none once stopping); the GEMV outside the locks on that device;
  *    out through the gate. True when it ran on a device.
  */
-import { roomiest, trunkBytes, trunkRanking } from './config.js';
+import { roomiest, trunkBytes, trunkRanking, type SpecConfig } from './config.js';
 import type { SpecIo, Step } from './io.js';
 import { admits, leaveGate } from './gate.js';
 import type { SpecFamily, SpecState } from './state.js';
@@ -26,28 +26,30 @@ export class DenseCall implements SpecCall {
   }
 
   step(s: SpecState, io: SpecIo): Step {
-    if (this.pc === 'door') {
-      const g = s.gate;
-      const admitted = admits(g, 'trunk');
-      if (admitted) {
-        g.live++;
-        if (g.state === 'DEAD') this.dev = g.deadTrunk[this.index] ?? null;
+    switch (this.pc) {
+      case 'door': {
+        const g = s.gate;
+        const admitted = admits(g, 'trunk');
+        if (admitted) {
+          g.live++;
+          // the gate's matrix (none once LIVE: init took it over); at LIVE the read step's instead
+          this.dev = g.deadTrunk[this.index] ?? null;
+        }
+        this.pc = !admitted ? 'ret' : g.state === 'DEAD' ? 'gemv' : 'read';
+        return GUNLOCK;
       }
-      this.pc = !admitted ? 'ret' : g.state === 'DEAD' ? 'gemv' : 'read';
-      return GUNLOCK;
+      case 'read':
+        this.dev = s.stop ? null : (s.dense[this.index] ?? null);
+        this.pc = 'gemv';
+        return UNLOCK;
+      case 'gemv':
+        if (this.dev !== null) io.op({ k: 'denseGemv', dev: this.dev, index: this.index }, 'SPEC-MASK');
+        leaveGate(s, io);
+        this.pc = 'ret';
+        return GUNLOCK;
+      case 'ret':
+        return { returned: { fn: 'bool', value: this.dev !== null } };
     }
-    if (this.pc === 'read') {
-      this.dev = s.stop ? null : (s.dense[this.index] ?? null);
-      this.pc = 'gemv';
-      return UNLOCK;
-    }
-    if (this.pc === 'gemv') {
-      if (this.dev !== null) io.op({ k: 'denseGemv', dev: this.dev, index: this.index }, 'SPEC-MASK');
-      leaveGate(s, io);
-      this.pc = 'ret';
-      return GUNLOCK;
-    }
-    return { returned: { fn: 'bool', value: this.dev !== null } };
   }
 }
 
@@ -58,37 +60,35 @@ export class TrunkPlaceCall implements SpecCall {
 
   step(s: SpecState, io: SpecIo): Step {
     const g = s.gate;
-    if (this.pc === 'door') {
-      const mine = admits(g, 'trunk') && g.state === 'DEAD' && !g.trunkBusy && g.deadTrunk.every((d) => d === null);
-      if (mine) {
-        g.live++;
-        g.trunkBusy = true;
+    switch (this.pc) {
+      case 'door': {
+        const mine = admits(g, 'trunk') && g.state === 'DEAD' && !g.trunkBusy && g.deadTrunk.every((d) => d === null);
+        if (mine) {
+          g.live++;
+          g.trunkBusy = true;
+        }
+        this.pc = mine ? 'place' : 'ret';
+        return GUNLOCK;
       }
-      this.pc = mine ? 'place' : 'ret';
-      return GUNLOCK;
+      case 'place': {
+        const placed = place(s, io);
+        for (const [index, dev] of placed) g.deadTrunk[index] = dev;
+        this.placed = placed.length;
+        g.trunkBusy = false;
+        leaveGate(s, io);
+        this.pc = 'ret';
+        return GUNLOCK;
+      }
+      case 'ret':
+        return { returned: { fn: 'count', value: this.placed } };
     }
-    if (this.pc === 'place') {
-      const placed = place(s, io);
-      for (const [index, dev] of placed) g.deadTrunk[index] = dev;
-      this.placed = placed.length;
-      g.trunkBusy = false;
-      leaveGate(s, io);
-      this.pc = 'ret';
-      return GUNLOCK;
-    }
-    return { returned: { fn: 'count', value: this.placed } };
   }
 }
 
 /** The placer over the configured budgets, nothing charged to experts: [offer, device] placed. */
 function place(s: SpecState, io: SpecIo): [number, number][] {
   const c = s.cfg;
-  const budget: number[] = [];
-  for (let dev = 0; dev < c.devices; dev++) {
-    const want = c.budget[dev] ?? 0;
-    const free = want === 'auto' ? io.memInfo(dev, 'SPEC-GATE') : null;
-    budget.push(want === 'auto' ? (free === null ? 0 : Math.max(0, free - c.reserveBytes)) : Math.max(0, want));
-  }
+  const budget = budgets(c, (dev) => io.memInfo(dev, 'SPEC-GATE'));
   const used = budget.map(() => 0);
   const out: [number, number][] = [];
   for (const index of trunkRanking(c)) {
@@ -100,4 +100,14 @@ function place(s: SpecState, io: SpecIo): [number, number][] {
     out.push([index, dev]);
   }
   return out;
+}
+
+/** The budgets, device by device: the configured figure, or (automatic) the free memory
+ * the device reports minus the reserve; no answer means no room (the reserve is never
+ * negative). init's and trunk_place's alike. */
+export function budgets(c: SpecConfig, memInfo: (dev: number) => number | null): number[] {
+  return Array.from({ length: c.devices }, (_, dev) => {
+    const want = c.budget[dev] ?? 0;
+    return Math.max(0, want === 'auto' ? (memInfo(dev) ?? 0) - c.reserveBytes : want);
+  });
 }

@@ -92,7 +92,7 @@ function* setBudgetsLocked(st: TierState): Gen<void> {
     const want = st.cfg.budgetBytes[dev] ?? 0;
     if (want === 'auto') {
       const info = yield* perform({ k: 'memInfo', dev });
-      st.budget[dev] = info === null ? 0 : Math.max(0, info.free - st.cfg.reserveBytes);
+      st.budget[dev] = Math.max(0, (info?.free ?? 0) - st.cfg.reserveBytes); // no answer: no room
     } else {
       st.budget[dev] = Math.max(0, want);
     }

@@ -53,7 +53,7 @@ function* placeTrunk(st: TierState): Gen<{ index: number; at: DenseResident }[]>
     const want = st.cfg.budgetBytes[dev] ?? 0;
     if (want === 'auto') {
       const info = yield* perform({ k: 'memInfo', dev });
-      budget.push(info === null ? 0 : Math.max(0, info.free - st.cfg.reserveBytes));
+      budget.push(Math.max(0, (info?.free ?? 0) - st.cfg.reserveBytes));
     } else {
       budget.push(Math.max(0, want));
     }

@@ -38,8 +38,23 @@ export function firstDifference(s: SpecState, t: TierState, changed: readonly nu
   if (s.exp !== t.expBytes) return diff('exp_bytes', s.exp, t.expBytes);
   if (s.active !== t.active) return diff('active', s.active, t.active);
   if (s.stop !== t.stop) return diff('stop', s.stop, t.stop);
-  if (!s.active) return s.slots.length === t.slots.length ? null : diff('slots', s.slots.length, t.slots.length);
+  if (!s.active) return released(s, t);
   return scalars(s, t) ?? devices(s, t) ?? ring(s, t) ?? groups(s, t) ?? slots(s, t, changed);
+}
+
+/**
+ * Off (before the first init, after a failed one, after a teardown): no slot table, and
+ * what a teardown or a rollback gives back is given back on both sides: every device's
+ * charge, the ring, the groups, the group window. The budgets are the last session's
+ * figures and nobody reads them before the next init sets them.
+ */
+function released(s: SpecState, t: TierState): Difference | null {
+  if (s.slots.length !== t.slots.length) return diff('slots', s.slots.length, t.slots.length);
+  if (s.issueOpen !== t.issueOpen) return diff('issueOpen', s.issueOpen, t.issueOpen);
+  for (let d = 0; d < s.cfg.devices; d++) {
+    if ((s.used[d] ?? 0) !== (t.used[d] ?? 0)) return diff(`used[${d}]`, s.used[d], t.used[d]);
+  }
+  return ring(s, t) ?? groups(s, t);
 }
 
 function scalars(s: SpecState, t: TierState): Difference | null {
