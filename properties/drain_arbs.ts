@@ -12,7 +12,11 @@
  *    and the decode ticks drain them a few at a time;
  *  - max_swaps from one, below the candidates; counts that tie, so the tie-breaks choose;
  *  - an LFRU round every tick now and then, which may evict a pending pair's victim
- *    before the pair starts (the pair must then be dropped).
+ *    before the pair starts (the pair must then be dropped);
+ *  - now and then one device with two layers of eight experts, two routes a token, a
+ *    prompt of three tokens, the table form with up to eight pairs, a ring of three and
+ *    synchronous uploads: more pairs pending than a tick may start (two) with room in
+ *    the ring for more.
  * Not drawn by `mixed`: the other suites' seeded scenarios stay what they were.
  */
 import fc from 'fast-check';
@@ -28,6 +32,7 @@ interface Drain {
   readonly lfruEveryTick: boolean;
   readonly spare: number;
   readonly warmth: readonly number[];
+  readonly many: boolean;
 }
 
 const drainParts: fc.Arbitrary<Drain> = fc.record({
@@ -41,7 +46,24 @@ const drainParts: fc.Arbitrary<Drain> = fc.record({
   spare: fc.constantFrom(0, 0, 1),
   // heats of the lower experts, by position (a heat file's values are halved on load)
   warmth: fc.array(fc.integer({ min: 2, max: 5 }), { minLength: 16, maxLength: 16 }),
+  many: fc.constantFrom(false, false, true),
 });
+
+/** One device, two layers of eight experts, two routes a token (the scenario's other parts kept). */
+function manyPairs(base: Scenario): Scenario {
+  return {
+    ...base,
+    devices: 1,
+    layers: 2,
+    experts: 8,
+    topk: 2,
+    budgetExperts: [1],
+    capacityExperts: [null],
+    noRam: [],
+    shutdownAt: null,
+    prefer: null,
+  };
+}
 
 function lowerHalf(experts: number, topk: number): number {
   return Math.min(Math.floor(experts / 2), experts - topk);
@@ -61,9 +83,10 @@ function routesArb(base: Scenario, promptTokens: number): fc.Arbitrary<number[][
 }
 
 export function drainArb(replanSuite: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> {
-  return fc.tuple(replanSuite, drainParts).chain(([base, d]) => {
+  return fc.tuple(replanSuite, drainParts).chain(([drawn, d]) => {
+    const base = d.many ? manyPairs(drawn) : drawn;
     const tokens = base.routes.length;
-    const prefill = Math.min(d.prefill, Math.max(1, tokens - 1));
+    const prefill = Math.min(d.many ? 3 : d.prefill, Math.max(1, tokens - 1));
     const again = Math.max(0, Math.min(d.again, tokens - prefill));
     // the warm lower experts fill their devices (one fewer now and then)
     const warm = Math.floor((base.layers * lowerHalf(base.experts, base.topk)) / base.devices);
@@ -84,10 +107,12 @@ export function drainArb(replanSuite: fc.Arbitrary<Scenario>): fc.Arbitrary<Scen
         denseWhileGroupOpen: false,
         trunk: [],
         faults: { ...base.faults, uploadFails: [] },
-        ringCapacity: d.ringCapacity,
-        syncUploads: d.syncUploads,
+        ringCapacity: d.many ? 3 : d.ringCapacity,
+        syncUploads: d.many || d.syncUploads,
         swapPeriod: d.lfruEveryTick ? 1 : base.swapPeriod,
-        replan: { form: d.form, maxSwaps: d.maxSwaps, prefill, again },
+        replan: d.many
+          ? { form: 'table', maxSwaps: 8, prefill, again }
+          : { form: d.form, maxSwaps: d.maxSwaps, prefill, again },
       }),
     );
   });
