@@ -87,7 +87,8 @@ export function drainArb(replanSuite: fc.Arbitrary<Scenario>): fc.Arbitrary<Scen
     const base = d.many ? manyPairs(drawn) : drawn;
     const tokens = base.routes.length;
     const prefill = Math.min(d.many ? 3 : d.prefill, Math.max(1, tokens - 1));
-    const again = Math.max(0, Math.min(d.again, tokens - prefill));
+    // many pairs: the second prompt right after the first, while most are still pending
+    const again = Math.max(0, Math.min(d.many ? 1 : d.again, tokens - prefill));
     // the warm lower experts fill their devices (one fewer now and then)
     const warm = Math.floor((base.layers * lowerHalf(base.experts, base.topk)) / base.devices);
     return routesArb(base, prefill + again).map(
