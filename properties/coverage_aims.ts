@@ -43,6 +43,11 @@ export const COVERAGE_AIMS: Readonly<Partial<Record<Suite, readonly CoverageMark
     'prefer-chose-resident',
     'stats-after-mark',
   ],
+  drain: [
+    // a second re-plan meeting the first one's pending pairs; pairs left pending
+    'replan-over-pending',
+    'replan-pending',
+  ],
   lifecycle: [
     // a second init while live, and generations after the first: computed on, and trunk
     // shapes placed again where the shape cache held one

@@ -255,13 +255,16 @@ function parseLater(
 
 function parseReplan(r: JsonReader, v: unknown, at: string, tokens: number): ReplanPlan | null {
   if (v === null) return null;
-  const o = r.object(v, at, ['form', 'maxSwaps', 'prefill']);
+  const o = r.object(v, at, ['form', 'maxSwaps', 'prefill'], ['again']);
   if (tokens === 0) r.fail(at, 're-plan needs at least one token of prompt');
-  return {
+  const prefill = r.int(o.prefill, `${at}.prefill`, 1, tokens);
+  const plan = {
     form: r.oneOf(o.form, `${at}.form`, ['layer', 'table'] as const),
     maxSwaps: r.int(o.maxSwaps, `${at}.maxSwaps`, 0, 1024),
-    prefill: r.int(o.prefill, `${at}.prefill`, 1, tokens),
+    prefill,
   };
+  // a second prompt must end within the run's tokens
+  return o.again === undefined ? plan : { ...plan, again: r.int(o.again, `${at}.again`, 0, tokens - prefill) };
 }
 
 function parsePrefer(r: JsonReader, v: unknown, at: string, experts: number, topk: number): PreferPlan | null {

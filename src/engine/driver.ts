@@ -77,12 +77,23 @@ export interface DriverPlan {
  * Re-plan after the prompt: its first `prefill` tokens are counted per layer and expert;
  * the layer form calls replan after each layer's routing of the last prompt token, the
  * table form once after the prompt with the whole table; at most maxSwaps pairs a call.
- * stats_mark follows (the prefill/decode boundary).
+ * stats_mark follows (the prefill/decode boundary). `again` (absent or 0: none) is a
+ * second prompt of that many tokens right after the first (a follow-up request), counted
+ * afresh and re-planned the same way, while the first prompt's pairs may still be pending.
  */
 export interface ReplanPlan {
   readonly form: 'layer' | 'table';
   readonly maxSwaps: number;
   readonly prefill: number;
+  readonly again?: number;
+}
+
+/** Where token `at` of a run stands in the prompts: outside them, inside, or at a last token. */
+function promptAt(replan: ReplanPlan | null, at: number): 'decode' | 'prompt' | 'last' {
+  if (replan === null) return 'decode';
+  const again = replan.again ?? 0;
+  if (at === replan.prefill - 1 || (again > 0 && at === replan.prefill + again - 1)) return 'last';
+  return at < replan.prefill + again ? 'prompt' : 'decode';
 }
 
 /** Prefer-resident routing over the router's top-`window` candidates, the top `keep` kept. */
@@ -201,8 +212,11 @@ function* oneRun(tier: Tier, plan: DriverPlan, firstToken: number, last: boolean
     if (plan.trunkThroughTier) yield* denseStep(tier, lmHeadIndex(plan.layers));
     yield { k: 'finishToken', token };
     if (token - firstToken === plan.refillAfterToken) yield* tier.fillWait();
-    if (plan.replan !== null && token - firstToken === plan.replan.prefill - 1)
+    if (plan.replan !== null && promptAt(plan.replan, token - firstToken) === 'last') {
       yield* afterPrompt(tier, plan.replan, run);
+      // the second prompt is counted afresh
+      for (const row of run.counts) row.fill(0);
+    }
     if (plan.evictedPoll > 0) yield* tier.evictedTake(plan.evictedPoll);
   }
   // the decode's hit rate, from the prefill/decode boundary on
@@ -355,10 +369,11 @@ function* decodeLayer(
     yield* denseStep(tier, trunkIndex(layer, 'router'));
   }
   const route = yield* routeOf(tier, plan, token, layer);
-  if (plan.replan !== null && at < plan.replan.prefill) {
+  const prompt = promptAt(plan.replan, at);
+  if (plan.replan !== null && prompt !== 'decode') {
     const row = run.counts[layer];
     if (row !== undefined) for (const eid of route.eids) row[eid] = (row[eid] ?? 0) + 1;
-    if (at === plan.replan.prefill - 1 && plan.replan.form === 'layer')
+    if (prompt === 'last' && plan.replan.form === 'layer')
       yield* tier.replan(layer, [(row ?? []).slice()], plan.replan.maxSwaps);
   }
   for (const eid of route.eids) {

@@ -8,8 +8,9 @@
  *    maxSwaps pairs in all; the pairs join the pending list, which then starts oldest
  *    first while the ring has room. Returns the pairs planned.
  *  - starting a pair: checked again (the victim resident and settled, the newcomer still
- *    able to come in), else dropped; the victim stops being resident and a swap is
- *    enqueued; refused, the victim is resident again and the pair dropped.
+ *    able to come in: not planned here, the rest by enqueue's refusals), else dropped; the
+ *    victim stops being resident and a swap is enqueued; refused, the victim is resident
+ *    again and the pair dropped.
  *  - the eviction ring: each victim whose tensors the uploader freed, oldest first, up to
  *    its capacity (the rest dropped and counted); evicted_take drains up to max of it.
  * Written from the protocol, independently of the tier.
@@ -37,10 +38,11 @@ function plan(s: SpecState, layer: number, counts: readonly (readonly number[])[
         else if (canComeIn(x)) comers.push({ layer: l, eid: e });
       }),
     );
-    victims.sort((a, b) => a.heat - b.heat || a.layer - b.layer || a.eid - b.eid);
-    comers.sort((a, b) => count(b.layer, b.eid) - count(a.layer, a.eid) || a.layer - b.layer || a.eid - b.eid);
-    const n = Math.min(victims.length, comers.length);
-    for (let i = 0; i < n && out.length < max; i++) {
+    // stable sorts: ties stay in the (layer, expert) order of collection
+    victims.sort((a, b) => a.heat - b.heat);
+    comers.sort((a, b) => count(b.layer, b.eid) - count(a.layer, a.eid));
+    // in order, until a list ends, max pairs are planned or the counts forbid it
+    for (let i = 0; out.length < max; i++) {
       const v = victims[i];
       const c = comers[i];
       if (v === undefined || c === undefined || !(count(c.layer, c.eid) > count(v.layer, v.eid))) break;
@@ -53,14 +55,17 @@ function plan(s: SpecState, layer: number, counts: readonly (readonly number[])[
 /** Starts pending pairs oldest first, at most `limit`, while the ring has room. */
 export function startPending(s: SpecState, io: SpecIo, limit: number): void {
   let started = 0;
-  while (started < limit && s.pending.length > 0 && s.ring.length < s.cfg.ringCapacity && !s.stop) {
+  while (started < limit && s.ring.length < s.cfg.ringCapacity && !s.stop) {
     const p = s.pending.shift();
     if (p === undefined) break;
     const victim = slot(s, { layer: p.layer, eid: p.victim });
     const comer = { layer: p.newcomerLayer, eid: p.newcomer };
-    if (!victim.resident || victim.queued || !canComeIn(slot(s, comer))) continue;
+    const x = slot(s, comer);
+    // a victim no longer resident, a newcomer planned since: dropped; a newcomer that
+    // cannot come in otherwise (resident, queued, holding tensors, no RAM): enqueue refuses
+    if (!victim.resident || x.planned) continue;
     victim.resident = false;
-    if (!enqueue(s, comer, true, { layer: p.layer, eid: p.victim }, false, io, 'SPEC-REPLAN')) {
+    if (!enqueue(s, comer, x.ram, { layer: p.layer, eid: p.victim }, false, io, 'SPEC-REPLAN')) {
       victim.resident = true;
       continue;
     }

@@ -60,11 +60,13 @@ function planLocked(
         else if (!s.resident && !s.queued && !s.planned && s.ram !== null && s.tensors === null) comers.push(s);
       }
     }
-    // most-routed newcomers first (ties: layer, then expert), coldest victims first
+    // most-routed newcomers first, coldest victims first; ties in (layer, expert) order,
+    // the order they were collected in, which the sort keeps (it is stable)
     const count = (s: Slot): number => countOf(counts, layer, s.layer, s.eid);
-    comers.sort((a, b) => count(b) - count(a) || a.layer - b.layer || a.eid - b.eid);
-    victims.sort((a, b) => a.heat - b.heat || a.layer - b.layer || a.eid - b.eid);
-    for (let i = 0; i < victims.length && i < comers.length && planned.length < maxSwaps; i++) {
+    comers.sort((a, b) => count(b) - count(a));
+    victims.sort((a, b) => a.heat - b.heat);
+    // paired in order until either list ends, max_swaps is reached or the counts forbid it
+    for (let i = 0; planned.length < maxSwaps; i++) {
       const v = victims[i];
       const c = comers[i];
       if (v === undefined || c === undefined || count(c) <= count(v)) break;
@@ -80,20 +82,16 @@ function planLocked(
  */
 export function* startPendingLocked(st: TierState, limit: number): Gen<void> {
   let started = 0;
-  while (started < limit && st.pending.length > 0 && st.qn < st.cfg.ringCapacity && !st.stop) {
+  while (started < limit && st.qn < st.cfg.ringCapacity && !st.stop) {
     const p = st.pending.shift();
-    if (p === undefined) break;
+    if (p === undefined) break; // nothing left pending
     const victim = slotOf(st, p.layer, p.victim);
     const comer = slotOf(st, p.newcomerLayer, p.newcomer);
-    const holds =
-      victim.resident &&
-      !victim.queued &&
-      !comer.resident &&
-      !comer.queued &&
-      !comer.planned &&
-      comer.ram !== null &&
-      comer.tensors === null;
-    if (!holds) continue;
+    // The victim must still be resident (so settled: a resident is never queued) and the
+    // newcomer not planned since. enqueueLocked refuses the rest of what no longer holds
+    // (a newcomer resident, queued, still holding tensors or without RAM weights) before
+    // it changes anything, and the victim is then made resident again below.
+    if (!victim.resident || comer.planned) continue;
     victim.resident = false;
     const ok = yield* enqueueLocked(st, comer.layer, comer.eid, comer.ram, { layer: p.layer, eid: p.victim }, false);
     if (!ok) {

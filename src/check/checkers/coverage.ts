@@ -50,6 +50,8 @@ export const COVERAGE_MARKS = [
   'replan-swap',
   'replan-pending',
   'replan-started-by-tick',
+  // a re-plan called while pairs of an earlier one are still pending
+  'replan-over-pending',
   'evicted-reported',
   'evicted-dropped',
   'sync-issue-waited',
@@ -180,6 +182,7 @@ export class CoverageChecker implements Checker {
     this.onReader(rt, th, op.call.fn);
     this.onCareless(op.call);
     if (op.call.fn === 'fill_wait') this.fillWaitInflight.set(th.tid, st.inflight > 0);
+    if (op.call.fn === 'replan' && st.pending.length > 0) this.reached.add('replan-over-pending');
     if (op.call.fn === 'init') {
       this.densePlaced = [];
       if (st.gate.state === 'LIVE') this.reached.add('second-init-while-active');
