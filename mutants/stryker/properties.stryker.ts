@@ -7,7 +7,10 @@
  * Beside the suites, the complete searches of the committed scenarios whose races need
  * shutdown to land between a caller's admission and its lock (searched_scenarios.ts): a
  * sampled run reaches that window too rarely (issue's stop check removed survived 300
- * runs of every suite). Each search is bounded by its states, not by time.
+ * runs of every suite). Each search is bounded by its states, not by time. And eight
+ * seeded runs of heat-header.json under each heat file the suites do not draw (a header
+ * with one count off and the model's length; no file at all): init reads it whatever
+ * the schedule.
  *
  * Not part of `npm test` (its name does not match *.test.ts); run by
  * mutants/stryker/vitest.stryker.config.ts.
@@ -16,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { SUITES } from '../../properties/arbitraries.js';
 import { checkScenario, checkSuite } from '../../properties/runner.js';
 import { searchedRequest } from '../../properties/searched_scenarios.js';
+import { committedScenario } from '../../properties/committed_scenarios.js';
 import { strykerRuns } from './stryker_runs.js';
 
 /** runs per suite: enough to kill the catalogue's mutants, small enough for 2 cores */
@@ -23,6 +27,8 @@ const RUNS = strykerRuns(process.env.TIERLAB_STRYKER_RUNS);
 const SEED = 20261129;
 /** the searched scenarios the suites do not stand in for (about a second each here) */
 const SEARCHED = ['sync-shutdown-racing', 'plan-shutdown-racing'] as const;
+/** the committed scenario's heat files that the suites do not draw */
+const HEAT_FILES = ['wrong-layer-count', 'wrong-expert-count', 'absent'] as const;
 
 describe('properties hold', () => {
   for (const [i, suite] of SUITES.entries()) {
@@ -39,6 +45,15 @@ describe('properties hold', () => {
       const failure = r.failure === null ? null : `${r.failure.property}: ${r.failure.detail}`;
       expect(failure).toBeNull();
       expect(r.guarantee?.complete).toBe(true);
+    });
+  }
+  for (const defect of HEAT_FILES) {
+    it(`heat-header ${defect}`, () => {
+      const scenario = { ...committedScenario('heat-header'), heatFileDefect: defect };
+      const r = checkScenario({ scenario, seed: SEED, runs: 8 });
+      const failure = r.failure === null ? null : `${r.failure.property}: ${r.failure.detail}`;
+      expect(failure).toBeNull();
+      expect(r.violations).toEqual({});
     });
   }
 });
