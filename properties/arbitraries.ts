@@ -24,7 +24,12 @@ import { NO_FAULTS, type FaultPlan } from '../src/engine/fault_sites.js';
 import { laterArb } from './later_arbs.js';
 import { drainArb } from './drain_arbs.js';
 import { CARELESS_HABITS, type CarelessHabit } from '../src/engine/careless.js';
-import { HEAT_FILE_DEFECTS, type HeatFileDefect, type Scenario, type TrunkMatrix } from '../model/scenario/scenario.js';
+import {
+  SAMPLED_HEAT_FILE_DEFECTS,
+  type HeatFileDefect,
+  type Scenario,
+  type TrunkMatrix,
+} from '../model/scenario/scenario.js';
 import { EXPERT_SHAPES, expertBytesOf } from './expert_shapes.js';
 
 /** 'mixed' draws from every other suite: the quickest first look (mutation runs bail
@@ -351,16 +356,16 @@ function suiteParts(suite: Suite, shape: Shape, aim: ShutdownAim) {
         : lifecycle
           ? maybe(heatArb(shape, false), 0.75)
           : maybe(heatArb(shape, false), 0.5),
-    // every kind of file the reader must tell apart (HEAT_FILE_DEFECTS), well formed most often
+    // the kinds of file the reader must tell apart (SAMPLED_HEAT_FILE_DEFECTS), well formed most often
     heatFileDefect: lifecycle
       ? fc.oneof(
           { weight: 3, arbitrary: fc.constant<HeatFileDefect>('none') },
-          { weight: 7, arbitrary: fc.constantFrom(...HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
+          { weight: 7, arbitrary: fc.constantFrom(...SAMPLED_HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
         )
       : suite === 'general'
         ? fc.oneof(
             { weight: 1, arbitrary: fc.constant<HeatFileDefect>('none') },
-            { weight: 1, arbitrary: fc.constantFrom(...HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
+            { weight: 1, arbitrary: fc.constantFrom(...SAMPLED_HEAT_FILE_DEFECTS.filter((d) => d !== 'none')) },
           )
         : fc.constant<HeatFileDefect>('none'),
     streaming: suite === 'streaming' ? fc.constant(true) : suite === 'general' ? fc.boolean() : fc.constant(false),

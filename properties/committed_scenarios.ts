@@ -13,6 +13,10 @@
  *    noted at the second, earns a swap: two tokens are too few for heat alone to earn
  *    one), then shutdown at the second token with its group open (the swap parked on
  *    it is abandoned). Sized for a complete stateful search in seconds.
+ *  - heat-header: one device, two experts, room for one, a planned warmstart from a heat
+ *    file that makes the second the hotter, with a damaged header (the model's length,
+ *    one count off) or, as the tests vary it, no file at all: the heat files the suites
+ *    do not draw (test/properties/heat_header.test.ts, the Stryker property test).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -12,7 +12,11 @@ import type { ExpertFormat } from '../../src/tier/config.js';
 
 /** How a scenario's heat file is damaged on disk: the whole input space the reader must
  *  tell apart (src/check/heat_file_shape.ts names the kinds; 'wrong-shape' is one more
- *  layer than the model has) */
+ *  layer than the model has; 'wrong-layer-count' and 'wrong-expert-count' are this
+ *  model's bytes under a header with that one count off by one, so that a reader that
+ *  checks the length and only the other count takes them; 'absent': no file yet, an
+ *  engine's first run). The generators draw the first eight (SAMPLED_HEAT_FILE_DEFECTS);
+ *  the last three are committed scenarios'. */
 export const HEAT_FILE_DEFECTS = [
   'none',
   'bad-magic',
@@ -22,7 +26,12 @@ export const HEAT_FILE_DEFECTS = [
   'other-model-same-size',
   'empty',
   'short-header',
+  'wrong-layer-count',
+  'wrong-expert-count',
+  'absent',
 ] as const;
+/** The defects the suites draw from (kept as they were, so that seeded scenarios stay the same). */
+export const SAMPLED_HEAT_FILE_DEFECTS = HEAT_FILE_DEFECTS.slice(0, 8);
 export type HeatFileDefect = (typeof HEAT_FILE_DEFECTS)[number];
 
 export interface Scenario extends RunSpec {

@@ -420,8 +420,12 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   }
 }
 
-/** The heat file on disk for a scenario: the table encoded, then damaged as asked. */
-function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, defect: HeatFileDefect): Uint8Array {
+/** The heat file on disk for a scenario: the table encoded, then damaged as asked (or none). */
+function heatFileOnDisk(
+  heat: readonly (readonly number[])[],
+  experts: number,
+  defect: HeatFileDefect,
+): Uint8Array | null {
   const bytes = encodeHeat(heat, experts);
   switch (defect) {
     case 'bad-magic':
@@ -442,6 +446,12 @@ function heatFileOnDisk(heat: readonly (readonly number[])[], experts: number, d
       return new Uint8Array(0);
     case 'short-header':
       return bytes.slice(0, 6);
+    case 'wrong-layer-count':
+      return withCount(bytes, 4, heat.length + 1);
+    case 'wrong-expert-count':
+      return withCount(bytes, 8, experts + 1);
+    case 'absent':
+      return null;
     default:
       return bytes;
   }
@@ -459,6 +469,12 @@ export function candidatesOf(routed: readonly number[], experts: number, window:
     if (!out.includes(e)) out.push(e);
   }
   return out;
+}
+
+/** The same bytes with the header's count at `offset` (4: layers, 8: experts) set to `count`. */
+function withCount(bytes: Uint8Array, offset: 4 | 8, count: number): Uint8Array {
+  new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).setUint32(offset, count, true);
+  return bytes;
 }
 
 /** The same bytes under another model's counts of the same product (so the same length). */

@@ -65,7 +65,8 @@ const MiB = 1024 * KiB;
 /** The device allocator's granularity for one allocation. */
 export function granular(bytes: number): number {
   if (bytes > MiB) return 2 * MiB * Math.ceil(bytes / (2 * MiB));
-  if (bytes > MiB / 2) return MiB * Math.ceil(bytes / MiB);
+  // over 512 KiB and at most 1 MiB (larger sizes took the line above): one MiB exactly
+  if (bytes > MiB / 2) return MiB;
   const step = 8 * KiB;
   return Math.max(step, step * Math.ceil((bytes + Math.ceil(bytes / 16)) / step));
 }

@@ -25,10 +25,6 @@ export class UploaderThread implements SpecCall {
   private pc: 'head' | 'swap' | 'abandoned' | 'upload' | 'ended' = 'head';
   private entry: SpecEntry | null = null;
 
-  get ended(): boolean {
-    return this.pc === 'ended';
-  }
-
   step(s: SpecState, io: SpecIo): Step {
     switch (this.pc) {
       case 'head':

@@ -28,7 +28,8 @@ function plan(s: SpecState): SpecKey[] {
   s.slots.forEach((row, layer) => row.forEach((_, eid) => order.push({ layer, eid })));
   if (s.cfg.heatFile) {
     const heat = (k: SpecKey): number => s.slots[k.layer]?.[k.eid]?.heat ?? 0;
-    order.sort((a, b) => heat(b) - heat(a) || a.layer - b.layer || a.eid - b.eid);
+    // the sort is stable and `order` is layer-major: equal heats stay in layer, then expert order
+    order.sort((a, b) => heat(b) - heat(a));
   }
   const full = new Set<number>();
   const out: SpecKey[] = [];

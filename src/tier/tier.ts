@@ -28,7 +28,7 @@ import type {
 import type { TierConfig } from './config.js';
 import { evictedTake } from './evicted.js';
 import { fillWait } from './fill_wait.js';
-import { enter, leave, type Door } from './gate.js';
+import { enter, leave } from './gate.js';
 import { issue, take } from './group.js';
 import { init } from './init.js';
 import { note, noteBlock } from './note.js';
@@ -47,9 +47,9 @@ function* framed<T>(call: TierCall, body: Gen<T>): Gen<T> {
   return value;
 }
 
-/** Runs `body` inside the gate, or returns `refused` when the door refuses. */
-function* gated<T>(st: TierState, door: Door, refused: T, body: () => Gen<T>): Gen<T> {
-  if (!(yield* enter(st.gate, door))) return refused;
+/** Runs `body` inside the gate (the expert tier's door), or returns `refused` when the door refuses. */
+function* gated<T>(st: TierState, refused: T, body: () => Gen<T>): Gen<T> {
+  if (!(yield* enter(st.gate, 'expert'))) return refused;
   const value = yield* body();
   yield* leave(st.gate);
   return value;
@@ -74,31 +74,31 @@ export class Tier {
     const st = this.st;
     return framed(
       { fn: 'note', layer, eid, ram },
-      gated(st, 'expert', false, () => note(st, layer, eid, ram)),
+      gated(st, false, () => note(st, layer, eid, ram)),
     );
   }
   noteBlock(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
     const st = this.st;
     const body = () => noteBlock(st, layer, eid, ram);
-    return framed({ fn: 'note_block', layer, eid, ram }, gated(st, 'expert', false, body));
+    return framed({ fn: 'note_block', layer, eid, ram }, gated(st, false, body));
   }
   planFill(): Gen<readonly ExpertKey[]> {
     const st = this.st;
     return framed(
       { fn: 'plan_fill' },
-      gated<readonly ExpertKey[]>(st, 'expert', [], () => planFill(st)),
+      gated<readonly ExpertKey[]>(st, [], () => planFill(st)),
     );
   }
   notePlanned(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
     const st = this.st;
     const body = () => notePlanned(st, layer, eid, ram);
-    return framed({ fn: 'note_planned', layer, eid, ram }, gated(st, 'expert', false, body));
+    return framed({ fn: 'note_planned', layer, eid, ram }, gated(st, false, body));
   }
   fillWait(): Gen<'done' | 'stopped' | 'off'> {
     const st = this.st;
     return framed(
       { fn: 'fill_wait' },
-      gated<'done' | 'stopped' | 'off'>(st, 'expert', 'off', () => fillWait(st)),
+      gated<'done' | 'stopped' | 'off'>(st, 'off', () => fillWait(st)),
     );
   }
   issue(route: RouteInfo): Gen<readonly boolean[]> {
@@ -106,14 +106,14 @@ export class Tier {
     const none = route.eids.map(() => false);
     return framed(
       { fn: 'issue', route },
-      gated<readonly boolean[]>(st, 'expert', none, () => issue(st, route)),
+      gated<readonly boolean[]>(st, none, () => issue(st, route)),
     );
   }
   take(layer: number): Gen<TakeResult> {
     const st = this.st;
     return framed(
       { fn: 'take', layer },
-      gated(st, 'expert', NO_OUTPUTS, () => take(st, layer)),
+      gated(st, NO_OUTPUTS, () => take(st, layer)),
     );
   }
   denseMatmul(index: number): Gen<boolean> {
@@ -126,52 +126,52 @@ export class Tier {
     const st = this.st;
     return framed(
       { fn: 'release_ram', layer, eid },
-      gated(st, 'expert', false, () => releaseRam(st, layer, eid)),
+      gated(st, false, () => releaseRam(st, layer, eid)),
     );
   }
   residentCount(): Gen<number> {
     const st = this.st;
     return framed(
       { fn: 'resident_count' },
-      gated(st, 'expert', 0, () => residentCount(st)),
+      gated(st, 0, () => residentCount(st)),
     );
   }
   isResident(layer: number, eid: number): Gen<boolean> {
     const st = this.st;
     return framed(
       { fn: 'is_resident', layer, eid },
-      gated(st, 'expert', false, () => isResident(st, layer, eid)),
+      gated(st, false, () => isResident(st, layer, eid)),
     );
   }
   stats(): Gen<TierStats | null> {
     const st = this.st;
     return framed(
       { fn: 'stats' },
-      gated<TierStats | null>(st, 'expert', null, () => stats(st)),
+      gated<TierStats | null>(st, null, () => stats(st)),
     );
   }
   statsMark(): Gen<boolean> {
     const st = this.st;
     return framed(
       { fn: 'stats_mark' },
-      gated(st, 'expert', false, () => statsMark(st)),
+      gated(st, false, () => statsMark(st)),
     );
   }
   replan(layer: number, counts: readonly (readonly number[])[], maxSwaps: number): Gen<readonly ReplanPair[]> {
     const st = this.st;
     const body = () => replan(st, layer, counts, maxSwaps);
-    return framed({ fn: 'replan', layer, counts, maxSwaps }, gated<readonly ReplanPair[]>(st, 'expert', [], body));
+    return framed({ fn: 'replan', layer, counts, maxSwaps }, gated<readonly ReplanPair[]>(st, [], body));
   }
   evictedTake(max: number): Gen<readonly ExpertKey[]> {
     const st = this.st;
     const body = () => evictedTake(st, max);
-    return framed({ fn: 'evicted_take', max }, gated<readonly ExpertKey[]>(st, 'expert', [], body));
+    return framed({ fn: 'evicted_take', max }, gated<readonly ExpertKey[]>(st, [], body));
   }
   prefer(layer: number, cands: readonly number[]): Gen<readonly boolean[]> {
     const st = this.st;
     const none = cands.map(() => false);
     const body = () => prefer(st, layer, cands);
-    return framed({ fn: 'prefer', layer, cands }, gated<readonly boolean[]>(st, 'expert', none, body));
+    return framed({ fn: 'prefer', layer, cands }, gated<readonly boolean[]>(st, none, body));
   }
 }
 
