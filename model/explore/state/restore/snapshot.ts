@@ -215,7 +215,7 @@ function writeBack(
       const a = o as unknown[];
       if (a.length !== end - start) a.length = end - start;
       let i = start;
-      while (i < end && a[i - start] === saved[i]) i++;
+      while (i < end && Object.is(a[i - start], saved[i])) i++;
       for (; i < end; i++) a[i - start] = saved[i];
       return;
     }
@@ -249,9 +249,10 @@ function writeBack(
 
 /**
  * A plain object's fields written back. Most objects of a state are as they were saved
- * (nine in ten, measured on the growth table's searches), so they are compared first, by
- * two builtins rather than a keyed store per field, and left alone when equal; fields
- * added since the save are deleted (Object.keys is the one list of them).
+ * (nine in ten, measured on the growth table's searches), so they are compared first,
+ * by two builtins rather than a keyed load per field and by Object.is (-0 is not 0),
+ * and left alone when equal; fields added since the save are deleted (Object.keys is
+ * the one list of them), also when as many were deleted.
  */
 function writeFields(rec: Record<string, unknown>, saved: readonly unknown[], list: readonly string[]): void {
   const now = Object.keys(rec);
@@ -260,7 +261,7 @@ function writeFields(rec: Record<string, unknown>, saved: readonly unknown[], li
   if (sameKeys) {
     const vals = Object.values(rec);
     let i = 0;
-    while (i < list.length && vals[i] === saved[i]) i++;
+    while (i < list.length && Object.is(vals[i], saved[i])) i++;
     if (i === list.length) return;
   } else {
     for (const k of now) if (!list.includes(k)) delete rec[k];
@@ -278,13 +279,13 @@ function sameEntries(
   if (m instanceof Set) {
     if (m.size !== end - start) return false;
     let i = start;
-    for (const v of m) if (v !== saved[i++]) return false;
+    for (const v of m) if (!Object.is(v, saved[i++])) return false;
     return true;
   }
   if (m.size * 2 !== end - start) return false;
   let i = start;
   for (const [k, v] of m) {
-    if (k !== saved[i] || v !== saved[i + 1]) return false;
+    if (!Object.is(k, saved[i]) || !Object.is(v, saved[i + 1])) return false;
     i += 2;
   }
   return true;
