@@ -17,6 +17,7 @@
  * Not part of `npm test` (its name does not match *.test.ts); run by
  * mutants/stryker/vitest.stryker.config.ts.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SUITES } from '../../properties/arbitraries.js';
 import { checkScenario, checkSuite } from '../../properties/runner.js';
@@ -30,6 +31,15 @@ const SEED = 20261129;
 /** the searched scenarios the suites do not stand in for (about a second each here): two
  * shutdowns racing a caller's admission, and the trunk's entry points racing init */
 const SEARCHED = ['sync-shutdown-racing', 'plan-shutdown-racing', 'trunk-racer', 'trunk-racer-off'] as const;
+/**
+ * The state cache compiles the tier's thread code from its sources to record its frames'
+ * locals, and a Stryker run over the tier has wrapped those sources in its mutant switches,
+ * whose evaluation around a yield cannot be recorded: in that run the searches are left
+ * out (they stay in the run over the reference, which leaves the tier's sources alone).
+ */
+const TIER_INSTRUMENTED = readFileSync(new URL('../../src/tier/tier.ts', import.meta.url), 'utf8').includes(
+  'stryMutAct_',
+);
 /** the committed scenario's heat files that the suites do not draw */
 const HEAT_FILES = ['wrong-layer-count', 'wrong-expert-count', 'absent'] as const;
 
@@ -43,7 +53,7 @@ describe('properties hold', () => {
     });
   }
   for (const name of SEARCHED) {
-    it(`searched ${name}`, () => {
+    it.skipIf(TIER_INSTRUMENTED)(`searched ${name}`, () => {
       const r = checkScenario(searchedRequest(name, { seed: SEED }));
       const failure = r.failure === null ? null : `${r.failure.property}: ${r.failure.detail}`;
       expect(failure).toBeNull();
