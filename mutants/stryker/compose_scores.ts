@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
 import { ignorer } from './exclusions.mjs';
+import { QUIET_LOGGER } from './quiet_logger.js';
 
 interface ReportMutant {
   readonly mutatorName: string;
@@ -34,19 +35,6 @@ interface Report {
   readonly files: Record<string, ReportFile>;
 }
 
-const quiet = Object.fromEntries(
-  ['debug', 'info', 'warn', 'error', 'trace', 'fatal'].map((k) => [k, () => undefined]),
-) as Record<string, () => undefined>;
-const logger = {
-  ...quiet,
-  isDebugEnabled: () => false,
-  isTraceEnabled: () => false,
-  isInfoEnabled: () => false,
-  isWarnEnabled: () => false,
-  isErrorEnabled: () => false,
-  isFatalEnabled: () => false,
-};
-
 /** A mutant's identity within one text of its file. */
 function keyOf(line: number, column: number, mutator: string, replacement: string | undefined): string {
   return `${line}:${column}:${mutator}:${replacement ?? ''}`;
@@ -54,7 +42,7 @@ function keyOf(line: number, column: number, mutator: string, replacement: strin
 
 /** The mutants today's exclusions take out of `file` (its current text). */
 async function excludedIn(file: string, content: string): Promise<Set<string>> {
-  const result = await new Instrumenter(logger as never).instrument([{ name: resolve(file), content, mutate: true }], {
+  const result = await new Instrumenter(QUIET_LOGGER).instrument([{ name: resolve(file), content, mutate: true }], {
     plugins: null,
     excludedMutations: [],
     ignorers: [ignorer as never],

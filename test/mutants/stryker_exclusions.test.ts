@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
 import { describe, expect, it } from 'vitest';
 import { EXCLUSIONS, ignorer, staleExclusions } from '../../mutants/stryker/exclusions.mjs';
+import { QUIET_LOGGER } from '../../mutants/stryker/quiet_logger.js';
 
 /** the folders Stryker mutates: the tier and the reference */
 const MUTATED = ['src/tier', 'src/protocol_ref'];
@@ -19,21 +20,6 @@ const files = MUTATED.flatMap((dir) =>
     .filter((f) => f.endsWith('.ts'))
     .map((f) => ({ path: `${dir}/${f}`, content: readFileSync(join(dir, f), 'utf8') })),
 );
-
-const quiet = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  trace: () => undefined,
-  fatal: () => undefined,
-  isDebugEnabled: () => false,
-  isTraceEnabled: () => false,
-  isInfoEnabled: () => false,
-  isWarnEnabled: () => false,
-  isErrorEnabled: () => false,
-  isFatalEnabled: () => false,
-};
 
 describe('Stryker exclusions held outside the sources', () => {
   it('no Stryker comment in the sources; every entry names a line of its file as often as it says', () => {
@@ -46,7 +32,7 @@ describe('Stryker exclusions held outside the sources', () => {
 
   it("excludes on each entry's line exactly its mutators' mutants, and at least one", async () => {
     const input = files.map((f) => ({ name: resolve(f.path), content: f.content, mutate: true as const }));
-    const result = await new Instrumenter(quiet).instrument(input, {
+    const result = await new Instrumenter(QUIET_LOGGER).instrument(input, {
       plugins: null,
       excludedMutations: [],
       ignorers: [ignorer as never],
