@@ -8,6 +8,8 @@
  * end of every upload: a barrier's first scope holds every command submitted before it
  * on the queue, so one per reader covers all the copies before it, and the copies,
  * with no barrier between them, may overlap on the device.
+ * And the upload paths' submission (end, fence reset, the slow bus's event armed, submit
+ * under mx), written once for the lanes and the synchronous path.
  */
 #include "vk_internal.h"
 
@@ -41,4 +43,24 @@ void vk_uploads_visible(VkCommandBuffer cmd) {
                         .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                        1, &mb, 0, NULL, 0, NULL);
+}
+
+int vk_submit(tl_backend *b, VkCommandBuffer cmd, VkFence fence, VkEvent delay, const char *what,
+              char *err, size_t cap) {
+  VkResult r = vkEndCommandBuffer(cmd);
+  if (r != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s end: %s", what, vk_result_str(r));
+  if ((r = vkResetFences(b->dev, 1, &fence)) != VK_SUCCESS)
+    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: %s fence reset: %s", what, vk_result_str(r));
+  int rc = vk_delay_arm(b, delay, err, cap);
+  if (rc != TL_OK) return rc;
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  pthread_mutex_lock(&b->mx);
+  r = vkQueueSubmit(b->queue, 1, &si, fence);
+  pthread_mutex_unlock(&b->mx);
+  if (r != VK_SUCCESS)
+    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
+                   "vulkan: %s submit: %s", what, vk_result_str(r));
+  return TL_OK;
 }

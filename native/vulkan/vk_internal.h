@@ -292,6 +292,9 @@ int vk_lane_create(tl_backend *b, const char *what, VkCommandPool *pool, VkComma
                    VkFence *fence, char *err, size_t cap);
 /* transfer writes submitted before -> shader reads after (first in a reader's commands) */
 void vk_uploads_visible(VkCommandBuffer cmd);
+/* ends cmd, resets fence, arms delay (VK_NULL_HANDLE: none) and submits under mx */
+int vk_submit(tl_backend *b, VkCommandBuffer cmd, VkFence fence, VkEvent delay, const char *what,
+              char *err, size_t cap);
 int vk_upload_init(tl_backend *b, char *err, size_t cap);
 int vk_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t data_bytes,
                      const float *scales, size_t nscales, char *err, size_t cap);

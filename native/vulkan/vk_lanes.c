@@ -156,29 +156,35 @@ void vk_lanes_destroy(tl_backend *b) {
   }
 }
 
+static int has_room(const vk_lane *lane, VkDeviceSize staging) {
+  return lane->recorded < VK_LANE_BATCH && lane->staged + staging <= VK_LANE_STAGING_BYTES;
+}
+
 int vk_lane_open(tl_backend *b, VkDeviceSize staging, vk_lane **out, char *err, size_t cap) {
-  vk_lane *lane = &b->lanes[b->lane_next];
-  if (b->lane_open &&
-      (lane->recorded == VK_LANE_BATCH || lane->staged + staging > VK_LANE_STAGING_BYTES)) {
-    int rc = vk_lane_flush(b, NULL, err, cap);
-    if (rc != TL_OK) return rc;
-  }
-  while (!b->lane_open) {
-    lane = &b->lanes[b->lane_next];
+  for (;;) {
+    vk_lane *lane = &b->lanes[b->lane_next];
+    if (b->lane_open) {
+      if (has_room(lane, staging)) {
+        *out = lane;
+        return TL_OK;
+      }
+      int rc = vk_lane_flush(b, NULL, err, cap); /* full: off it goes, then the next */
+      if (rc != TL_OK) return rc;
+      continue;
+    }
     pthread_mutex_lock(&b->reap_mx);
     const int busy = lane->n != 0;
+    if (busy) {
+      /* every lane in flight: wait for the oldest without up_mx, which the reaper takes
+       * to submit an open lane; then look again (another caller may have opened one) */
+      pthread_mutex_unlock(&b->up_mx);
+      while (lane->n != 0) pthread_cond_wait(&b->reap_cv, &b->reap_mx);
+    }
     pthread_mutex_unlock(&b->reap_mx);
-    if (!busy) break;
-    /* every lane in flight: wait for the oldest without up_mx, which the reaper takes
-     * to submit an open lane; then look again (another caller may have opened one) */
-    pthread_mutex_unlock(&b->up_mx);
-    pthread_mutex_lock(&b->reap_mx);
-    while (lane->n != 0) pthread_cond_wait(&b->reap_cv, &b->reap_mx);
-    pthread_mutex_unlock(&b->reap_mx);
-    pthread_mutex_lock(&b->up_mx);
-  }
-  lane = &b->lanes[b->lane_next];
-  if (!b->lane_open) {
+    if (busy) {
+      pthread_mutex_lock(&b->up_mx);
+      continue;
+    }
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     VkResult r = vkBeginCommandBuffer(lane->cmd, &bi); /* resets it (pool flag) */
@@ -188,33 +194,9 @@ int vk_lane_open(tl_backend *b, VkDeviceSize staging, vk_lane **out, char *err, 
     lane->recorded = 0;
     lane->staged = 0;
     b->lane_open = 1;
-  } else if (lane->recorded == VK_LANE_BATCH || lane->staged + staging > VK_LANE_STAGING_BYTES) {
-    /* another caller opened it while this one waited, and filled it */
-    return vk_lane_open(b, staging, out, err, cap);
+    *out = lane;
+    return TL_OK;
   }
-  *out = lane;
-  return TL_OK;
-}
-
-static int submit(tl_backend *b, vk_lane *lane, char *err, size_t cap) {
-  VkResult r = vkEndCommandBuffer(lane->cmd);
-  if (r != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane end: %s", vk_result_str(r));
-  if ((r = vkResetFences(b->dev, 1, &lane->fence)) != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload lane fence: %s", vk_result_str(r));
-  int rc = vk_delay_arm(b, lane->delay, err, cap);
-  if (rc != TL_OK) return rc;
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &lane->cmd};
-  pthread_mutex_lock(&b->mx);
-  r = vkQueueSubmit(b->queue, 1, &si, lane->fence);
-  pthread_mutex_unlock(&b->mx);
-  if (r != VK_SUCCESS)
-    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
-                   "vulkan: upload lane submit: %s", vk_result_str(r));
-  vk_delay_schedule(b, lane->delay, b->copy_delay_us);
-  return TL_OK;
 }
 
 int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap) {
@@ -222,7 +204,8 @@ int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap) {
   vk_lane *lane = &b->lanes[b->lane_next];
   if (lane->recorded == 0) return TL_OK; /* opened for an upload that then failed: kept */
   b->lane_open = 0;
-  int rc = submit(b, lane, err, cap);
+  int rc = vk_submit(b, lane->cmd, lane->fence, lane->delay, "upload lane", err, cap);
+  if (rc == TL_OK) vk_delay_schedule(b, lane->delay, b->copy_delay_us);
   if (rc != TL_OK) {
     /* the lane stays free; the batch's uploads were accepted, so they are reported */
     for (int k = 0; k < lane->recorded; k++)

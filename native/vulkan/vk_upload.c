@@ -81,21 +81,10 @@ static int begin(tl_backend *b, char *err, size_t cap) {
 
 /* Ends, submits and waits for the upload command buffer (up_mx held). */
 static int submit_wait(tl_backend *b, char *err, size_t cap) {
-  VkResult r = vkEndCommandBuffer(b->up_cmd);
+  int rc = vk_submit(b, b->up_cmd, b->up_fence, VK_NULL_HANDLE, "upload", err, cap);
+  if (rc != TL_OK) return rc;
+  VkResult r = vkWaitForFences(b->dev, 1, &b->up_fence, VK_TRUE, UINT64_MAX);
   if (r != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload end: %s", vk_result_str(r));
-  if ((r = vkResetFences(b->dev, 1, &b->up_fence)) != VK_SUCCESS)
-    return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload fence reset: %s", vk_result_str(r));
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &b->up_cmd};
-  pthread_mutex_lock(&b->mx);
-  r = vkQueueSubmit(b->queue, 1, &si, b->up_fence);
-  pthread_mutex_unlock(&b->mx);
-  if (r != VK_SUCCESS)
-    return tl_fail(err, cap, r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? TL_E_OOM : TL_E_DEVICE,
-                   "vulkan: upload submit: %s", vk_result_str(r));
-  if ((r = vkWaitForFences(b->dev, 1, &b->up_fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
     return tl_fail(err, cap, TL_E_DEVICE, "vulkan: upload wait: %s", vk_result_str(r));
   return TL_OK;
 }

@@ -47,6 +47,20 @@ const trunkEnd = trunkMutants.filter(
   (e) => e.equivalent === undefined && TRUNK_END.some((t) => e.mutant.title.startsWith(t)),
 );
 
+/** what every kill here shares: the seed, and seconds as a safety net only (the searches
+ * end by running out of states, the sampled runs by their count) */
+function runOptions() {
+  return {
+    root: REPO_ROOT,
+    outDir: out,
+    seconds: 3600,
+    seed: 20261129,
+    matrixSeconds: 0,
+    typecheck: false,
+    keep: false,
+  };
+}
+
 describe('the complete searches of a default run', () => {
   it('find the stop checks of issue, re-plan and plan_fill', () => {
     expect(stopChecks.map((e) => e.mutant.title.replace(/ && st\.qn < .*:/, ' ...:')).sort()).toEqual([
@@ -69,17 +83,7 @@ describe('the complete searches of a default run', () => {
     expect(admissionUnlocked).toHaveLength(1);
     const entry = admissionUnlocked[0];
     if (entry === undefined) return;
-    const r = await runMutant(entry, {
-      root: REPO_ROOT,
-      outDir: out,
-      suite: 'gate',
-      runs: 50,
-      seconds: 3600,
-      seed: 20261129,
-      matrixSeconds: 0,
-      typecheck: false,
-      keep: false,
-    });
+    const r = await runMutant(entry, { ...runOptions(), suite: 'gate', runs: 50 });
     expect(r.status, r.error ?? '').toBe('killed');
     expect(r.property).toBe('SYNC-DISCIPLINE');
   });
@@ -88,18 +92,8 @@ describe('the complete searches of a default run', () => {
     'kill %s',
     { timeout: 600_000 },
     async (_id, entry) => {
-      const r = await runMutant(entry, {
-        root: REPO_ROOT,
-        outDir: out,
-        // one sampled run per suite: the kill is the searches'
-        runs: 1,
-        // a safety net only: the searches end by running out of states
-        seconds: 3600,
-        seed: 20261129,
-        matrixSeconds: 0,
-        typecheck: false,
-        keep: false,
-      });
+      // one sampled run per suite: the kill is the searches'
+      const r = await runMutant(entry, { ...runOptions(), runs: 1 });
       expect(r.status, r.error ?? '').toBe('killed');
       expect([
         'LIVE-SHUTDOWN',

@@ -64,44 +64,39 @@ function scalars(s: SpecState, t: TierState): Difference | null {
   if (s.evictedDropped !== t.evictedDropped) return diff('evictedDropped', s.evictedDropped, t.evictedDropped);
   if (s.mark.hits !== t.mark.hits || s.mark.misses !== t.mark.misses)
     return diff('mark', `${s.mark.hits}/${s.mark.misses}`, `${t.mark.hits}/${t.mark.misses}`);
-  // compared as their texts; the texts are built only where the lists may differ
-  if (!samePairs(s.pending, t.pending)) {
-    const sp = s.pending.map(pairText).join(' ');
-    const tp = t.pending.map(pairText).join(' ');
-    if (sp !== tp) return diff('pending', `[${sp}]`, `[${tp}]`);
-  }
-  if (!sameKeys(s.evicted, t.evicted)) {
-    const se = s.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
-    const te = t.evicted.map((k) => `L${k.layer}E${k.eid}`).join(' ');
-    if (se !== te) return diff('evicted', `[${se}]`, `[${te}]`);
-  }
+  // compared field by field; the texts are built only for a difference's report
+  if (!sameLists(s.pending, t.pending, samePair))
+    return diff('pending', `[${s.pending.map(pairText).join(' ')}]`, `[${t.pending.map(pairText).join(' ')}]`);
+  if (!sameLists(s.evicted, t.evicted, sameKey))
+    return diff('evicted', `[${s.evicted.map(keyText).join(' ')}]`, `[${t.evicted.map(keyText).join(' ')}]`);
   return null;
 }
 
 type Pair = { layer: number; victim: number; newcomerLayer: number; newcomer: number };
 type Key = { layer: number; eid: number };
 
-/** Same fields in the same order: then their texts are the same too. */
-function samePairs(a: readonly Pair[], b: readonly Pair[]): boolean {
+function sameLists<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     const y = b[i];
-    if (x === undefined || y === undefined) return false;
-    if (x.layer !== y.layer || x.victim !== y.victim || x.newcomerLayer !== y.newcomerLayer) return false;
-    if (x.newcomer !== y.newcomer) return false;
+    if (x === undefined || y === undefined || !same(x, y)) return false;
   }
   return true;
 }
 
-function sameKeys(a: readonly Key[], b: readonly Key[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === undefined || y === undefined || x.layer !== y.layer || x.eid !== y.eid) return false;
-  }
-  return true;
+function samePair(x: Pair, y: Pair): boolean {
+  return (
+    x.layer === y.layer && x.victim === y.victim && x.newcomerLayer === y.newcomerLayer && x.newcomer === y.newcomer
+  );
+}
+
+function sameKey(x: Key, y: Key): boolean {
+  return x.layer === y.layer && x.eid === y.eid;
+}
+
+function keyText(k: Key): string {
+  return `L${k.layer}E${k.eid}`;
 }
 
 function pairText(p: Pair): string {
