@@ -48,6 +48,9 @@ export class UploaderThread implements SpecCall {
   }
 
   private head(s: SpecState, io: SpecIo): Step {
+    // the entry before is done with (a swap, an abandon and an upload read it before
+    // coming back here): kept, it would tell apart states the protocol does not
+    this.entry = null;
     if (s.ring.length === 0 && !s.stop) {
       this.pc = 'head';
       return WAIT_CV;
