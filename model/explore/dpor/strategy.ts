@@ -31,6 +31,7 @@ import { expandForSummary, mergeSummary, type StateCache } from './cache.js';
 import type { ThreadCounters } from '../state/state_digest.js';
 import type { StateAccess } from '../subject.js';
 import { ThreadPositions } from '../state/thread_position.js';
+import { gateSections } from './gate_sections.js';
 import type { SavedStates } from '../state/restore/saved_states.js';
 
 /** Thrown to end a run whose continuation is covered elsewhere or cut by the bound. */
@@ -174,9 +175,7 @@ export class DporStrategy implements Strategy, ThreadCounters {
       const th = ctx.options[i];
       if (th !== undefined) this.threads[th.tid] = th;
     }
-    const known = this.stack[p];
-    if (known !== undefined) return this.replayed(known, n, ctx);
-    const enabled: EnabledEvent[] = [];
+    const all: EnabledEvent[] = [];
     for (let i = 0; i < n; i++) {
       const th = ctx.options[i];
       const spurious = i >= ctx.runnable;
@@ -191,27 +190,29 @@ export class DporStrategy implements Strategy, ThreadCounters {
               ctx.gmxOwner === th.tid,
               th.relock,
             );
-      enabled.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
+      all.push({ key: keyOf(ctx, i), fp, preempts: !spurious && i !== 0 && ctx.currentCanMove });
     }
+    // a gate section's release goes alone (gate_sections.ts), unbounded searches only
+    const unbounded = this.cfg.preemptions === Infinity;
+    const alone = unbounded ? gateSections.alone(ctx, all, this.cfg.checks) : -1;
+    const aloneEvent = all[alone];
+    const enabled = aloneEvent === undefined ? all : [aloneEvent];
+    const known = this.stack[p];
+    if (known !== undefined) return this.replayed(known, enabled, all);
     const node = this.freshNode(enabled);
-    const option = enabled.findIndex((e) => e.key === node.chosen.key);
+    const option = all.findIndex((e) => e.key === node.chosen.key);
     if (option < 0) throw new Error(`internal error: branch ${node.chosen.key} is not an option at position ${p}`);
     return option;
   }
 
-  /** a recorded position: it must offer the same options, and its branch is taken again */
-  private replayed(node: DporNode, n: number, ctx: ChoiceContext): number {
-    let option = -1;
-    let same = node.enabled.length === n;
-    for (let i = 0; i < n && same; i++) {
-      const key = keyOf(ctx, i);
-      if (node.enabled[i]?.key !== key) same = false;
-      if (key === node.chosen.key) option = i;
-    }
-    if (!same || option < 0) {
-      const keys = Array.from({ length: n }, (_, i) => keyOf(ctx, i));
+  /** a recorded position: it must offer the same events, and its branch is taken again */
+  private replayed(node: DporNode, enabled: readonly EnabledEvent[], all: readonly EnabledEvent[]): number {
+    let same = node.enabled.length === enabled.length;
+    for (let i = 0; i < enabled.length && same; i++) if (node.enabled[i]?.key !== enabled[i]?.key) same = false;
+    const option = all.findIndex((e) => e.key === node.chosen.key);
+    if (!same || option < 0 || enabled.every((e) => e.key !== node.chosen.key)) {
       throw new NondeterminismError(
-        `position ${this.position} replayed with options [${keys.join(',')}], recorded as [${node.enabled.map((e) => e.key).join(',')}]: the run is not deterministic`,
+        `position ${this.position} replayed with options [${enabled.map((e) => e.key).join(',')}], recorded as [${node.enabled.map((e) => e.key).join(',')}]: the run is not deterministic`,
       );
     }
     return option;
