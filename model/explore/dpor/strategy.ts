@@ -14,6 +14,8 @@
  *
  * With a preemption bound, a branch that would preempt the thread that moved last costs
  * one; a branch over the budget is dropped, and the position is marked incomplete.
+ * Without one, where the thread holding gmx can move and its next step only lets gmx go,
+ * that step is the position's one event (gate_sections.ts: Lipton's reduction).
  *
  * Invariants: replaying a position must offer the recorded branch (anything else is
  * nondeterminism, reported, never ignored); a wakeup branch names an event enabled at
