@@ -1,6 +1,7 @@
 /**
  * The gate's sections as one step (model/explore/dpor/gate_sections.ts): only the release
- * of gmx goes alone, so a defect that needs another thread inside a gmx section is still
+ * of gmx goes alone (not a broadcast, a world op, or a release beside another thread's
+ * spurious wakeup off gcv, which is dependent with it), so a defect that needs another thread inside a gmx section is still
  * found, where offering every step of the holder alone (the unsound variant, put in for
  * the test) loses it; and on the engine's threads the reduction merges states without
  * changing a verdict.
@@ -13,6 +14,10 @@ import { scenarioSubject, type MainThread } from '../../model/explore/subject.js
 import { compiledModule } from '../../model/explore/state/compile_threads.js';
 import { smallWarmstart } from '../../properties/committed_scenarios.js';
 import type { Subject } from '../../model/explore/subject.js';
+import { eventFp, spuriousFp, type EventFp } from '../../model/explore/dpor/dependence.js';
+import type { ChoiceContext } from '../../model/rt/strategy.js';
+import type { SimThread } from '../../model/rt/thread.js';
+import type { Op } from '../../src/ops.js';
 
 const scenario = smallWarmstart({ experts: 2, ramCapacity: 2, budgetExperts: [2], loaders: 1 });
 const file = resolve(import.meta.dirname, 'gate_section_threads.ts');
@@ -26,6 +31,46 @@ const search = (subject: Subject) =>
     countStates: true,
     stopOnViolation: false,
   });
+
+/** A choice point: thread 1 holds gmx with `pending` next; thread 2 runs unlocked, or waits on gcv. */
+function choice(pending: Op, other: 'runs' | 'waits-on-gcv'): { ctx: ChoiceContext; events: { fp: EventFp }[] } {
+  const holder = { tid: 1, pending, reacquire: false } as unknown as SimThread;
+  const second = { tid: 2, pending: { k: 'memInfo', dev: 0 }, reacquire: false } as unknown as SimThread;
+  const runs = other === 'runs';
+  const ctx: ChoiceContext = {
+    options: [holder, second],
+    runnable: runs ? 2 : 1,
+    current: 1,
+    currentCanMove: true,
+    mxOwner: -1,
+    gmxOwner: 1,
+    step: 0,
+  };
+  const mine = eventFp(pending, false, false, true, true);
+  const theirs = runs ? eventFp(second.pending, false, false, true) : spuriousFp(true, 'gmx');
+  return { ctx, events: [{ fp: mine }, { fp: theirs }] };
+}
+
+describe('which step of a gmx holder goes alone', () => {
+  const unlock: Op = { k: 'unlock', mutex: 'gmx' };
+
+  it('its release of gmx, beside steps that touch nothing of the gate', () => {
+    const { ctx, events } = choice(unlock, 'runs');
+    expect(gateSections.alone(ctx, events, true)).toBe(0);
+    expect(gateSections.alone(ctx, events, false)).toBe(-1);
+    const wait = choice({ k: 'wait', cv: 'gcv' }, 'runs');
+    expect(gateSections.alone(wait.ctx, wait.events, true)).toBe(0);
+  });
+
+  it('nothing else: a broadcast, a world op, or a release beside a spurious wakeup off gcv', () => {
+    for (const op of [{ k: 'broadcast', cv: 'gcv' }, { k: 'free', dev: 0, tensor: null }] as Op[]) {
+      const { ctx, events } = choice(op, 'runs');
+      expect(gateSections.alone(ctx, events, true)).toBe(-1);
+    }
+    const { ctx, events } = choice(unlock, 'waits-on-gcv');
+    expect(gateSections.alone(ctx, events, true)).toBe(-1);
+  });
+});
 
 describe('the gate sections as one step', () => {
   afterEach(() => {
