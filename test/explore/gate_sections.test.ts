@@ -1,10 +1,10 @@
 /**
  * The gate's sections as one step (model/explore/dpor/gate_sections.ts): only the release
  * of gmx goes alone (not a broadcast, a world op, or a release beside another thread's
- * spurious wakeup off gcv, which is dependent with it), so a defect that needs another thread inside a gmx section is still
- * found, where offering every step of the holder alone (the unsound variant, put in for
- * the test) loses it; and on the engine's threads the reduction merges states without
- * changing a verdict.
+ * spurious wakeup off gcv, which is dependent with it), so a defect that needs another
+ * thread inside a gmx section is still found, where offering every step of the holder
+ * alone (the unsound variant, put in for the test) loses it; and on the engine's threads
+ * the reduction merges states without changing a verdict.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolve } from 'node:path';
