@@ -180,7 +180,7 @@ export class GuardedReads implements Checker {
   slotWatch: TableWatch | null = null;
   private readonly watchedFields: ReadonlySet<string> = new Set(TIER_SLOT_FIELDS);
 
-  constructor(private readonly root: object) {
+  constructor(root: object) {
     this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false, slot: false });
   }
 
@@ -194,18 +194,9 @@ export class GuardedReads implements Checker {
     this.slotWatch = watch;
   }
 
-  /**
-   * A write of `key` to t: if t is a slot of the state's table now (found by its own
-   * layer and eid, whatever path reached it), the watch marks it.
-   */
+  /** A write of `key` to t: a watched field of a slot of the table the watch looks at is marked there. */
   wroteSlotField(t: object, key: string): void {
-    if (!this.watchedFields.has(key)) return;
-    const slot = t as { layer?: unknown; eid?: unknown };
-    const { layer, eid } = slot;
-    if (typeof layer !== 'number' || typeof eid !== 'number') return;
-    const table = (this.root as { slots?: readonly object[][] }).slots;
-    if (table === undefined || table[layer]?.[eid] !== t) return;
-    this.slotWatch?.wroteSlot(table, layer, eid);
+    if (this.watchedFields.has(key)) this.slotWatch?.wroteSlot(t);
   }
 
   unguarded(th: ThreadView | null, held: LocksHeld = UNHELD): void {

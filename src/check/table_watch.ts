@@ -152,8 +152,8 @@ export class TableWatch {
   private generation = 0;
   /** writes are reported by wroteSlot (the read guard sees every one), not by accessors */
   private fed = false;
-  /** per row of the table looked at: the row-major index of its first slot */
-  private offsets: number[] = [];
+  /** fed watches: each slot of the table looked at, to its row-major index */
+  private indexOf = new Map<object, number>();
   /** the watched fields' shared accessors, by field */
   private readonly accessors: PropertyDescriptorMap;
 
@@ -188,11 +188,13 @@ export class TableWatch {
     this.fed = true;
   }
 
-  /** A write to `table[row][col]` (fed watches): marked for every reader if the watch looks at that table. */
-  wroteSlot(table: readonly object[][], row: number, col: number): void {
-    if (table !== this.table || this.small) return;
-    const at = this.offsets[row];
-    if (at !== undefined) for (const r of this.readers) r.add(at + col);
+  /**
+   * A write to `slot` (fed watches): marked for every reader if it is a slot of the table
+   * last looked at, found by the object itself (as an accessor would be), not by its fields.
+   */
+  wroteSlot(slot: object): void {
+    const i = this.indexOf.get(slot);
+    if (i !== undefined) for (const r of this.readers) r.add(i);
   }
 
   /** @internal */
@@ -215,16 +217,16 @@ export class TableWatch {
       // a small table: scanning it costs less than watching it (accessors slow every
       // read of a slot), so every look reports all of it
       this.small = true;
+      this.indexOf = new Map();
       for (const r of this.readers) r.reset(0);
       return;
     }
     this.small = false;
     this.generation++;
     let index = 0;
-    this.offsets = [];
+    this.indexOf = new Map();
     for (const row of table) {
-      this.offsets.push(index);
-      if (this.fed) index += row.length;
+      if (this.fed) for (const slot of row) this.indexOf.set(slot, index++);
       else for (const slot of row) this.instrument(slot, index++);
       if (!Object.isFrozen(row)) Object.freeze(row);
     }

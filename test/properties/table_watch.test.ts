@@ -68,6 +68,32 @@ describe('the table watch', () => {
     expect(r.take()).toEqual([]);
   });
 
+  it('fed by writes: plain slots, the slots reported written, by the object and not its place', () => {
+    const w = new TableWatch(['heat'], 4);
+    w.feedByWrites();
+    const r = w.reader();
+    const t = table(2, 4);
+    w.look(t);
+    expect(r.take()).toBe('all');
+    const x = t[1]?.[2];
+    const y = t[0]?.[3];
+    if (x === undefined || y === undefined) throw new Error('table too small');
+    expect(Object.getOwnPropertyDescriptor(x, 'heat')?.writable).toBe(true);
+    w.wroteSlot(x);
+    w.wroteSlot(y);
+    w.wroteSlot(x);
+    // an object of no table, and a slot of a table left behind, mark nothing
+    w.wroteSlot({ heat: 1 });
+    w.look(t);
+    expect(r.take()).toEqual([3, 6]);
+    const fresh = table(2, 4);
+    w.look(fresh);
+    expect(r.take()).toBe('all');
+    w.wroteSlot(x);
+    expect(r.take()).toEqual([]);
+    expect(() => w.feedByWrites()).toThrow(/after its first look/);
+  });
+
   it('does not watch a table under its size: every look is all of it', () => {
     const w = new TableWatch(['heat'], 100);
     const r = w.reader();
