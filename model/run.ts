@@ -12,6 +12,7 @@ import type { Checker } from '../src/check/checker.js';
 import { CoverageChecker, type CoverageMark } from '../src/check/checkers/coverage.js';
 import { GuardedReads } from '../src/check/guarded_reads.js';
 import { DEFAULT_LIMITS, type RunLimits } from '../src/check/limits.js';
+import { TIER_SLOT_FIELDS, watchOf } from '../src/check/table_watch.js';
 import { MAX_GROUP_ROWS } from '../src/tier/config.js';
 import type { Tier } from '../src/tier/tier.js';
 import type { TierState } from '../src/tier/state.js';
@@ -120,6 +121,8 @@ export function runScenario(s: Scenario, opts: RunOptions): RunResult {
   if (guardReads) {
     // the tier's threads read the state through the guard; the checkers read it directly
     const guard = new GuardedReads(tier.st);
+    // every write of the tier's threads goes through the guard: it tells the slot watch
+    if (checks.watchSlots) guard.feeds(watchOf(tier.st, TIER_SLOT_FIELDS, true));
     (tier as { st: TierState }).st = guard.state as TierState;
     checkers.push(guard);
   }

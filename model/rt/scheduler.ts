@@ -28,20 +28,23 @@ export function canMove(run: RunState, th: SimThread): boolean {
 /** Picks the next thread to move, or null when every thread finished. */
 export function chooseThread(run: RunState): SimThread | null {
   for (;;) {
+    // the options are written over the last step's, and the array cut only where its
+    // length changes: emptying it and pushing again cost a reallocation at every step
     const cand = run.candidates;
-    cand.length = 0;
+    let n = 0;
     const cur = run.current;
     const curCanMove = cur !== null && canMove(run, cur);
-    if (curCanMove) cand.push(cur);
+    if (curCanMove) cand[n++] = cur;
     let alive = 0;
     for (const th of run.threads) {
       if (th.state !== ThreadState.Done) alive++;
-      if (th !== cur && canMove(run, th)) cand.push(th);
+      if (th !== cur && canMove(run, th)) cand[n++] = th;
     }
-    const runnable = cand.length;
+    const runnable = n;
     if (run.spuriousLeft > 0) {
-      for (const th of run.threads) if (th.state === ThreadState.CvWait) cand.push(th);
+      for (const th of run.threads) if (th.state === ThreadState.CvWait) cand[n++] = th;
     }
+    if (cand.length !== n) cand.length = n;
     if (cand.length === 0) {
       if (alive === 0) return null;
       const id = run.shutdownStep >= 0 ? 'LIVE-SHUTDOWN' : 'LIVE-DEADLOCK';

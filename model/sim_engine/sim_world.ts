@@ -51,7 +51,7 @@ export interface SimOutput {
   readonly via: 'gpu' | 'cpu';
 }
 
-type Handlers = { readonly [K in WorldOpKind]: (op: OpOf<K>) => OpResults[K] };
+type Handlers = { readonly [K in WorldOpKind]: (w: SimulatedWorld, op: OpOf<K>) => OpResults[K] };
 
 /** The simulated world's handles are its own records: opening one is a plain view change. */
 function open<T>(handle: unknown): T {
@@ -82,7 +82,6 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   private readonly shapeCache = new Map<string, SimTensor>();
   /** prefer-resident routing: the route the engine chose per token and layer (routeChoose) */
   private readonly chosen = new Map<number, readonly number[]>();
-  private readonly handlers: Handlers;
 
   constructor(
     readonly scenario: Scenario,
@@ -105,7 +104,6 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
         for (let eid = 0; eid < s.experts; eid++) if (!none.has(layer * s.experts + eid)) this.ram.load(layer, eid);
       }
     }
-    this.handlers = this.makeHandlers();
   }
 
   get combines(): number {
@@ -147,76 +145,120 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
   }
 
   exec(op: Op): unknown {
-    const handler = this.handlers[op.k as WorldOpKind] as ((op: Op) => unknown) | undefined;
+    const handler = SimulatedWorld.handlers[op.k as WorldOpKind] as
+      | ((w: SimulatedWorld, op: Op) => unknown)
+      | undefined;
     if (handler === undefined) throw new Error(`internal error: the simulated world has no op '${op.k}'`);
-    return handler(op);
+    return handler(this, op);
   }
 
-  private makeHandlers(): Handlers {
-    return { ...this.backendHandlers(), ...this.engineHandlers() };
-  }
+  /** The handlers, made once for every world (each takes its world): a run makes no closures for them. */
+  private static readonly handlers: Handlers = {
+    ...SimulatedWorld.backendHandlers(),
+    ...SimulatedWorld.engineHandlers(),
+  };
 
   /** The backend's ops: device memory, staging, groups, the heat file. */
-  private backendHandlers(): Pick<Handlers, BackendOp['k']> {
-    const L = this.ledger;
+  private static backendHandlers(): Pick<Handlers, BackendOp['k']> {
     return {
-      hostAlloc: (op) => {
+      hostAlloc: (w, op) => {
         // an init after a shutdown: the engine brought its backend up again, a new arena
-        if (L.backendShutdown) L.newSession();
-        requireTableRoom(this.scenario, op.what, op.bytes);
-        return this.faults.fails('alloc') ? null : seal(L.hostAlloc(op.what, op.bytes));
+        if (w.ledger.backendShutdown) w.ledger.newSession();
+        requireTableRoom(w.scenario, op.what, op.bytes);
+        return w.faults.fails('alloc') ? null : seal(w.ledger.hostAlloc(op.what, op.bytes));
       },
-      hostFree: (op) => L.hostFree(open<SimHostArray>(op.array)),
-      syncInit: () => {
-        if (this.faults.fails('sync')) return false;
-        L.sync.created();
+      hostFree: (w, op) => w.ledger.hostFree(open<SimHostArray>(op.array)),
+      syncInit: (w) => {
+        if (w.faults.fails('sync')) return false;
+        w.ledger.sync.created();
         return true;
       },
-      syncDestroy: () => L.sync.destroyed(null),
-      memInfo: (op) => {
-        const total = this.capacity[op.dev] ?? 0;
-        return { free: total - (L.consumed[op.dev] ?? 0), total };
+      syncDestroy: (w) => w.ledger.sync.destroyed(null),
+      memInfo: (w, op) => {
+        const total = w.capacity[op.dev] ?? 0;
+        return { free: total - (w.ledger.consumed[op.dev] ?? 0), total };
       },
-      stage: (op) => {
-        this.checkRam(open<SimRamRef>(op.ram), op.layer, op.eid, 'staging copy');
-        if (this.faults.fails('stage')) return null;
-        return seal(L.stage(op.layer, op.eid));
+      stage: (w, op) => {
+        w.checkRam(open<SimRamRef>(op.ram), op.layer, op.eid, 'staging copy');
+        if (w.faults.fails('stage')) return null;
+        return seal(w.ledger.stage(op.layer, op.eid));
       },
-      unstage: (op) => L.unstage(open<SimStaging>(op.staging)),
-      upload: (op) => {
-        L.checkUploadSource(open<SimStaging>(op.staging), op.layer, op.eid);
-        if (this.faults.fails('upload')) return null;
-        const bytes = this.partFootprint[EXPERT_PARTS.indexOf(op.part)] ?? 0;
-        if ((L.consumed[op.dev] ?? 0) + bytes > (this.capacity[op.dev] ?? 0)) {
-          L.oomFailures++;
+      unstage: (w, op) => w.ledger.unstage(open<SimStaging>(op.staging)),
+      upload: (w, op) => {
+        w.ledger.checkUploadSource(open<SimStaging>(op.staging), op.layer, op.eid);
+        if (w.faults.fails('upload')) return null;
+        const bytes = w.partFootprint[EXPERT_PARTS.indexOf(op.part)] ?? 0;
+        if ((w.ledger.consumed[op.dev] ?? 0) + bytes > (w.capacity[op.dev] ?? 0)) {
+          w.ledger.oomFailures++;
           return null;
         }
-        return seal(L.alloc(op.dev, op.layer, op.eid, op.part, bytes));
+        return seal(w.ledger.alloc(op.dev, op.layer, op.eid, op.part, bytes));
       },
-      uploadDense: (op) => this.uploadDense(op),
-      free: (op) => L.free(open<SimTensor>(op.tensor), op.dev),
-      writeInput: (op) => L.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
-      issueGroup: (op) => this.issueGroup(op.dev, op.rowOffset, op.rows),
-      takeGroup: (op) => this.takeGroup(op.dev),
-      denseGemv: (op) => {
+      uploadDense: (w, op) => w.uploadDense(op),
+      free: (w, op) => w.ledger.free(open<SimTensor>(op.tensor), op.dev),
+      writeInput: (w, op) => w.ledger.writeInput(op.dev, op.rowOffset, op.rows, open<BlockRow>(op.input)),
+      issueGroup: (w, op) => w.issueGroup(op.dev, op.rowOffset, op.rows),
+      takeGroup: (w, op) => w.takeGroup(op.dev),
+      denseGemv: (w, op) => {
         const t = open<SimTensor>(op.tensor);
         if (!t.alive)
           throw new Violation('MEM-DEVICE', `dense GEMV on device ${op.dev} reads freed tensor ${describeTensor(t)}`);
-        L.checkGeneration(t, `dense GEMV on device ${op.dev}`);
-        L.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
-        L.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
-        L.release(op.inBuf);
-        L.release(op.outBuf);
+        w.ledger.checkGeneration(t, `dense GEMV on device ${op.dev}`);
+        w.ledger.claim(op.inBuf, `dense GEMV on device ${op.dev}`);
+        w.ledger.claim(op.outBuf, `dense GEMV on device ${op.dev}`);
+        w.ledger.release(op.inBuf);
+        w.ledger.release(op.outBuf);
       },
-      readHeat: () => this.heatFileBytes,
-      writeHeat: (op) => {
-        this.savedHeat = op.bytes;
-        this.heatFileBytes = op.bytes;
+      readHeat: (w) => w.heatFileBytes,
+      writeHeat: (w, op) => {
+        w.savedHeat = op.bytes;
+        w.heatFileBytes = op.bytes;
       },
-      backendShutdown: () => {
-        this.leakedAtShutdown = { tensors: L.liveTensors, staging: L.liveStaging };
-        L.backendShutdown = true;
+      backendShutdown: (w) => {
+        w.leakedAtShutdown = { tensors: w.ledger.liveTensors, staging: w.ledger.liveStaging };
+        w.ledger.backendShutdown = true;
       },
+    };
+  }
+
+  /** The engine's ops: routing, the RAM copies, CPU experts, combining. */
+  private static engineHandlers(): Pick<Handlers, EngineOp['k']> {
+    return {
+      route: (w, op) => w.route(op.token, op.layer),
+      routeChoose: (w, op) => w.routeChoose(op.token, op.layer, op.eids),
+      ramOf: (w, op) => {
+        const ref = w.ram.current(op.layer, op.eid);
+        return ref === null ? null : seal(ref);
+      },
+      loadRam: (w, op) => {
+        if (op.why === 'warmstart' && w.faults.fails('load')) return null;
+        return seal(w.ram.load(op.layer, op.eid));
+      },
+      freeRam: (w, op) => {
+        const ref = w.ram.current(op.layer, op.eid);
+        if (ref !== null) w.ram.release(ref);
+      },
+      recycleRam: (w, op) => w.ram.release(open<SimRamRef>(op.ram)),
+      cpuExpert: (w, op) => {
+        const ram = requireCpuWeights(op.layer, op.eid, op.ram);
+        w.checkRam(open<SimRamRef>(ram), op.layer, op.eid, 'CPU expert');
+        const input = open<BlockRow>(op.input);
+        return seal({ token: input.token, layer: input.layer, eid: op.eid, via: 'cpu' } satisfies SimOutput);
+      },
+      combine: (w, op) => {
+        const tokens = w.scenario.routes.length;
+        const routed =
+          w.chosen.get(op.token * w.scenario.layers + op.layer) ??
+          w.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ??
+          [];
+        w.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
+      },
+      finishToken: () => undefined,
+      // the trunk's own arithmetic is the real world's; the tier's part of it (the
+      // dense_matmul calls, their GEMVs and buffers) is modelled above
+      trunkBegin: () => undefined,
+      attention: () => undefined,
+      denseCpu: () => undefined,
     };
   }
 
@@ -236,47 +278,6 @@ export class SimulatedWorld implements SimWorld, CheckedWorld {
     const t = L.alloc(op.dev, -1, op.index, 'dense', bytes);
     this.shapeCache.set(key, t);
     return seal(t);
-  }
-
-  /** The engine's ops: routing, the RAM copies, CPU experts, combining. */
-  private engineHandlers(): Pick<Handlers, EngineOp['k']> {
-    return {
-      route: (op) => this.route(op.token, op.layer),
-      routeChoose: (op) => this.routeChoose(op.token, op.layer, op.eids),
-      ramOf: (op) => {
-        const ref = this.ram.current(op.layer, op.eid);
-        return ref === null ? null : seal(ref);
-      },
-      loadRam: (op) => {
-        if (op.why === 'warmstart' && this.faults.fails('load')) return null;
-        return seal(this.ram.load(op.layer, op.eid));
-      },
-      freeRam: (op) => {
-        const ref = this.ram.current(op.layer, op.eid);
-        if (ref !== null) this.ram.release(ref);
-      },
-      recycleRam: (op) => this.ram.release(open<SimRamRef>(op.ram)),
-      cpuExpert: (op) => {
-        const ram = requireCpuWeights(op.layer, op.eid, op.ram);
-        this.checkRam(open<SimRamRef>(ram), op.layer, op.eid, 'CPU expert');
-        const input = open<BlockRow>(op.input);
-        return seal({ token: input.token, layer: input.layer, eid: op.eid, via: 'cpu' } satisfies SimOutput);
-      },
-      combine: (op) => {
-        const tokens = this.scenario.routes.length;
-        const routed =
-          this.chosen.get(op.token * this.scenario.layers + op.layer) ??
-          this.scenario.routes[tokens === 0 ? op.token : op.token % tokens]?.[op.layer] ??
-          [];
-        this.combined.record(op.token, op.layer, routed, op.parts, (p) => open<SimOutput>(p.output));
-      },
-      finishToken: () => undefined,
-      // the trunk's own arithmetic is the real world's; the tier's part of it (the
-      // dense_matmul calls, their GEMVs and buffers) is modelled above
-      trunkBegin: () => undefined,
-      attention: () => undefined,
-      denseCpu: () => undefined,
-    };
   }
 
   private checkRam(ref: SimRamRef, layer: number, eid: number, what: string): void {

@@ -26,6 +26,7 @@
 import type { MarkOp } from '../ops.js';
 import type { Checker, LocksHeld, RunView, ThreadView } from './checker.js';
 import { guardedStateChanged, guardedStateRead } from './sync_discipline.js';
+import { TIER_SLOT_FIELDS, type TableWatch } from './table_watch.js';
 
 /** Fields set once when their object is made: readable by anyone who holds the object. */
 const IMMUTABLE = new Set([
@@ -85,9 +86,10 @@ class Guard implements ProxyHandler<object> {
     if (typeof key === 'symbol' || typeof v === 'function') return v;
     const memory = this.reads.memory;
     const reader = memory.reader;
-    if (reader !== null && !IMMUTABLE.has(key) && reachable(this.link)) {
+    if (reader !== null) {
+      // the mutex held first: a read under it needs neither the field's kind nor the path walked
       const gate = this.link.holder === null ? key === 'gate' : this.link.gate;
-      if (!(gate ? memory.held.gmx : memory.held.mx))
+      if (!(gate ? memory.held.gmx : memory.held.mx) && !IMMUTABLE.has(key) && reachable(this.link))
         throw guardedStateRead(reader, pathOf(this.link, key), gate ? 'gmx' : 'mx');
     }
     // a frozen object's fields must read as themselves (a proxy's invariant): a watched
@@ -110,7 +112,9 @@ class Guard implements ProxyHandler<object> {
     if (writer !== null && !this.reads.memory.held.mx && this.link.slot && typeof key === 'string') {
       if (slotFieldChanges(t, key, value) && reachable(this.link)) throw guardedStateChanged(writer);
     }
-    return Reflect.set(t, key, this.reads.unwrap(value));
+    const done = Reflect.set(t, key, this.reads.unwrap(value));
+    if (this.reads.slotWatch !== null && typeof key === 'string') this.reads.wroteSlotField(t, key);
+    return done;
   }
 }
 
@@ -172,9 +176,27 @@ export class GuardedReads implements Checker {
   };
   private readonly proxies = new WeakMap<object, object>();
   private readonly originals = new WeakMap<object, object>();
+  /** the watch of the state's slot table that this guard reports writes to (feeds), or null */
+  slotWatch: TableWatch | null = null;
+  private readonly watchedFields: ReadonlySet<string> = new Set(TIER_SLOT_FIELDS);
 
   constructor(root: object) {
     this.state = this.wrap(root, { holder: null, key: 'st', up: null, target: root, gate: false, slot: false });
+  }
+
+  /**
+   * Reports every write of a slot's watched field to `watch` (table_watch.ts), in place of
+   * the accessors it would install: the tier's threads reach the state only through this
+   * guard, so no write of theirs goes unseen. Call before the run's first step.
+   */
+  feeds(watch: TableWatch): void {
+    watch.feedByWrites();
+    this.slotWatch = watch;
+  }
+
+  /** A write of `key` to t: a watched field of a slot of the table the watch looks at is marked there. */
+  wroteSlotField(t: object, key: string): void {
+    if (this.watchedFields.has(key)) this.slotWatch?.wroteSlot(t);
   }
 
   unguarded(th: ThreadView | null, held: LocksHeld = UNHELD): void {

@@ -12,8 +12,10 @@
  * slot costs tens of times more; real runs pay it gladly (their tier reads slots rarely,
  * their checkers at every release); the simulator watches in its sampled runs, where a
  * scan at every release would grow with the table, and not in its searches, which save and
- * restore plain slots (model/run.ts, assemble.ts `watchSlots`). The rows are frozen: a slot is never replaced in its row (a write that
- * tried would throw, not go unseen). A new table, a new row or a row of another length
+ * restore plain slots (model/run.ts, assemble.ts `watchSlots`). Where the read guard is
+ * on, it reports the tier's writes (feedByWrites) and the tier's slots stay plain. The rows
+ * are frozen: a slot is never replaced in its row (a write that tried would throw, not go
+ * unseen). A new table, a new row or a row of another length
  * is seen at the next look, and then every slot counts as written. Tables under
  * WATCH_MIN_SLOTS are not watched at all: every look reports all of them.
  * Invariant: a slot not reported since a reader's last look has the watched values it
@@ -148,6 +150,10 @@ export class TableWatch {
 
   private small = true;
   private generation = 0;
+  /** writes are reported by wroteSlot (the read guard sees every one), not by accessors */
+  private fed = false;
+  /** fed watches: each slot of the table looked at, to its row-major index */
+  private indexOf = new Map<object, number>();
   /** the watched fields' shared accessors, by field */
   private readonly accessors: PropertyDescriptorMap;
 
@@ -171,6 +177,26 @@ export class TableWatch {
     return r;
   }
 
+  /**
+   * Writes to the table are reported by wroteSlot instead of accessors: where the tier's
+   * threads see the state through the read guard (guarded_reads.ts), every write to a slot
+   * goes through it, and the slots keep plain fields (no accessors to install at each new
+   * table, no slower read of a slot). Set before the first look.
+   */
+  feedByWrites(): void {
+    if (this.table !== null) throw new Error('internal error: a watch fed by writes after its first look');
+    this.fed = true;
+  }
+
+  /**
+   * A write to `slot` (fed watches): marked for every reader if it is a slot of the table
+   * last looked at, found by the object itself (as an accessor would be), not by its fields.
+   */
+  wroteSlot(slot: object): void {
+    const i = this.indexOf.get(slot);
+    if (i !== undefined) for (const r of this.readers) r.add(i);
+  }
+
   /** @internal */
   wrote(i: number, generation: number): void {
     if (generation !== this.generation) return;
@@ -191,14 +217,17 @@ export class TableWatch {
       // a small table: scanning it costs less than watching it (accessors slow every
       // read of a slot), so every look reports all of it
       this.small = true;
+      this.indexOf = new Map();
       for (const r of this.readers) r.reset(0);
       return;
     }
     this.small = false;
     this.generation++;
     let index = 0;
+    this.indexOf = new Map();
     for (const row of table) {
-      for (const slot of row) this.instrument(slot, index++);
+      if (this.fed) for (const slot of row) this.indexOf.set(slot, index++);
+      else for (const slot of row) this.instrument(slot, index++);
       if (!Object.isFrozen(row)) Object.freeze(row);
     }
     for (const r of this.readers) r.reset(index);

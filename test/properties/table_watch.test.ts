@@ -5,7 +5,7 @@
  * without tensors), while the correct tier passes.
  */
 import { describe, expect, it } from 'vitest';
-import { TableWatch, WATCH_MIN_SLOTS } from '../../src/check/table_watch.js';
+import { TableWatch, TIER_SLOT_FIELDS, WATCH_MIN_SLOTS, watchOf } from '../../src/check/table_watch.js';
 import { slotOf } from '../../src/tier/state.js';
 import { runScenario } from '../../model/run.js';
 import type { Scenario } from '../../model/scenario/scenario.js';
@@ -68,6 +68,32 @@ describe('the table watch', () => {
     expect(r.take()).toEqual([]);
   });
 
+  it('fed by writes: plain slots, the slots reported written, by the object and not its place', () => {
+    const w = new TableWatch(['heat'], 4);
+    w.feedByWrites();
+    const r = w.reader();
+    const t = table(2, 4);
+    w.look(t);
+    expect(r.take()).toBe('all');
+    const x = t[1]?.[2];
+    const y = t[0]?.[3];
+    if (x === undefined || y === undefined) throw new Error('table too small');
+    expect(Object.getOwnPropertyDescriptor(x, 'heat')?.writable).toBe(true);
+    w.wroteSlot(x);
+    w.wroteSlot(y);
+    w.wroteSlot(x);
+    // an object of no table, and a slot of a table left behind, mark nothing
+    w.wroteSlot({ heat: 1 });
+    w.look(t);
+    expect(r.take()).toEqual([3, 6]);
+    const fresh = table(2, 4);
+    w.look(fresh);
+    expect(r.take()).toBe('all');
+    w.wroteSlot(x);
+    expect(r.take()).toEqual([]);
+    expect(() => w.feedByWrites()).toThrow(/after its first look/);
+  });
+
   it('does not watch a table under its size: every look is all of it', () => {
     const w = new TableWatch(['heat'], 100);
     const r = w.reader();
@@ -87,52 +113,77 @@ function large(over: Partial<Scenario> = {}): Scenario {
   return { ...s, experts, ramCapacity: s.streaming ? s.ramCapacity : experts };
 }
 
+/** The two ways a watch learns of writes: the read guard's (fed), the slots' accessors (no guard). */
+const WAYS = [
+  { way: 'fed by the read guard', guardReads: true },
+  { way: 'by accessors', guardReads: false },
+] as const;
+
 describe('checks over a watched table', () => {
-  for (const [id, c] of Object.entries(SPEC_FAULTS)) {
-    it(`${id} fails on its faulty trace over ${large().layers * large().experts} slots`, () => {
-      const r = runScenario(large(c.scenario), { strategy: new ChoicesStrategy([]), main: c.main, watchSlots: true });
-      expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe(id);
+  for (const { way, guardReads } of WAYS) {
+    for (const [id, c] of Object.entries(SPEC_FAULTS)) {
+      it(`${id} fails on its faulty trace over ${large().layers * large().experts} slots, ${way}`, () => {
+        const r = runScenario(large(c.scenario), {
+          strategy: new ChoicesStrategy([]),
+          main: c.main,
+          watchSlots: true,
+          guardReads,
+        });
+        expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe(id);
+      });
+    }
+
+    it(`a resident slot without tensors is ACC-INFLIGHT, ${way}`, () => {
+      const r = runScenario(large(), {
+        strategy: new ChoicesStrategy([]),
+        watchSlots: true,
+        guardReads,
+        *main(tier) {
+          yield* tier.init();
+          yield { k: 'lock' };
+          yield { k: 'unlock' };
+          // written after the watch's first look: only the watch can report it
+          yield { k: 'lock' };
+          slotOf(tier.st, 0, tier.st.cfg.experts - 1).resident = true;
+          yield { k: 'unlock' };
+        },
+      });
+      expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe('ACC-INFLIGHT');
+    });
+
+    it(`the correct tier passes on random schedules, ${way}`, () => {
+      for (let seed = 1; seed <= 20; seed++) {
+        const r = runScenario(large(), { strategy: new RandomStrategy(String(seed)), watchSlots: true, guardReads });
+        expect(r.violation?.message ?? null, `seed ${seed}`).toBeNull();
+      }
+    });
+
+    it(`these runs really check by the watch, ${way}: the slots are its accessors only without the guard`, () => {
+      let accessors: boolean | null = null;
+      let watch: TableWatch | null = null;
+      let scansWhole: boolean | null = null;
+      // (the run ends with end-state violations of its own: it decodes nothing)
+      runScenario(large(), {
+        strategy: new ChoicesStrategy([]),
+        watchSlots: true,
+        guardReads,
+        onBuilt: (tier) => {
+          watch = watchOf(tier.st, TIER_SLOT_FIELDS, true);
+        },
+        *main(tier) {
+          yield* tier.init();
+          yield { k: 'lock' };
+          yield { k: 'unlock' };
+          // the state is read under mx (the read guard of SYNC-DISCIPLINE)
+          yield { k: 'lock' };
+          accessors = Object.getOwnPropertyDescriptor(slotOf(tier.st, 0, 0), 'heat')?.get !== undefined;
+          scansWhole = (watch as TableWatch | null)?.scansWhole ?? null;
+          yield { k: 'unlock' };
+          yield* tier.shutdown();
+        },
+      });
+      expect(accessors).toBe(!guardReads);
+      expect(scansWhole).toBe(false);
     });
   }
-
-  it('a resident slot without tensors is ACC-INFLIGHT', () => {
-    const r = runScenario(large(), {
-      strategy: new ChoicesStrategy([]),
-      watchSlots: true,
-      *main(tier) {
-        yield* tier.init();
-        yield { k: 'lock' };
-        slotOf(tier.st, 0, tier.st.cfg.experts - 1).resident = true;
-        yield { k: 'unlock' };
-      },
-    });
-    expect(r.violation?.property, r.violation?.message ?? 'no violation').toBe('ACC-INFLIGHT');
-  });
-
-  it('the correct tier passes on random schedules', () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const r = runScenario(large(), { strategy: new RandomStrategy(String(seed)), watchSlots: true });
-      expect(r.violation?.message ?? null, `seed ${seed}`).toBeNull();
-    }
-  });
-
-  it('these runs really check by the watch: after a release the slots are its accessors', () => {
-    let watched: boolean | null = null;
-    // (the run ends with end-state violations of its own: it decodes nothing)
-    runScenario(large(), {
-      strategy: new ChoicesStrategy([]),
-      watchSlots: true,
-      *main(tier) {
-        yield* tier.init();
-        yield { k: 'lock' };
-        yield { k: 'unlock' };
-        // the state is read under mx (the read guard of SYNC-DISCIPLINE)
-        yield { k: 'lock' };
-        watched = Object.getOwnPropertyDescriptor(slotOf(tier.st, 0, 0), 'heat')?.get !== undefined;
-        yield { k: 'unlock' };
-        yield* tier.shutdown();
-      },
-    });
-    expect(watched).toBe(true);
-  });
 });
