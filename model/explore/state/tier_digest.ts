@@ -31,9 +31,13 @@ export interface TierDigest {
   readonly places: Map<object, number>;
 }
 
-export function tierDigest(st: object, names: RecordNames | null = null): TierDigest {
+export function tierDigest(
+  st: object,
+  names: RecordNames | null = null,
+  places: Map<object, number> = new Map<object, number>(),
+): TierDigest {
   const h = new Hasher();
-  const places = new Map<object, number>();
+  places.clear();
   addPlaced(h, st, 0, ROOT_PLACE, true, { places, names });
   return { digest: h.digest(), places };
 }
