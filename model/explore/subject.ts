@@ -199,8 +199,6 @@ class RunView {
   /** instrumented runs: what the world handed out, named in digests (world_names.ts) */
   private readonly owned = new WorldOwned();
   private names: RecordNames | null = null;
-  /** the places of the tier's objects, one map cleared at each digest (tier_digest.ts) */
-  private readonly places = new Map<object, number>();
   /** checkers whose memory is fields of an object (the refinement's reference state) */
   private stateful: readonly Checker[] = [];
   readonly access: StateAccess;
@@ -287,7 +285,7 @@ class RunView {
     const names = this.names;
     if (names === null) throw new Error('internal error: a digest before the run showed its world');
     names.reset();
-    const tier = tierDigest(st, names, this.places);
+    const tier = tierDigest(st, names);
     const h = new Hasher().num(tier.digest);
     addWorld(h, world, names);
     for (const c of this.stateful) addFields(h, c, CHECKER_SKIP, names);

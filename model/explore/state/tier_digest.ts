@@ -31,13 +31,9 @@ export interface TierDigest {
   readonly places: Map<object, number>;
 }
 
-export function tierDigest(
-  st: object,
-  names: RecordNames | null = null,
-  places: Map<object, number> = new Map<object, number>(),
-): TierDigest {
+export function tierDigest(st: object, names: RecordNames | null = null): TierDigest {
   const h = new Hasher();
-  places.clear();
+  const places = new Map<object, number>();
   addPlaced(h, st, 0, ROOT_PLACE, true, { places, names });
   return { digest: h.digest(), places };
 }
