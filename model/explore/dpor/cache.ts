@@ -26,7 +26,6 @@
 import { isSpurious, MxRole, type EventFp } from './dependence.js';
 import type { CacheEntry, DporNode } from './node.js';
 import type { HappensBefore } from './happens_before.js';
-import { insertSingle } from './wakeup_tree.js';
 import { isSubset } from '../sorted_sets.js';
 
 export class StateCache {
@@ -102,7 +101,8 @@ export function expandForSummary(stack: readonly DporNode[], hb: HappensBefore, 
     if (bits === 0) continue;
     for (let e = 0; e < hb.length; e++) {
       const ev = hb.events[e];
-      if (ev === undefined || ev.tid === t || hb.orderedBeforeThread(e, t) || !mayRace(ev.fp, bits)) continue;
+      // the bit test first: most prefix events touch nothing the summary does
+      if (ev === undefined || ev.tid === t || !mayRace(ev.fp, bits) || hb.orderedBeforeThread(e, t)) continue;
       added += backtrackThread(stack[e], t);
     }
   }
@@ -115,10 +115,15 @@ export function expandForSummary(stack: readonly DporNode[], hb: HappensBefore, 
  */
 function backtrackThread(node: DporNode | undefined, t: number): number {
   if (node === undefined) return 0;
-  const sleep = node.sleepSet();
-  const own = node.enabled.filter((en) => en.key >> 1 === t);
+  // insertSingle's test for a branch of any wakeup choice (choice -1), without the lists
+  // it is given: this runs for every racing prefix event at every cache hit
+  const own = node.enabled.some((en) => en.key >> 1 === t);
   let added = 0;
-  for (const en of own.length > 0 ? own : node.enabled)
-    if (insertSingle(node.wut, sleep, { key: en.key, choice: -1, fp: en.fp })) added++;
+  for (const en of node.enabled) {
+    if (own && en.key >> 1 !== t) continue;
+    if (node.isAsleep(en.key) || node.wut.some((c) => c.key === en.key)) continue;
+    node.wut.push({ key: en.key, choice: -1, fp: en.fp, children: [] });
+    added++;
+  }
   return added;
 }

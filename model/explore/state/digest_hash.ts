@@ -64,17 +64,22 @@ export function stringCode(s: string): number {
 
 /** what fieldCode gives a constant input's field (no 32-bit code is this) */
 export const CONSTANT_FIELD = 2 ** 40;
-const fieldCodes = new Map<string, number>();
+/** a dictionary, not a Map: a keyed load of an internalized name is the cheaper probe */
+const fieldCodes: Record<string, number> = Object.create(null) as Record<string, number>;
+let fieldCodeCount = 0;
 
 /**
  * A field name's code, or CONSTANT_FIELD for a constant input's: one lookup where a fold
  * made two (the constant inputs, then the code), for every field of every digest.
  */
 export function fieldCode(k: string): number {
-  let c = fieldCodes.get(k);
+  let c = fieldCodes[k];
   if (c === undefined) {
     c = CONSTANT_INPUTS.has(k) ? CONSTANT_FIELD : stringCode(k);
-    if (fieldCodes.size < 100_000) fieldCodes.set(k, c);
+    if (fieldCodeCount < 100_000) {
+      fieldCodes[k] = c;
+      fieldCodeCount++;
+    }
   }
   return c;
 }
