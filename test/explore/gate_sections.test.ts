@@ -63,7 +63,10 @@ describe('which step of a gmx holder goes alone', () => {
   });
 
   it('nothing else: a broadcast, a world op, or a release beside a spurious wakeup off gcv', () => {
-    for (const op of [{ k: 'broadcast', cv: 'gcv' }, { k: 'free', dev: 0, tensor: null }] as Op[]) {
+    for (const op of [
+      { k: 'broadcast', cv: 'gcv' },
+      { k: 'free', dev: 0, tensor: null },
+    ] as Op[]) {
       const { ctx, events } = choice(op, 'runs');
       expect(gateSections.alone(ctx, events, true)).toBe(-1);
     }
