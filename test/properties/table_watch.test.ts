@@ -94,6 +94,28 @@ describe('the table watch', () => {
     expect(() => w.feedByWrites()).toThrow(/after its first look/);
   });
 
+  it("keeps a slot's fields, their values and their order, the unwatched ones plain", () => {
+    const w = new TableWatch(['heat', 'queued'], 4);
+    const r = w.reader();
+    const t = Array.from({ length: 2 }, (_, layer) =>
+      Array.from({ length: 4 }, (_, eid) => ({ layer, eid, heat: eid, note: 'n', queued: false })),
+    );
+    w.look(t);
+    r.take();
+    const x = t[1]?.[2];
+    if (x === undefined) throw new Error('table too small');
+    expect(Object.keys(x)).toEqual(['layer', 'eid', 'heat', 'note', 'queued']);
+    expect({ ...x }).toEqual({ layer: 1, eid: 2, heat: 2, note: 'n', queued: false });
+    expect(Object.getOwnPropertyDescriptor(x, 'note')?.writable).toBe(true);
+    x.note = 'm';
+    w.look(t);
+    expect(r.take()).toEqual([]);
+    x.queued = true;
+    w.look(t);
+    expect(r.take()).toEqual([6]);
+    expect(x.queued).toBe(true);
+  });
+
   it('does not watch a table under its size: every look is all of it', () => {
     const w = new TableWatch(['heat'], 100);
     const r = w.reader();
