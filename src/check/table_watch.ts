@@ -48,41 +48,7 @@ export const SPEC_SLOT_FIELDS: readonly (keyof SpecSlot)[] = [
   'ram',
 ];
 
-const RECORD: unique symbol = Symbol('watched slot');
-
-interface SlotRecord {
-  readonly values: Record<string, unknown>;
-  readonly index: number;
-  readonly watch: TableWatch;
-  /** the table it was instrumented for: a slot of a table left behind marks nothing */
-  readonly generation: number;
-}
-
-type Watched = { [RECORD]?: SlotRecord };
-
-/** One accessor pair per field name, shared by every watched slot. */
-const accessors = new Map<string, PropertyDescriptor>();
-
-function accessorFor(field: string): PropertyDescriptor {
-  let d = accessors.get(field);
-  if (d === undefined) {
-    d = {
-      get(this: Watched): unknown {
-        return this[RECORD]?.values[field];
-      },
-      set(this: Watched, v: unknown): void {
-        const r = this[RECORD];
-        if (r === undefined) return;
-        r.values[field] = v;
-        r.watch.wrote(r.index, r.generation);
-      },
-      enumerable: true,
-      configurable: false,
-    };
-    accessors.set(field, d);
-  }
-  return d;
-}
+import { accessorFor, RECORD, type SlotRecord, type Watched } from './table_watch_accessors.js';
 
 const ascending = (a: number, b: number): number => a - b;
 
