@@ -214,8 +214,15 @@ export class TableWatch {
     const values: Record<string, unknown> = {};
     for (const f of this.fields) values[f] = w[f];
     const record: SlotRecord = { values, index, watch: this, generation: this.generation };
-    // a slot of an earlier table (a row replaced, looked at again): its accessors stay
     if (w[RECORD] === undefined) this.redefine(w);
+    else {
+      // a slot watched before (a row replaced, looked at again; or another watch's): its
+      // accessors stay, a field it did not watch becomes one in place
+      for (const f of this.fields) {
+        const d = accessorFor(f);
+        if (Object.getOwnPropertyDescriptor(w, f)?.get !== d.get) Object.defineProperty(w, f, d);
+      }
+    }
     Object.defineProperty(w, RECORD, { value: record, writable: true, enumerable: false });
   }
 

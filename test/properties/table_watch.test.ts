@@ -116,6 +116,26 @@ describe('the table watch', () => {
     expect(x.queued).toBe(true);
   });
 
+  it("a slot a second watch looks at reports that watch's fields too", () => {
+    const a = new TableWatch(['heat'], 4);
+    const b = new TableWatch(['heat', 'resident'], 4);
+    const ra = a.reader();
+    const rb = b.reader();
+    const t = table(2, 4);
+    a.look(t);
+    b.look(t);
+    ra.take();
+    rb.take();
+    const x = t[1]?.[1];
+    if (x === undefined) throw new Error('table too small');
+    x.resident = true;
+    a.look(t);
+    b.look(t);
+    expect(rb.take()).toEqual([5]);
+    expect(x.resident).toBe(true);
+    expect(Object.keys(x)).toEqual(['heat', 'resident']);
+  });
+
   it('does not watch a table under its size: every look is all of it', () => {
     const w = new TableWatch(['heat'], 100);
     const r = w.reader();
