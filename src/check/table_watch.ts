@@ -229,7 +229,7 @@ export class TableWatch {
   /**
    * The watched fields become the shared accessors: every own field from the first watched
    * one on is deleted, last first, and defined again in its order (the watched as accessors,
-   * the others as they were); a watched field the slot lacks comes last.
+   * the others with the descriptors they had); a watched field the slot lacks comes last.
    */
   private redefine(w: Record<string, unknown>): void {
     const keys = Object.keys(w);
@@ -240,18 +240,17 @@ export class TableWatch {
         break;
       }
     }
-    const kept: unknown[] = [];
+    const kept: (PropertyDescriptor | undefined)[] = [];
     for (let i = keys.length - 1; i >= first; i--) {
       const k = keys[i] ?? '';
-      kept.push(w[k]);
+      kept.push(Object.hasOwn(this.accessors, k) ? undefined : Object.getOwnPropertyDescriptor(w, k));
       delete w[k];
     }
     kept.reverse();
     for (let i = first; i < keys.length; i++) {
       const k = keys[i] ?? '';
-      const d = this.accessors[k];
+      const d = Object.hasOwn(this.accessors, k) ? this.accessors[k] : kept[i - first];
       if (d !== undefined) Object.defineProperty(w, k, d);
-      else w[k] = kept[i - first];
     }
     for (const f of this.fields) if (!Object.hasOwn(w, f)) Object.defineProperty(w, f, accessorFor(f));
   }

@@ -107,6 +107,18 @@ describe('the table watch', () => {
     expect(Object.keys(x)).toEqual(['layer', 'eid', 'heat', 'note', 'queued']);
     expect({ ...x }).toEqual({ layer: 1, eid: 2, heat: 2, note: 'n', queued: false });
     expect(Object.getOwnPropertyDescriptor(x, 'note')?.writable).toBe(true);
+    // an unwatched field keeps its descriptor, whatever it was
+    const y = { layer: 0, eid: 0, heat: 1, note: 'n', queued: false };
+    Object.defineProperty(y, 'note', { writable: false });
+    const w2 = new TableWatch(['heat', 'queued'], 1);
+    w2.look([[y]]);
+    expect(Object.getOwnPropertyDescriptor(y, 'note')).toEqual({
+      value: 'n',
+      writable: false,
+      enumerable: true,
+      configurable: true,
+    });
+    expect(Object.keys(y)).toEqual(['layer', 'eid', 'heat', 'note', 'queued']);
     x.note = 'm';
     w.look(t);
     expect(r.take()).toEqual([]);
