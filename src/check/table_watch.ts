@@ -8,15 +8,19 @@
  * warmstart, and they grew with the table (a 16 GiB fill ran at 7 % of the copy rate).
  * How: when a table is first seen, each slot's watched fields become accessors over a
  * hidden record (one shared getter and setter per field), and a write marks the slot for
- * every reader. The price: V8 keeps such objects in dictionary mode, so each read of a
- * slot costs tens of times more; real runs pay it gladly (their tier reads slots rarely,
- * their checkers at every release); the simulator watches in its sampled runs, where a
- * scan at every release would grow with the table, and not in its searches, which save and
- * restore plain slots (model/run.ts, assemble.ts `watchSlots`). Where the read guard is
- * on, it reports the tier's writes (feedByWrites) and the tier's slots stay plain. The rows
- * are frozen: a slot is never replaced in its row (a write that tried would throw, not go
- * unseen). A new table, a new row or a row of another length
- * is seen at the next look, and then every slot counts as written. Tables under
+ * every reader. The fields are deleted (last first) and defined again as accessors, in
+ * their order: V8 then rolls each slot back to its creation's shape and every slot of a
+ * table shares one fast shape with the same accessor pairs (a data field turned into an
+ * accessor in place would put each slot in dictionary mode: three times the cost to
+ * install, tens of times the cost of each read). Still, a watched slot's read is a call;
+ * real runs pay it gladly (their tier reads slots rarely, their checkers at every
+ * release); the simulator watches in its sampled runs, where a scan at every release
+ * would grow with the table, and not in its searches, which save and restore plain slots
+ * (model/run.ts, assemble.ts `watchSlots`). Where the read guard is on, it reports the
+ * tier's writes (feedByWrites) and the tier's slots stay plain. The rows are frozen: a
+ * slot is never replaced in its row (a write that tried would throw, not go unseen). A
+ * new table, a new row or a row of another length is seen at the next look, and then
+ * every slot counts as written. Tables under
  * WATCH_MIN_SLOTS are not watched at all: every look reports all of them.
  * Invariant: a slot not reported since a reader's last look has the watched values it
  * had then; reads and writes through the accessors see exactly the values written.
@@ -44,41 +48,7 @@ export const SPEC_SLOT_FIELDS: readonly (keyof SpecSlot)[] = [
   'ram',
 ];
 
-const RECORD: unique symbol = Symbol('watched slot');
-
-interface SlotRecord {
-  readonly values: Record<string, unknown>;
-  readonly index: number;
-  readonly watch: TableWatch;
-  /** the table it was instrumented for: a slot of a table left behind marks nothing */
-  readonly generation: number;
-}
-
-type Watched = { [RECORD]?: SlotRecord };
-
-/** One accessor pair per field name, shared by every watched slot. */
-const accessors = new Map<string, PropertyDescriptor>();
-
-function accessorFor(field: string): PropertyDescriptor {
-  let d = accessors.get(field);
-  if (d === undefined) {
-    d = {
-      get(this: Watched): unknown {
-        return this[RECORD]?.values[field];
-      },
-      set(this: Watched, v: unknown): void {
-        const r = this[RECORD];
-        if (r === undefined) return;
-        r.values[field] = v;
-        r.watch.wrote(r.index, r.generation);
-      },
-      enumerable: true,
-      configurable: false,
-    };
-    accessors.set(field, d);
-  }
-  return d;
-}
+import { accessorFor, RECORD, type SlotRecord, type Watched } from './table_watch_accessors.js';
 
 const ascending = (a: number, b: number): number => a - b;
 
@@ -244,8 +214,44 @@ export class TableWatch {
     const values: Record<string, unknown> = {};
     for (const f of this.fields) values[f] = w[f];
     const record: SlotRecord = { values, index, watch: this, generation: this.generation };
+    if (w[RECORD] === undefined) this.redefine(w);
+    else {
+      // a slot watched before (a row replaced, looked at again; or another watch's): its
+      // accessors stay, a field it did not watch becomes one in place
+      for (const f of this.fields) {
+        const d = accessorFor(f);
+        if (Object.getOwnPropertyDescriptor(w, f)?.get !== d.get) Object.defineProperty(w, f, d);
+      }
+    }
     Object.defineProperty(w, RECORD, { value: record, writable: true, enumerable: false });
-    // every field's accessor in one call (the same descriptors for every slot)
-    Object.defineProperties(w, this.accessors);
+  }
+
+  /**
+   * The watched fields become the shared accessors: every own field from the first watched
+   * one on is deleted, last first, and defined again in its order (the watched as accessors,
+   * the others with the descriptors they had); a watched field the slot lacks comes last.
+   */
+  private redefine(w: Record<string, unknown>): void {
+    const keys = Object.keys(w);
+    let first = keys.length;
+    for (let i = 0; i < keys.length; i++) {
+      if (this.fields.includes(keys[i] ?? '')) {
+        first = i;
+        break;
+      }
+    }
+    const kept: (PropertyDescriptor | undefined)[] = [];
+    for (let i = keys.length - 1; i >= first; i--) {
+      const k = keys[i] ?? '';
+      kept.push(Object.hasOwn(this.accessors, k) ? undefined : Object.getOwnPropertyDescriptor(w, k));
+      delete w[k];
+    }
+    kept.reverse();
+    for (let i = first; i < keys.length; i++) {
+      const k = keys[i] ?? '';
+      const d = Object.hasOwn(this.accessors, k) ? this.accessors[k] : kept[i - first];
+      if (d !== undefined) Object.defineProperty(w, k, d);
+    }
+    for (const f of this.fields) if (!Object.hasOwn(w, f)) Object.defineProperty(w, f, accessorFor(f));
   }
 }

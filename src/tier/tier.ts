@@ -47,7 +47,12 @@ function* framed<T>(call: TierCall, body: Gen<T>): Gen<T> {
   return value;
 }
 
-/** Runs `body` inside the gate (the expert tier's door), or returns `refused` when the door refuses. */
+/**
+ * Runs `body` inside the gate (the expert tier's door), or returns `refused` when the door
+ * refuses. Callers pass `body` inline: a closure held in a named constant is named again
+ * at each call where the sources run through a loader that keeps names (a property
+ * definition per call, on the path of every expert a fill plans).
+ */
 function* gated<T>(st: TierState, refused: T, body: () => Gen<T>): Gen<T> {
   if (!(yield* enter(st.gate, 'expert'))) return refused;
   const value = yield* body();
@@ -79,8 +84,10 @@ export class Tier {
   }
   noteBlock(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
     const st = this.st;
-    const body = () => noteBlock(st, layer, eid, ram);
-    return framed({ fn: 'note_block', layer, eid, ram }, gated(st, false, body));
+    return framed(
+      { fn: 'note_block', layer, eid, ram },
+      gated(st, false, () => noteBlock(st, layer, eid, ram)),
+    );
   }
   planFill(): Gen<readonly ExpertKey[]> {
     const st = this.st;
@@ -91,8 +98,10 @@ export class Tier {
   }
   notePlanned(layer: number, eid: number, ram: RamRef | null): Gen<boolean> {
     const st = this.st;
-    const body = () => notePlanned(st, layer, eid, ram);
-    return framed({ fn: 'note_planned', layer, eid, ram }, gated(st, false, body));
+    return framed(
+      { fn: 'note_planned', layer, eid, ram },
+      gated(st, false, () => notePlanned(st, layer, eid, ram)),
+    );
   }
   fillWait(): Gen<'done' | 'stopped' | 'off'> {
     const st = this.st;
@@ -159,19 +168,25 @@ export class Tier {
   }
   replan(layer: number, counts: readonly (readonly number[])[], maxSwaps: number): Gen<readonly ReplanPair[]> {
     const st = this.st;
-    const body = () => replan(st, layer, counts, maxSwaps);
-    return framed({ fn: 'replan', layer, counts, maxSwaps }, gated<readonly ReplanPair[]>(st, [], body));
+    return framed(
+      { fn: 'replan', layer, counts, maxSwaps },
+      gated<readonly ReplanPair[]>(st, [], () => replan(st, layer, counts, maxSwaps)),
+    );
   }
   evictedTake(max: number): Gen<readonly ExpertKey[]> {
     const st = this.st;
-    const body = () => evictedTake(st, max);
-    return framed({ fn: 'evicted_take', max }, gated<readonly ExpertKey[]>(st, [], body));
+    return framed(
+      { fn: 'evicted_take', max },
+      gated<readonly ExpertKey[]>(st, [], () => evictedTake(st, max)),
+    );
   }
   prefer(layer: number, cands: readonly number[]): Gen<readonly boolean[]> {
     const st = this.st;
     const none = cands.map(() => false);
-    const body = () => prefer(st, layer, cands);
-    return framed({ fn: 'prefer', layer, cands }, gated<readonly boolean[]>(st, none, body));
+    return framed(
+      { fn: 'prefer', layer, cands },
+      gated<readonly boolean[]>(st, none, () => prefer(st, layer, cands)),
+    );
   }
 }
 

@@ -94,6 +94,60 @@ describe('the table watch', () => {
     expect(() => w.feedByWrites()).toThrow(/after its first look/);
   });
 
+  it("keeps a slot's fields, their values and their order, the unwatched ones plain", () => {
+    const w = new TableWatch(['heat', 'queued'], 4);
+    const r = w.reader();
+    const t = Array.from({ length: 2 }, (_, layer) =>
+      Array.from({ length: 4 }, (_, eid) => ({ layer, eid, heat: eid, note: 'n', queued: false })),
+    );
+    w.look(t);
+    r.take();
+    const x = t[1]?.[2];
+    if (x === undefined) throw new Error('table too small');
+    expect(Object.keys(x)).toEqual(['layer', 'eid', 'heat', 'note', 'queued']);
+    expect({ ...x }).toEqual({ layer: 1, eid: 2, heat: 2, note: 'n', queued: false });
+    expect(Object.getOwnPropertyDescriptor(x, 'note')?.writable).toBe(true);
+    // an unwatched field keeps its descriptor, whatever it was
+    const y = { layer: 0, eid: 0, heat: 1, note: 'n', queued: false };
+    Object.defineProperty(y, 'note', { writable: false });
+    const w2 = new TableWatch(['heat', 'queued'], 1);
+    w2.look([[y]]);
+    expect(Object.getOwnPropertyDescriptor(y, 'note')).toEqual({
+      value: 'n',
+      writable: false,
+      enumerable: true,
+      configurable: true,
+    });
+    expect(Object.keys(y)).toEqual(['layer', 'eid', 'heat', 'note', 'queued']);
+    x.note = 'm';
+    w.look(t);
+    expect(r.take()).toEqual([]);
+    x.queued = true;
+    w.look(t);
+    expect(r.take()).toEqual([6]);
+    expect(x.queued).toBe(true);
+  });
+
+  it("a slot a second watch looks at reports that watch's fields too", () => {
+    const a = new TableWatch(['heat'], 4);
+    const b = new TableWatch(['heat', 'resident'], 4);
+    const ra = a.reader();
+    const rb = b.reader();
+    const t = table(2, 4);
+    a.look(t);
+    b.look(t);
+    ra.take();
+    rb.take();
+    const x = t[1]?.[1];
+    if (x === undefined) throw new Error('table too small');
+    x.resident = true;
+    a.look(t);
+    b.look(t);
+    expect(rb.take()).toEqual([5]);
+    expect(x.resident).toBe(true);
+    expect(Object.keys(x)).toEqual(['heat', 'resident']);
+  });
+
   it('does not watch a table under its size: every look is all of it', () => {
     const w = new TableWatch(['heat'], 100);
     const r = w.reader();

@@ -135,9 +135,13 @@ function devices(s: SpecState, t: TierState): Difference | null {
 function ring(s: SpecState, t: TierState): Difference | null {
   if (s.ring.length !== t.qn) return diff('qn', s.ring.length, t.qn);
   const cap = t.ring.length;
-  for (let i = 0; i < s.ring.length; i++) {
+  // the tier's index of entry i is (qh + i) % cap, stepped rather than divided at every
+  // entry (this runs at every release of mx); a negative or fractional qh finds no entry
+  // at i = 0, as the division's index does
+  let j = t.qh % cap;
+  for (let i = 0; i < s.ring.length; i++, j = j + 1 === cap ? 0 : j + 1) {
     const a = s.ring[i];
-    const b = t.ring[(t.qh + i) % cap];
+    const b = t.ring[j];
     if (a === undefined || b === null || b === undefined || !sameEntry(a, b)) {
       const as = a === undefined ? '-' : entry(a.layer, a.eid, a.victim);
       const bs = b === null || b === undefined ? '-' : entry(b.layer, b.eid, b.victim);

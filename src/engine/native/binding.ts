@@ -113,7 +113,7 @@ const PROTOTYPES: Record<string, string> = {
   denseMatvec:
     'int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
   deviceBytes:
-    'int tl_device_bytes(tl_engine *eng, int dev, _Out_ uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+    'int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
   matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
   rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
   attention:
@@ -133,6 +133,8 @@ export class NativeEngineLib {
   private readonly validationMessages: Fn | null;
   private readonly err = Buffer.alloc(ERR_CAP);
   private readonly footprints = new Map<number, number>();
+  /** tl_device_bytes's answer (one call at a time: the binding is used from one thread) */
+  private readonly heldOut = new BigUint64Array(1);
 
   constructor(readonly path: string) {
     if (!existsSync(path)) {
@@ -407,9 +409,10 @@ export class NativeEngineLib {
   }
   /** Device bytes the backend holds for tensors on dev, as it counts them itself. */
   deviceBytes(eng: NativePtr, dev: number): { status: Status; bytes: number } {
-    const bytes = [0];
-    const st = this.call('deviceBytes', eng, dev, bytes);
-    return { status: st, bytes: Number(bytes[0]) };
+    // the count lands straight in a typed array koffi hands over as it is (a checker asks
+    // at every release after an upload: an out-array would be marshalled back each time)
+    const st = this.call('deviceBytes', eng, dev, this.heldOut);
+    return { status: st, bytes: Number(this.heldOut[0] ?? 0n) };
   }
 
   matvec(w: Float32Array, x: Float32Array, rows: number, cols: number, y: Float32Array): void {

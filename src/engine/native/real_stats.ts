@@ -2,7 +2,8 @@
  * What a real run measures besides its tokens: uploads started and landed (bytes, and
  * the engine clock's first-upload and last-landing times, for the uploader's bandwidth),
  * where the decode time goes, and every failure the engine reported (none is dropped).
- * Time buckets, in milliseconds of wall time on the JavaScript thread:
+ * Time buckets, in milliseconds of wall time on the JavaScript thread from the decode's
+ * first route on (what came before, a warmstart's fill, is not the decode's):
  *   trunk       attention, router, combine and lm_head (native, on the host)
  *   cpuExperts  experts computed on the host (tl_expert_cpu_ram)
  *   gpuWait     waiting for a device group to finish (the take's completion)
