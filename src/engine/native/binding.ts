@@ -112,8 +112,7 @@ const PROTOTYPES: Record<string, string> = {
     'int tl_dense_cpu(const int8_t *q, const float *scales, int rows, int cols, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
   denseMatvec:
     'int tl_dense_matvec(tl_engine *eng, int dev, tl_tensor *w, const float *x, _Out_ float *y, _Out_ uint8_t *err, size_t err_cap)',
-  deviceBytes:
-    'int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
+  deviceBytes: 'int tl_device_bytes(tl_engine *eng, int dev, uint64_t *bytes, _Out_ uint8_t *err, size_t err_cap)',
   matvec: 'void tl_matvec_f32(const float *w, const float *x, int rows, int cols, _Out_ float *y)',
   rmsnorm: 'void tl_rmsnorm(const float *x, const float *w, int n, _Out_ float *out)',
   attention:
