@@ -15,6 +15,7 @@ import { renderUpload } from './upload_report.js';
 import { renderSpin } from './spin_report.js';
 import type { CTierSection } from './ctier_bench.js';
 import { renderCTier } from './ctier_report.js';
+import type { Flatness } from './flatness.js';
 import { renderSpeed, type ScalingRow, type SpeedReport } from './speed_report.js';
 
 export interface BenchReport {
@@ -23,6 +24,8 @@ export interface BenchReport {
   readonly machine: { cores: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   speed?: SpeedReport;
   scaling?: ScalingRow[];
+  /** the fewest and the most experts in turn, for the growth target (flatness.ts) */
+  flatness?: Flatness;
   exhaustive?: ExhaustiveSection;
   race?: { file: string; change: string; seeds: number; runsPerSuite: number; rows: RaceRow[] };
   mutants?: MutantsSection;
@@ -72,7 +75,7 @@ export function renderMarkdown(r: BenchReport): string {
       `${m.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')} at the end. Other jobs on the machine slow every number here; repeats are in bench.json.`,
     '',
   );
-  md.push(...renderSpeed(r.speed, r.scaling));
+  md.push(...renderSpeed(r.speed, r.scaling, r.flatness));
   if (r.exhaustive !== undefined) {
     const e = r.exhaustive;
     md.push('## Exhaustive search of the small configuration', '', `Scenario: ${e.scenario}.`, '');

@@ -18,6 +18,7 @@ import type { BenchReport } from './bench_report.js';
 import { measureExhaustive } from './exhaustive_bench.js';
 import { measureMutants } from './mutants_bench.js';
 import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
+import { measureFlatness } from './flatness.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
 import { growthTarget, speedTargets } from './speed_report.js';
@@ -121,7 +122,14 @@ async function scaling(o: BenchOptions, report: BenchReport): Promise<boolean> {
     if (on.violations > 0) unexpected = true;
     report.scaling.push({ dimension: g.dimension, value: g.value, on, off });
   }
-  o.log(`  ${growthTarget(report.scaling).slice(2)}`);
+  const experts = grownScenarios(defaultScenario()).filter((g) => g.dimension === 'experts');
+  const fewest = experts[0];
+  const most = experts[experts.length - 1];
+  if (fewest !== undefined && most !== undefined && fewest !== most) {
+    o.log(`scaling: ${fewest.value} and ${most.value} experts in turn ...`);
+    report.flatness = measureFlatness(fewest, most, 5, Math.max(0.1, seconds / 3));
+  }
+  o.log(`  ${growthTarget(report.scaling, report.flatness).slice(2)}`);
   return unexpected;
 }
 
