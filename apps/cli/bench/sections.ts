@@ -115,14 +115,15 @@ async function scaling(o: BenchOptions, report: BenchReport): Promise<boolean> {
   const seconds = o.scalingSeconds;
   let unexpected = false;
   report.scaling = [];
-  for (const g of grownScenarios(defaultScenario())) {
+  const grown = grownScenarios(defaultScenario());
+  for (const g of grown) {
     o.log(`scaling: ${g.dimension} = ${g.value} ...`);
     const on = measureSpeed(g.scenario, { checks: true, seconds, repeats: 1, warmupSeconds: 0.2 });
     const off = measureSpeed(g.scenario, { checks: false, seconds, repeats: 1, warmupSeconds: 0.2 });
     if (on.violations > 0) unexpected = true;
     report.scaling.push({ dimension: g.dimension, value: g.value, on, off });
   }
-  const experts = grownScenarios(defaultScenario()).filter((g) => g.dimension === 'experts');
+  const experts = grown.filter((g) => g.dimension === 'experts');
   const fewest = experts[0];
   const most = experts[experts.length - 1];
   if (fewest !== undefined && most !== undefined && fewest !== most) {

@@ -27,6 +27,7 @@ import { isSpurious, MxRole, type EventFp } from './dependence.js';
 import type { CacheEntry, DporNode } from './node.js';
 import type { HappensBefore } from './happens_before.js';
 import { isSubset } from '../sorted_sets.js';
+import { addChild } from './wakeup_tree.js';
 
 export class StateCache {
   private readonly map = new Map<number, CacheEntry[]>();
@@ -115,15 +116,14 @@ export function expandForSummary(stack: readonly DporNode[], hb: HappensBefore, 
  */
 function backtrackThread(node: DporNode | undefined, t: number): number {
   if (node === undefined) return 0;
-  // insertSingle's test for a branch of any wakeup choice (choice -1), without the lists
-  // it is given: this runs for every racing prefix event at every cache hit
+  // insertSingle with a branch of any wakeup choice (choice -1), its sleep test asked of
+  // the node rather than of a list built for it: this runs for every racing prefix event
+  // at every cache hit
   const own = node.enabled.some((en) => en.key >> 1 === t);
   let added = 0;
   for (const en of node.enabled) {
-    if (own && en.key >> 1 !== t) continue;
-    if (node.isAsleep(en.key) || node.wut.some((c) => c.key === en.key)) continue;
-    node.wut.push({ key: en.key, choice: -1, fp: en.fp, children: [] });
-    added++;
+    if ((own && en.key >> 1 !== t) || node.isAsleep(en.key)) continue;
+    if (addChild(node.wut, { key: en.key, choice: -1, fp: en.fp })) added++;
   }
   return added;
 }

@@ -186,6 +186,11 @@ export function insertSequence(
 /** A single event to explore from a node (a full-expansion backtrack point). */
 export function insertSingle(tree: WakeupNode[], sleep: readonly Branch[], b: Branch): boolean {
   if (sleep.some((s) => s.key === b.key && (s.choice === b.choice || s.choice < 0 || b.choice < 0))) return false;
+  return addChild(tree, b);
+}
+
+/** b as a new leaf of tree, unless a child already covers it (choice -1 covers any choice, either way) */
+export function addChild(tree: WakeupNode[], b: Branch): boolean {
   if (tree.some((c) => c.key === b.key && (c.choice === b.choice || c.choice < 0 || b.choice < 0))) return false;
   tree.push({ key: b.key, choice: b.choice, fp: b.fp, children: [] });
   return true;
