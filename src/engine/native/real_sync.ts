@@ -31,8 +31,18 @@ export class RealMutex {
 
   constructor(private readonly name: 'mx' | 'gmx' = 'mx') {}
 
-  async lock(th: RealThread): Promise<void> {
+  /** Taken at once when free (no promise: an uncontended lock is most locks of a fill),
+   *  else a promise that resolves once th holds it. */
+  lock(th: RealThread): Promise<void> | undefined {
     mustNotRelock(this.owner, th, this.name);
+    if (this.owner < 0) {
+      this.owner = th.tid;
+      return undefined;
+    }
+    return this.lockLater(th);
+  }
+
+  private async lockLater(th: RealThread): Promise<void> {
     while (this.owner >= 0) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.owner = th.tid;
   }
