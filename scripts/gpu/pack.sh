@@ -8,7 +8,8 @@
 #    scratch copies (npm run native-defects -- --build-into), since nothing is built there;
 #  - the native libraries (CPU, CUDA for sm_90 with a static runtime, Vulkan), the CUDA
 #    self-test, the same self-test against the Vulkan library, the C upload benches
-#    (CUDA, Vulkan, CPU), and the raw host-to-device probe;
+#    (CUDA, Vulkan, CPU), the raw host-to-device probe and the piece probe (copies of one
+#    tensor's size);
 #  - the C tier's engine check (native/tier/check/) against the CPU, CUDA and Vulkan
 #    libraries, with the tier libraries it links (lib/tier/, rpath $ORIGIN/..);
 #  - the Vulkan loader and the libglvnd libraries the NVIDIA driver needs.
@@ -24,8 +25,9 @@ make -s -C native cpu cuda cuda-selftest vulkan build/vulkan_selftest \
   build/bench_upload_cpu build/bench_upload_cuda build/bench_upload_vulkan \
   build/tier/tier_engine_check_cpu build/tier/tier_engine_check_cuda build/tier/tier_engine_check_vulkan
 nvcc -O2 -arch=sm_90 -cudart static -o native/build/cuda_h2d_probe native/tests/cuda_h2d_probe.cu
+nvcc -O2 -arch=sm_90 -cudart static -o native/build/cuda_piece_probe native/tests/cuda_piece_probe.cu
 for f in libtierlab_cpu.so libtierlab_cuda.so libtierlab_vulkan.so cuda_selftest vulkan_selftest \
-         bench_upload_cpu bench_upload_cuda bench_upload_vulkan cuda_h2d_probe; do
+         bench_upload_cpu bench_upload_cuda bench_upload_vulkan cuda_h2d_probe cuda_piece_probe; do
   cp "native/build/$f" "$out/lib/"
 done
 mkdir -p "$out/lib/tier"

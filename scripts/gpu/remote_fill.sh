@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, with .carry/gpu carried along
+# (scripts/gpu/pack.sh made it): the warmstart fill of small tensors against the bus, in
+# one call, for issue-sized questions that the full run (remote.sh) answers too slowly.
+#   1. the piece probe: the bus's own speed for copies of one tensor's size (per piece
+#      on 1-4 streams, with events, batched, three pieces as one copy), beside one big copy;
+#   2. the C upload bench, CUDA staged, tensors of 0.84 and 1.97 MiB;
+#   3. `bench --only upload`: CUDA with GIB (default 8) and 1 GiB of 0.84 MiB tensors,
+#      Vulkan staged with 1 GiB, and the CPU backend with tiny tensors (the tier's own
+#      microseconds per expert on this host's CPU, no bus behind them).
+# BEFORE=DIR: a directory with another commit's bench.mjs (and, optionally, its lib/):
+# every bench of step 3 runs again with it, right after this commit's, for an A/B in the
+# same call. ORACLE=1 adds the CUDA and Vulkan oracles (token-exact, bit-identical).
+# Everything goes to $OUT/log.txt; the exit status is 0 only if every step passed.
+#   bash scripts/gpu/remote_fill.sh
+set -uo pipefail
+c=.carry/gpu
+out=${OUT:-/tmp/tierlab-gpu-out}
+work=/tmp/tl
+mkdir -p "$out" "$work/reports"
+log="$out/log.txt"
+: > "$log"
+node=$(command -v node || true)
+if [ -f "$c/node.xz" ]; then
+  xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
+fi
+for z in "$c"/*.mjs.xz ${BEFORE:+"$BEFORE"/*.mjs.xz}; do [ -f "${z%.xz}" ] || xz -dc "$z" > "${z%.xz}"; done
+export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
+[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+lib=$c/lib
+status=0
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+step() {
+  say "\$ $*"
+  "$@" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+}
+
+say "== $(date -u +%FT%TZ) commit $(cat "$c/commit.txt" 2>/dev/null || echo unknown)"
+step nvidia-smi --query-gpu=index,name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
+step "$lib/cuda_piece_probe" 884736 2064384
+for width in 768 1792; do step "$lib/bench_upload_cuda" --mib 1024 --width "$width"; done
+
+# fill NAME BUNDLE LIBDIR BACKEND GIB HIDDEN WIDTH FILLS [ENV=VALUE...]
+fill() {
+  local name=$1 bundle=$2 libdir=$3 backend=$4 gib=$5 hidden=$6 width=$7 fills=$8
+  shift 8
+  say "== $name"
+  env "$@" $node "$bundle" --only upload --backend "$backend" --lib "$libdir/libtierlab_$backend.so" \
+    --experts-gib "$gib" --hidden "$hidden" --width "$width" --tokens 4 --fills "$fills" \
+    --out "$work/reports/$name" 2>&1 | grep -vE '^html report|^report in' | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+}
+# ab NAME ARGS...: this commit's bench, then BEFORE's (its own lib/ where it has one)
+ab() {
+  local name=$1
+  shift
+  fill "$name" "$c/bench.mjs" "$lib" "$@"
+  if [ -n "${BEFORE:-}" ]; then
+    local blib=$lib
+    [ -d "$BEFORE/lib" ] && blib=$BEFORE/lib
+    fill "$name-before" "$BEFORE/bench.mjs" "$blib" "$@"
+  fi
+}
+ab cpu-tiny cpu 0.25 64 64 3
+ab cuda-1gib cuda 1 2048 768 3
+ab "cuda-${GIB:-8}gib" cuda "${GIB:-8}" 2048 768 1
+ab vulkan-staged vulkan 1 2048 768 1 TIERLAB_VK_UPLOAD=staged
+
+if [ "${ORACLE:-0}" = 1 ]; then
+  step $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu"
+  step env TIERLAB_VK_UPLOAD=staged $node "$c/oracle.mjs" --backend vulkan --devices 0 \
+    --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-staged"
+fi
+say "== exit $status"
+exit $status
