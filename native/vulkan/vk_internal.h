@@ -89,6 +89,11 @@ typedef struct vk_lane {
   tl_tensor *t[VK_LANE_BATCH];
   int recorded; /* up_mx, while open: copies recorded, t[0..recorded) */
   VkDeviceSize staged; /* up_mx, while open: staging bytes used */
+  /* up_mx, while open: the last copy region, not yet in cmd, so that the next one joins
+   * it where it continues it on both sides (vk_lane_copy) */
+  VkBuffer held_src, held_dst;
+  VkBufferCopy held;
+  int holding;
   int n; /* reap_mx: uploads in flight on this lane */
 } vk_lane;
 
@@ -336,6 +341,11 @@ int vk_lane_open(tl_backend *b, VkDeviceSize staging, vk_lane **out, char *err, 
  * on a failed submission every upload of the batch but `mine` is reported failed */
 int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap);
 int vk_lane_flush_when_due(tl_backend *b, const tl_tensor *mine, char *err, size_t cap);
+/* up_mx held, lane open: records the copy of region r from src to dst, joined to the
+ * copy before it where r continues that copy in both buffers; vk_lane_copies_out puts
+ * a held copy into the command buffer (before any other command, and before submission) */
+void vk_lane_copy(vk_lane *lane, VkBuffer src, VkBuffer dst, VkBufferCopy r);
+void vk_lane_copies_out(vk_lane *lane);
 /* takes up_mx: submits the open lane, so that a reader submitted next on the queue comes
  * after every upload called before it (the engine relies on the queue's order) */
 int vk_lanes_submit_open(tl_backend *b, char *err, size_t cap);

@@ -11,6 +11,11 @@
  * reaper submits it when the queue runs that low. One thread waits on the lanes'
  * fences in ring order and reports each upload (tl_upload_done); another waits on the
  * group's fence and reports the group (tl_group_done), so no caller waits for a report.
+ * Copies are joined: a copy that continues the one before it in both buffers widens that
+ * one's region instead of adding its own. An expert's three parts lie one after another,
+ * weights then scales, in its RAM copy (ram.c) and in the arena (vk_arena.c) alike, with
+ * the same 64-byte alignment, so its six regions become one (and those of experts
+ * uploaded one after another, one too): fewer, longer copies for the device.
  * Invariants: a lane is free, open (recording, up_mx: only lane_next) or in flight (n
  * uploads, reap_mx); lanes are opened and submitted (lane_next, up_mx) and reaped
  * (lane_reap, reap_mx) in the same ring order, so the reaper never waits on a lane that
@@ -193,6 +198,7 @@ int vk_lane_open(tl_backend *b, VkDeviceSize staging, vk_lane **out, char *err, 
     vk_delay_record(b, lane->cmd, lane->delay);
     lane->recorded = 0;
     lane->staged = 0;
+    lane->holding = 0;
     b->lane_open = 1;
     *out = lane;
     return TL_OK;
@@ -204,6 +210,7 @@ int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap) {
   vk_lane *lane = &b->lanes[b->lane_next];
   if (lane->recorded == 0) return TL_OK; /* opened for an upload that then failed: kept */
   b->lane_open = 0;
+  vk_lane_copies_out(lane);
   int rc = vk_submit(b, lane->cmd, lane->fence, lane->delay, "upload lane", err, cap);
   if (rc == TL_OK) vk_delay_schedule(b, lane->delay, b->copy_delay_us);
   if (rc != TL_OK) {
@@ -220,6 +227,26 @@ int vk_lane_flush(tl_backend *b, const tl_tensor *mine, char *err, size_t cap) {
   pthread_cond_broadcast(&b->reap_cv);
   pthread_mutex_unlock(&b->reap_mx);
   return TL_OK;
+}
+
+void vk_lane_copy(vk_lane *lane, VkBuffer src, VkBuffer dst, VkBufferCopy r) {
+  VkBufferCopy *h = &lane->held;
+  if (lane->holding && lane->held_src == src && lane->held_dst == dst &&
+      h->srcOffset + h->size == r.srcOffset && h->dstOffset + h->size == r.dstOffset) {
+    h->size += r.size;
+    return;
+  }
+  vk_lane_copies_out(lane);
+  lane->held_src = src;
+  lane->held_dst = dst;
+  lane->held = r;
+  lane->holding = 1;
+}
+
+void vk_lane_copies_out(vk_lane *lane) {
+  if (!lane->holding) return;
+  vkCmdCopyBuffer(lane->cmd, lane->held_src, lane->held_dst, 1, &lane->held);
+  lane->holding = 0;
 }
 
 int vk_lane_flush_when_due(tl_backend *b, const tl_tensor *mine, char *err, size_t cap) {

@@ -224,6 +224,7 @@ static int record_lane(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const tl
   int rc = vk_lane_open(b, src->pin != NULL ? 0 : vk_align(src->span_bytes, 16), &lane, err, cap);
   if (rc != TL_OK) return rc;
   if (!c->filled) {
+    vk_lane_copies_out(lane); /* recorded in the order they were asked for */
     record_fill(c, lane->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     c->filled = 1; /* the fill goes first in submission order: every later copy follows it */
   }
@@ -237,11 +238,13 @@ static int record_lane(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const tl
     memcpy((uint8_t *)lane->staging.map + lane->staged, src->data, src->span_bytes);
     lane->staged += vk_align(src->span_bytes, 16);
   }
-  VkBufferCopy reg[2] = {{.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes},
-                         {.srcOffset = from_at + scales_in_span,
-                          .dstOffset = vt->s_off,
-                          .size = (VkDeviceSize)src->nscales * sizeof(float)}};
-  vkCmdCopyBuffer(lane->cmd, from, c->buf, 2, reg);
+  vk_lane_copy(lane, from, c->buf,
+               (VkBufferCopy){.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes});
+  /* where the arena put the scales as the span has them, this joins the weights' copy */
+  vk_lane_copy(lane, from, c->buf,
+               (VkBufferCopy){.srcOffset = from_at + scales_in_span,
+                              .dstOffset = vt->s_off,
+                              .size = (VkDeviceSize)src->nscales * sizeof(float)});
   lane->t[lane->recorded++] = t;
   return TL_OK;
 }
