@@ -26,9 +26,8 @@ export const defect: NativeDefect = {
       // on its way skips the wait (marking only the tensor the reaper waits on, the
       // oldest in flight, was all but masked by the later ones a group waited for)
       file: 'native/cuda/cuda_tensor.c',
-      find: '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  cuda_reap_upload(d, ct);',
-      replace:
-        '  ct->t = t;\n  t->impl = ct; /* before the reaper can report it */\n  ct->landed = 1;\n  cuda_reap_upload(d, ct);',
+      find: '  ct->t = t; /* before the reaper can report it */\n  t->impl = ct;\n',
+      replace: '  ct->t = t; /* before the reaper can report it */\n  t->impl = ct;\n  ct->landed = 1;\n',
     },
     {
       file: 'native/vulkan/vk_lanes.c',

@@ -32,6 +32,11 @@
 /* Upload streams per device: copies from pinned RAM alternate between them, so one
  * copy's setup overlaps the previous one's transfer. */
 #define CUDA_UPLOAD_STREAMS 2
+/* Joining uploads into longer copies (cuda_hold.c): hold while at least this many
+ * copies are in flight; a held copy goes at this many bytes or tensors. */
+#define CUDA_HOLD_LOW 2
+#define CUDA_HOLD_BYTES (16ull << 20)
+#define CUDA_HOLD_MAX 32
 
 typedef struct cuda_tensor {
   void *d_w;
@@ -42,7 +47,19 @@ typedef struct cuda_tensor {
   int landed; /* 1 once the copy completed (atomic) */
   tl_tensor *t;
   struct cuda_tensor *next; /* the upload reaper's FIFO */
+  int ends_copy; /* the last tensor of a joined copy (cuda_hold.c) */
+  int failed; /* its copy could not be submitted: reported so, with failure */
+  char failure[TL_COMPLETION_MESSAGE];
 } cuda_tensor;
+
+/* The copy held back (cuda_hold.c), upload_mu: t[0..n) in order, bytes from src to dst. */
+typedef struct cuda_held {
+  const unsigned char *src;
+  unsigned char *dst;
+  size_t bytes;
+  cuda_tensor *t[CUDA_HOLD_MAX];
+  int n;
+} cuda_held;
 
 /* Waits, on its own thread, for what a device finishes, and reports it. */
 typedef struct cuda_reaper {
@@ -65,6 +82,8 @@ typedef struct cuda_dev {
   int next_stream;
   cudaEvent_t group_done, stage_done[2];
   pthread_mutex_t upload_mu;
+  cuda_held held; /* upload_mu */
+  int copies_in_flight; /* upload_mu: joined copies submitted and not yet reported */
   tl_heap heap;
   cuda_reaper uploads, groups;
   /* device group buffers (see tl_cuda_launch_group) */
@@ -126,6 +145,12 @@ void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 /* Before a group's event is recorded again: waits until the last group was reported. */
 void cuda_reap_group_wait_idle(cuda_dev *d);
 void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
+
+/* cuda_hold.c: upload_mu held for add and release; landed and release_all take it */
+void cuda_hold_add(cuda_dev *d, cuda_tensor *ct, const tl_host_src *src);
+void cuda_hold_release(cuda_dev *d);
+void cuda_hold_landed(cuda_dev *d);
+void cuda_hold_release_all(cuda_dev *d);
 
 /* cuda_dense.c */
 int cuda_dense_matvec(tl_backend *b, int dev, const tl_tensor *w, const int8_t *qx, int e, float *y,

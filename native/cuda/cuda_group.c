@@ -62,6 +62,7 @@ int cuda_group_issue(tl_backend *b, int dev, int n, tl_tensor *const *gate, tl_t
   }
   memcpy(d->h_x, x, (size_t)n * (size_t)hidden * sizeof(float));
   cuda_reap_group_wait_idle(d); /* the last group's report is out: group_done is free */
+  cuda_hold_release_all(d); /* a held copy's events are recorded only when it goes */
   int rc = wait_for_copies(d, gate, n, err, cap);
   if (rc == TL_OK) rc = wait_for_copies(d, up, n, err, cap);
   if (rc == TL_OK) rc = wait_for_copies(d, down, n, err, cap);

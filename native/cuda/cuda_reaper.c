@@ -30,11 +30,18 @@ static void *upload_main(void *arg) {
     if (r->head == NULL) r->tail = NULL;
     pthread_mutex_unlock(&r->mu);
     char msg[TL_COMPLETION_MESSAGE];
-    cudaError_t e = cudaEventSynchronize(ct->landed_event);
-    int status =
-        e == cudaSuccess ? TL_OK : cuda_fail(msg, sizeof msg, d->ordinal, "upload copy", e);
+    int status;
+    if (ct->failed) {
+      status = TL_E_DEVICE; /* never submitted (cuda_hold.c): its event was not recorded */
+      memcpy(msg, ct->failure, sizeof msg);
+    } else {
+      cudaError_t e = cudaEventSynchronize(ct->landed_event);
+      status = e == cudaSuccess ? TL_OK : cuda_fail(msg, sizeof msg, d->ordinal, "upload copy", e);
+    }
     if (status == TL_OK) __atomic_store_n(&ct->landed, 1, __ATOMIC_RELEASE);
+    const int ends_copy = ct->ends_copy;
     tl_upload_done(ct->t, status, status == TL_OK ? NULL : msg); /* ct may go from here */
+    if (ends_copy) cuda_hold_landed(d); /* the next held copy may go now */
     pthread_mutex_lock(&r->mu);
   }
   pthread_mutex_unlock(&r->mu);

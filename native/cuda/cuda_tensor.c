@@ -155,7 +155,8 @@ int cuda_tensor_upload(tl_backend *b, tl_tensor *t, const void *data, size_t dat
   return TL_OK;
 }
 
-/* upload_mu held: the copy and its event, on the next upload stream. */
+/* upload_mu held: the copy and its event, and the tensor queued to the reaper; from
+ * page-locked memory joined to the copies around it (cuda_hold.c). */
 static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host_src *src,
                         char *err, size_t cap) {
   CUDA_TRY(d, cudaSetDevice(d->ordinal));
@@ -163,9 +164,12 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
   /* pageable memory goes through the shared staging halves: keep that on stream 0; and a
    * slow bus on purpose is one bus, its copies one after another (spread over the
    * streams, they landed together and the groups never met one in flight) */
-  const int spread = src->pin != NULL && d->b->copy_delay_us == 0;
-  cudaStream_t s = d->upload_stream[spread ? d->next_stream : 0];
-  if (spread) d->next_stream = (d->next_stream + 1) % CUDA_UPLOAD_STREAMS;
+  if (src->pin != NULL && d->b->copy_delay_us == 0) {
+    cuda_hold_add(d, ct, src);
+    return TL_OK;
+  }
+  cuda_hold_release(d); /* the reaper's queue stays in submission order */
+  cudaStream_t s = d->upload_stream[0];
   if (d->b->copy_delay_us > 0)
     CUDA_TRY(d, tl_cuda_launch_delay(d->b->copy_delay_us, s)); /* a slow bus on purpose */
   int rc = enqueue_copy(d, threads, s, ct, NULL, 0, NULL, 0, src, err, cap);
@@ -173,8 +177,12 @@ static int submit_async(cuda_dev *d, int threads, cuda_tensor *ct, const tl_host
     cudaError_t e = cudaEventRecord(ct->landed_event, s);
     if (e != cudaSuccess) rc = cuda_fail(err, cap, d->ordinal, "cudaEventRecord(upload)", e);
   }
-  if (rc != TL_OK) (void)cudaStreamSynchronize(s); /* nothing may still read src */
-  return rc;
+  if (rc != TL_OK) {
+    (void)cudaStreamSynchronize(s); /* nothing may still read src */
+    return rc;
+  }
+  cuda_reap_upload(d, ct);
+  return TL_OK;
 }
 
 int cuda_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src, char *err,
@@ -183,20 +191,20 @@ int cuda_tensor_upload_async(tl_backend *b, tl_tensor *t, const tl_host_src *src
   cuda_tensor *ct = calloc(1, sizeof *ct);
   if (ct == NULL) return tl_fail(err, cap, TL_E_OOM, "cuda backend: host out of memory");
   int rc = alloc_block(d, ct, src->data_bytes, src->nscales, err, cap);
+  ct->t = t; /* before the reaper can report it */
+  t->impl = ct;
   if (rc == TL_OK) {
     pthread_mutex_lock(&d->upload_mu);
     rc = submit_async(d, b->copy_threads, ct, src, err, cap);
     pthread_mutex_unlock(&d->upload_mu);
   }
   if (rc != TL_OK) {
+    t->impl = NULL;
     if (ct->landed_event != NULL) (void)cudaEventDestroy(ct->landed_event);
     release_block(d, ct);
     free(ct);
     return rc;
   }
-  ct->t = t;
-  t->impl = ct; /* before the reaper can report it */
-  cuda_reap_upload(d, ct);
   return TL_OK;
 }
 
