@@ -11,7 +11,7 @@
 # BEFORE=DIR: a directory with another commit's bench.mjs (and, optionally, those of its
 # libraries that differ, in lib/): every bench of step 3 runs again with it, right after
 # this commit's, and the C benches with its libraries, for an A/B in the same call.
-# ORACLE=1 adds the Vulkan self-test (staged) and the CUDA and Vulkan oracles
+# ORACLE=1 adds the CUDA and Vulkan (staged) self-tests and the CUDA and Vulkan oracles
 # (token-exact, bit-identical).
 # Everything goes to $OUT/log.txt; the exit status is 0 only if every step passed.
 #   bash scripts/gpu/remote_fill.sh
@@ -74,16 +74,18 @@ ab() {
   fill "$name" "$c/bench.mjs" "$lib" "$@"
   if [ -n "${BEFORE:-}" ]; then fill "$name-before" "$BEFORE/bench.mjs" "$BEFORE/lib" "$@"; fi
 }
-ab cpu-tiny cpu 0.25 64 64 3
-ab cuda-1gib cuda 1 2048 768 3
+# the size first: a call that runs out of time loses the rows after it
 ab "cuda-${GIB:-8}gib" cuda "${GIB:-8}" 2048 768 1
 ab vulkan-staged vulkan 1 2048 768 1 TIERLAB_VK_UPLOAD=staged
+ab cpu-tiny cpu 0.25 64 64 3
 
 if [ "${ORACLE:-0}" = 1 ]; then
+  step "$lib/cuda_selftest" 1
   step env TIERLAB_VK_UPLOAD=staged "$lib/vulkan_selftest" 1 --quick
   step $node "$c/oracle.mjs" --backend cuda --devices 0 --lib "$lib/libtierlab_cuda.so" --report "$work/reports/cuda-1gpu"
   step env TIERLAB_VK_UPLOAD=staged $node "$c/oracle.mjs" --backend vulkan --devices 0 \
     --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-staged"
 fi
+ab cuda-1gib cuda 1 2048 768 3
 say "== exit $status"
 exit $status
