@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../cuda/cuda_rows.h"
+#include "fake_cuda.h"
 #include "../src/expert_math.h"
 
 #define FAKE_DEVICES_MAX 8
@@ -77,6 +78,22 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct CUstream_st *g_streams[FAKE_DEVICES_MAX]; /* g_mu */
 static uint64_t g_used[FAKE_DEVICES_MAX]; /* g_mu */
 static uint64_t g_copies; /* g_mu: async copies submitted */
+static pthread_cond_t g_copy_gate = PTHREAD_COND_INITIALIZER; /* g_mu */
+static int g_copies_stopped; /* g_mu: no copy runs while set (fake_cuda.h) */
+
+uint64_t fake_cuda_async_copies(void) {
+  pthread_mutex_lock(&g_mu);
+  uint64_t n = g_copies;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
+void fake_cuda_stop_copies(int stop) {
+  pthread_mutex_lock(&g_mu);
+  g_copies_stopped = stop;
+  pthread_cond_broadcast(&g_copy_gate);
+  pthread_mutex_unlock(&g_mu);
+}
 static _Thread_local int t_device;
 static _Thread_local cudaError_t t_last;
 
@@ -288,6 +305,9 @@ static void run_kernel(const fake_op *op) {
 static void run_op(struct CUstream_st *s, const fake_op *op) {
   switch (op->kind) {
     case OP_COPY: {
+      pthread_mutex_lock(&g_mu);
+      while (g_copies_stopped) pthread_cond_wait(&g_copy_gate, &g_mu);
+      pthread_mutex_unlock(&g_mu);
       usleep((useconds_t)env_long("TIERLAB_FAKE_CUDA_DELAY_US", 20));
       if ((long)op->seq == env_long("TIERLAB_FAKE_CUDA_FAIL_COPY", 0)) {
         s->error = cudaErrorLaunchFailure;
