@@ -141,12 +141,13 @@ int cuda_group_take(tl_backend *b, int dev, float *y, int n, int hidden, char *e
 /* cuda_reaper.c */
 int cuda_reapers_start(cuda_dev *d, char *err, size_t cap);
 void cuda_reapers_stop(cuda_dev *d); /* after reporting what is pending */
-void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 /* Before a group's event is recorded again: waits until the last group was reported. */
 void cuda_reap_group_wait_idle(cuda_dev *d);
 void cuda_reap_group(cuda_dev *d, uint64_t tag); /* group_done is recorded */
 
-/* cuda_hold.c: upload_mu held for add and release; landed and release_all take it */
+/* cuda_hold.c: upload_mu held for add, release and reap_upload; landed and release_all
+ * take it */
+void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct); /* its event is recorded */
 void cuda_hold_add(cuda_dev *d, cuda_tensor *ct, const tl_host_src *src);
 void cuda_hold_release(cuda_dev *d);
 void cuda_hold_landed(cuda_dev *d);

@@ -20,11 +20,27 @@
  * each copy marked (ends_copy); copies_in_flight counts submitted copies whose last
  * tensor was not reported yet; nothing is held while fewer than CUDA_HOLD_LOW copies are
  * in flight, so every held copy is submitted without any further call. A copy that
- * fails to submit marks its tensors failed, and the reaper reports them so.
+ * fails to submit marks its tensors failed, and the reaper reports them so. The reaper's
+ * queue is filled through cuda_reap_upload with upload_mu held (here, and by the staged
+ * path of cuda_tensor.c), so that it stays in submission order.
  */
 #include <string.h>
 
 #include "cuda_backend.h"
+
+void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct) {
+  cuda_reaper *r = &d->uploads;
+  ct->next = NULL;
+  pthread_mutex_lock(&r->mu);
+  if (r->tail != NULL) {
+    r->tail->next = ct;
+  } else {
+    r->head = ct;
+  }
+  r->tail = ct;
+  pthread_cond_signal(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+}
 
 /* upload_mu held: the held copy submitted, on the next upload stream; its tensors
  * queued to the reaper (marked failed if the submission failed) */
@@ -59,8 +75,9 @@ void cuda_hold_add(cuda_dev *d, cuda_tensor *ct, const tl_host_src *src) {
   cuda_held *h = &d->held;
   const unsigned char *from = src->data;
   unsigned char *to = ct->d_w;
-  const int joins = h->n > 0 && h->n < CUDA_HOLD_MAX && h->bytes + src->span_bytes <= CUDA_HOLD_BYTES &&
-                    h->src + h->bytes == from && h->dst + h->bytes == to;
+  const int joins = h->n > 0 && h->n < CUDA_HOLD_MAX &&
+      h->bytes + src->span_bytes <= CUDA_HOLD_BYTES && h->src + h->bytes == from &&
+      h->dst + h->bytes == to;
   if (!joins) {
     cuda_hold_release(d);
     h->src = from;

@@ -107,20 +107,6 @@ void cuda_reapers_stop(cuda_dev *d) {
   stop(&d->groups);
 }
 
-void cuda_reap_upload(cuda_dev *d, cuda_tensor *ct) {
-  cuda_reaper *r = &d->uploads;
-  ct->next = NULL;
-  pthread_mutex_lock(&r->mu);
-  if (r->tail != NULL) {
-    r->tail->next = ct;
-  } else {
-    r->head = ct;
-  }
-  r->tail = ct;
-  pthread_cond_signal(&r->cv);
-  pthread_mutex_unlock(&r->mu);
-}
-
 void cuda_reap_group_wait_idle(cuda_dev *d) {
   cuda_reaper *r = &d->groups;
   pthread_mutex_lock(&r->mu);

@@ -50,15 +50,16 @@ int main(void) {
   const uint64_t before = fake_cuda_async_copies();
   for (int k = 0; k < EXPERTS; k++)
     for (int p = 0; p < 3; p++)
-      check(tl_tensor_upload_staged(eng, 0, s[k], p, 1 + 3 * (uint64_t)k + (uint64_t)p, &t[p][k], err,
-                                    sizeof err) == TL_OK,
+      check(tl_tensor_upload_staged(eng, 0, s[k], p, 1 + 3 * (uint64_t)k + (uint64_t)p, &t[p][k],
+                                    err, sizeof err) == TL_OK,
             "upload");
   /* counted before the group, whose own input and output are copies too: the first two
    * uploads go at once (fewer than two copies in flight), and after them each expert's
    * three parts continue each other in its RAM copy and in the tensor heap, so at most
    * one copy an expert (fewer where RAM copies lie one after another), the last held */
   const uint64_t copies = fake_cuda_async_copies() - before;
-  printf("%d tensors uploaded in %llu copies, the last ones held\n", 3 * EXPERTS, (unsigned long long)copies);
+  printf("%d tensors uploaded in %llu copies, the last ones held\n", 3 * EXPERTS,
+         (unsigned long long)copies);
   check(copies <= EXPERTS + 2, "uploads that continue each other go as one copy");
   static float x[EXPERTS * HIDDEN], y[EXPERTS * HIDDEN], want[HIDDEN];
   tg_fill(&rng, x, EXPERTS * HIDDEN, -1.0f, 1.0f);
@@ -68,7 +69,8 @@ int main(void) {
   check(tl_group_take(eng, 0, y, EXPERTS, HIDDEN, err, sizeof err) == TL_OK, "take");
   for (int k = 0; k < EXPERTS; k++) {
     check(tl_expert_cpu_ram(eng, ram[k], x + k * HIDDEN, want, err, sizeof err) == TL_OK, "cpu");
-    check(memcmp(want, y + k * HIDDEN, sizeof want) == 0, "each expert's output is the CPU's, bit for bit");
+    check(memcmp(want, y + k * HIDDEN, sizeof want) == 0,
+          "each expert's output is the CPU's, bit for bit");
   }
 
   tl_completion c[64];
@@ -82,7 +84,8 @@ int main(void) {
   }
   check(got == 3 * EXPERTS && ok == got, "every upload reported landed, once");
   for (int k = 0; k < EXPERTS; k++) {
-    for (int p = 0; p < 3; p++) check(tl_tensor_free(eng, t[p][k], err, sizeof err) == TL_OK, "free");
+    for (int p = 0; p < 3; p++)
+      check(tl_tensor_free(eng, t[p][k], err, sizeof err) == TL_OK, "free");
     check(tl_unstage(eng, s[k], err, sizeof err) == TL_OK, "unstage");
     check(tl_ram_free(eng, ram[k], err, sizeof err) == TL_OK, "ram free");
     tg_expert_free(&e[k]);

@@ -65,18 +65,21 @@ static double round_of(probe *p, size_t piece, int streams, int mode, double *ca
       struct cudaMemcpyAttributes a = {};
       a.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
       size_t idx = 0;
-      if (!ok(cudaMemcpyBatchAsync(dsts, srcs, sizes, 3, &a, &idx, 1, s), "cudaMemcpyBatchAsync")) return -1;
+      if (!ok(cudaMemcpyBatchAsync(dsts, srcs, sizes, 3, &a, &idx, 1, s), "cudaMemcpyBatchAsync"))
+        return -1;
       if (!ok(cudaEventRecord(p->ev[i], s), "cudaEventRecord")) return -1;
       i += 3;
       continue;
     }
     if (mode == MERGED3) {
-      if (!ok(cudaMemcpyAsync(dst, src, 3 * piece, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync")) return -1;
+      if (!ok(cudaMemcpyAsync(dst, src, 3 * piece, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync"))
+        return -1;
       if (!ok(cudaEventRecord(p->ev[i], s), "cudaEventRecord")) return -1;
       i += 3;
       continue;
     }
-    if (!ok(cudaMemcpyAsync(dst, src, piece, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync")) return -1;
+    if (!ok(cudaMemcpyAsync(dst, src, piece, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync"))
+      return -1;
     if (mode == EVENT && !ok(cudaEventRecord(p->ev[i], s), "cudaEventRecord")) return -1;
     if (mode == EVENT_NEW) {
       cudaEvent_t e;
@@ -116,13 +119,15 @@ int main(int argc, char **argv) {
     return 1;
   for (size_t i = 0; i < TOTAL; i += 4096) p.host[i] = (unsigned char)i;
   for (int k = 0; k < 4; k++)
-    if (!ok(cudaStreamCreateWithFlags(&p.s[k], cudaStreamNonBlocking), "cudaStreamCreate")) return 1;
+    if (!ok(cudaStreamCreateWithFlags(&p.s[k], cudaStreamNonBlocking), "cudaStreamCreate"))
+      return 1;
   size_t defaults[] = {884736, 2064384};
   int npieces = argc > 1 ? argc - 1 : 2;
   double raw = big_copy(&p);
   if (raw < 0) return 1;
   printf("one 256 MiB copy from page-locked memory: %.2f GB/s\n", raw);
-  printf("%-12s %-22s %7s %8s %7s %12s\n", "piece", "mode", "streams", "GB/s", "ratio", "CPU/piece us");
+  printf("%-12s %-22s %7s %8s %7s %12s\n", "piece", "mode", "streams", "GB/s", "ratio",
+         "CPU/piece us");
   for (int a = 0; a < npieces; a++) {
     size_t piece = argc > 1 ? strtoull(argv[a + 1], NULL, 10) : defaults[a];
     if (piece < 4096 || piece > TOTAL / 3) {
@@ -130,7 +135,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     for (size_t i = 0; i < TOTAL / piece; i++)
-      if (p.ev[i] == NULL && !ok(cudaEventCreateWithFlags(&p.ev[i], cudaEventDisableTiming), "cudaEventCreate"))
+      if (p.ev[i] == NULL &&
+          !ok(cudaEventCreateWithFlags(&p.ev[i], cudaEventDisableTiming), "cudaEventCreate"))
         return 1;
     for (int mode = PLAIN; mode <= MERGED3; mode++) {
       for (int streams = 1; streams <= 4; streams *= 2) {
@@ -140,7 +146,8 @@ int main(int argc, char **argv) {
           if (g < 0) return 1;
           if (g > best) best = g, cpu = us;
         }
-        printf("%-12zu %-22s %7d %8.2f %7.3f %12.2f\n", piece, MODE[mode], streams, best, best / raw, cpu);
+        printf("%-12zu %-22s %7d %8.2f %7.3f %12.2f\n", piece, MODE[mode], streams, best,
+               best / raw, cpu);
       }
     }
   }

@@ -238,8 +238,9 @@ static int record_lane(tl_backend *b, vk_chunk *c, const vk_tensor *vt, const tl
     memcpy((uint8_t *)lane->staging.map + lane->staged, src->data, src->span_bytes);
     lane->staged += vk_align(src->span_bytes, 16);
   }
-  vk_lane_copy(lane, from, c->buf,
-               (VkBufferCopy){.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes});
+  vk_lane_copy(
+      lane, from, c->buf,
+      (VkBufferCopy){.srcOffset = from_at, .dstOffset = vt->w_off, .size = src->data_bytes});
   /* where the arena put the scales as the span has them, this joins the weights' copy */
   vk_lane_copy(lane, from, c->buf,
                (VkBufferCopy){.srcOffset = from_at + scales_in_span,
