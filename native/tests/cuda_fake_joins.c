@@ -4,34 +4,35 @@
  * (fake_cuda_stop_copies), go as fewer copies than tensors; a group issued over all of
  * them while some are still held waits for every one; each expert's output is
  * bit-identical to the CPU's math of its RAM copy, and every upload is reported landed.
- * Prints "N passed, N failed"; exit 0 only when none failed.
+ * Prints "N passed, N failed" (harness.h); exit 0 only when none failed.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "expert_gen.h"
 #include "fake_cuda.h"
+#include "harness.h"
 
 #define EXPERTS 16
 #define HIDDEN 64
 
-static int passed, failed;
+/* th_check with the check's own words for a name */
+#define check(ok, what) th_check((ok) ? 1 : 0, what, __FILE__, __LINE__)
 
-static void check(int ok, const char *what) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    printf("FAIL: %s\n", what);
-  }
-}
+static void uploads_join(void);
 
 int main(void) {
-  char err[512];
+  th_run("uploads that continue each other go as one copy, and land as they would apart",
+         uploads_join);
+  return th_summary() == 0 ? 0 : 1;
+}
+
+static void uploads_join(void) {
+  char err[ERR_CAP];
   int dev = 0;
   tl_engine *eng = NULL;
   check(tl_engine_create(&dev, 1, 0, &eng, err, sizeof err) == TL_OK, "create");
-  if (eng == NULL) return 1;
+  if (eng == NULL) return;
   float lut[TL_SILU_LUT_SIZE];
   tg_lut(lut);
   check(tl_engine_set_lut(eng, lut, err, sizeof err) == TL_OK, "set_lut");
@@ -91,6 +92,4 @@ int main(void) {
     tg_expert_free(&e[k]);
   }
   check(tl_engine_destroy(eng, err, sizeof err) == TL_OK, "destroy");
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
 }
