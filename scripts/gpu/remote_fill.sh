@@ -74,10 +74,10 @@ ab() {
   fill "$name" "$c/bench.mjs" "$lib" "$@"
   if [ -n "${BEFORE:-}" ]; then fill "$name-before" "$BEFORE/bench.mjs" "$BEFORE/lib" "$@"; fi
 }
-# the size first: a call that runs out of time loses the rows after it
+# the size and the checks first: a call that runs out of time loses the rows
+# after them
 ab "cuda-${GIB:-8}gib" cuda "${GIB:-8}" 2048 768 1
 ab vulkan-staged vulkan 1 2048 768 1 TIERLAB_VK_UPLOAD=staged
-ab cpu-tiny cpu 0.25 64 64 3
 
 if [ "${ORACLE:-0}" = 1 ]; then
   step "$lib/cuda_selftest" 1
@@ -86,6 +86,7 @@ if [ "${ORACLE:-0}" = 1 ]; then
   step env TIERLAB_VK_UPLOAD=staged $node "$c/oracle.mjs" --backend vulkan --devices 0 \
     --lib "$lib/libtierlab_vulkan.so" --report "$work/reports/vulkan-staged"
 fi
+ab cpu-tiny cpu 0.25 64 64 3
 ab cuda-1gib cuda 1 2048 768 3
 say "== exit $status"
 exit $status
