@@ -27,6 +27,8 @@ if [ -f "$c/node.xz" ]; then
   xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
 fi
 for z in "$c"/*.mjs.xz ${BEFORE:+"$BEFORE"/*.mjs.xz}; do [ -f "${z%.xz}" ] || xz -dc "$z" > "${z%.xz}"; done
+# BEFORE's bundle loads koffi as this one does, from a node_modules beside it
+[ -n "${BEFORE:-}" ] && [ ! -e "$BEFORE/node_modules" ] && ln -s "$PWD/$c/node_modules" "$BEFORE/node_modules"
 export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
 [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
