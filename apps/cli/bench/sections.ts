@@ -21,7 +21,7 @@ import { measureRace, RACE_FILE, RACE_REPLACE } from './race.js';
 import { measureFlatness } from './flatness.js';
 import { grownScenarios } from './scaling.js';
 import { measureSpeed } from './speed.js';
-import { growthTarget, speedTargets } from './speed_report.js';
+import { growthTarget, speedTargets, warmUpLine } from './speed_report.js';
 import { measureCheckTrace } from './trace_bench.js';
 import { measureCheckTraceReference } from './trace_reference_bench.js';
 import { measureUpload } from './upload.js';
@@ -107,6 +107,7 @@ async function speed(o: BenchOptions, report: BenchReport): Promise<boolean> {
   o.log(
     `  ${fmt(on.stepsPerSecond)} steps/s with every checker (${fmt(on.stepsPerCpuSecond)} per CPU second), ${fmt(noRefinement.stepsPerSecond)} without the refinement, ${fmt(off.stepsPerSecond)} without checkers`,
   );
+  o.log(`  ${warmUpLine([on, noRefinement, off])}`);
   for (const line of speedTargets(report.speed)) o.log(`  ${line.slice(2)}`);
   return on.violations > 0;
 }

@@ -47,6 +47,17 @@ export function speedTargets(s: SpeedReport): string[] {
   ];
 }
 
+/** How long each measurement warmed the JIT up, and whether its rate had settled (speed.ts). */
+export function warmUpLine(xs: readonly Speed[]): string {
+  const parts = xs.map((x) => {
+    const w = x.warmUp;
+    const name = x.checks === true ? 'every checker' : x.checks === 'no-refinement' ? 'no refinement' : 'none';
+    if (w === undefined) return `${name} not recorded`;
+    return `${name} ${w.seconds.toFixed(1)} s${w.settled ? '' : ' (not settled)'}`;
+  });
+  return `warm-up until the rate settles (two 0.25 s windows within 5 %, CPU at most 1.15 x wall): ${parts.join(', ')}`;
+}
+
 /**
  * Target 1's last line: a checked step's cost from the fewest experts to the most, from the
  * rounds in turn (flatness.ts) where the run measured them, else from the scaling rows
@@ -94,6 +105,7 @@ export function renderSpeed(
         `| ${name} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
       );
     }
+    md.push('', warmUpLine([s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) + '.');
     md.push(
       '',
       `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`,
