@@ -78,6 +78,8 @@ export interface SpinSection {
   readonly spinVersion: string | null;
   readonly skipped: string | null;
   readonly compiler: string | null;
+  /** tierlab's warm-up before the rows (absent in reports written before it was measured) */
+  readonly warmUp?: SearchWarmUp;
   readonly rows: SpinRow[];
   /** slope of log states on log experts, 2 loaders and ring 2 (null: a row incomplete) */
   readonly growthTierlab: number | null;
@@ -116,6 +118,42 @@ export function tierlabSearch(c: SpinConfig, limitSeconds: number): TierlabSearc
     wallSeconds: r.seconds,
     violations: r.violations.map((v) => v.property),
   };
+}
+
+/** How tierlab's search was warmed up before the rows, and whether its cost had settled. */
+export interface SearchWarmUp {
+  readonly searches: number;
+  readonly settled: boolean;
+  /** CPU microseconds per distinct state of each warm-up search, in order */
+  readonly usPerState: readonly number[];
+}
+
+/** Two searches in a row within this of each other. */
+const SETTLED_WITHIN = 0.1;
+const MAX_WARM_UP_SEARCHES = 8;
+
+/**
+ * Searches e2-l2-r2 until its CPU per state settles (two searches in a row within 10 %), at
+ * most 8 searches. Why: Spin's figure is pan's
+ * search, compiled before it runs; tierlab's first searches run code the JIT has not
+ * optimized yet while its compiler threads count in the process's CPU time (measured: 585
+ * us CPU a state in the first e2-l2-r2 search of a process, 250-270 us from the fourth, CPU
+ * 1.9 x wall at first). The first search also compiles the thread code
+ * (state/compile_threads.ts).
+ */
+export function warmUpSearch(limitSeconds: number): SearchWarmUp {
+  const usPerState: number[] = [];
+  let last = 0;
+  for (let i = 1; i <= MAX_WARM_UP_SEARCHES; i++) {
+    const t = tierlabSearch({ experts: 2, loaders: 2, ring: 2, anchor: [0, 0, 0] }, limitSeconds);
+    const us = (1e6 * t.cpuSeconds) / Math.max(1, t.states);
+    usPerState.push(us);
+    // the collector's threads stay in the CPU time (a search's garbage is its own cost)
+    const settled = Math.abs(us - last) <= SETTLED_WITHIN * last;
+    if (settled) return { searches: i, settled, usPerState };
+    last = us;
+  }
+  return { searches: MAX_WARM_UP_SEARCHES, settled: false, usPerState };
 }
 
 /** least-squares slope of log y on log x */
@@ -174,8 +212,11 @@ export function measureSpin(
   const tools = spinTools();
   const skipped = 'missing' in tools ? tools.missing : null;
   if (skipped !== null) log(`spin: not run (${skipped}); tierlab's rows beside the anchor's published figures`);
-  // the first search of a process compiles the thread code: not a row's cost
-  tierlabSearch({ experts: 2, loaders: 1, ring: 1, anchor: [0, 0, 0] }, limitSeconds);
+  const warm = warmUpSearch(limitSeconds);
+  log(
+    `spin: tierlab warmed up by ${warm.searches} searches of e2-l2-r2 (${warm.settled ? 'settled' : 'not settled'}: ` +
+      `${warm.usPerState.map((x) => x.toFixed(0)).join(', ')} us CPU a state)`,
+  );
   const rows: SpinRow[] = [];
   let unexpected = false;
   for (const c of configs) {
@@ -201,6 +242,7 @@ export function measureSpin(
     spinVersion: 'missing' in tools ? null : tools.version,
     skipped,
     compiler: 'missing' in tools ? null : tools.cc,
+    warmUp: warm,
     rows,
     growthTierlab: growth(rows, (r) => (r.tierlab.complete ? r.tierlab.states : null)),
     growthSpin: growth(rows, (r) => r.spin?.states ?? r.config.anchor[0]),

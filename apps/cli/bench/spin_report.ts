@@ -56,6 +56,13 @@ function targets(x: SpinSection): string[] {
   return out;
 }
 
+/** What the rows' CPU leaves out, as Spin's leaves out compiling pan (spin_bench.ts, warmUpSearch). */
+function warmUpText(w: SpinSection['warmUp']): string {
+  if (w === undefined) return '';
+  const us = w.usPerState.map((x) => x.toFixed(0)).join(', ');
+  return ` Before the rows, tierlab's search ran e2-l2-r2 ${w.searches} times until its CPU a state settled (${w.settled ? 'it did' : 'it did not, within 8 searches'}: ${us} us), so that a row's CPU is the search's and not the JIT's, as Spin's leaves out compiling pan.`;
+}
+
 export function renderSpin(x: SpinSection): string[] {
   const spin =
     x.skipped !== null
@@ -67,7 +74,8 @@ export function renderSpin(x: SpinSection): string[] {
     "The small warmstart configuration grown to e experts (budget for each), l loader threads and a ring of r slots; tierlab's complete search (DPOR and its state cache, no preemption bound) beside Spin on the anchor's independent Promela model of the same configuration. " +
       spin +
       " Transitions: tierlab's steps executed, Spin's stored + matched. Seconds: tierlab's search (CPU and wall), Spin's search (CPU, a timer around pan's search). " +
-      "The anchor's model predates the lifecycle gate, which tierlab's tier passes at every entry point; the columns marked 'gate' are Spin on the same model with the gate added (apps/cli/bench/spin_model_gate.ts), the same protocol as tierlab's.",
+      "The anchor's model predates the lifecycle gate, which tierlab's tier passes at every entry point; the columns marked 'gate' are Spin on the same model with the gate added (apps/cli/bench/spin_model_gate.ts), the same protocol as tierlab's." +
+      warmUpText(x.warmUp),
     '',
     '| config | complete | tierlab states | Spin states | anchor states | states ratio | tierlab transitions | Spin transitions | tierlab CPU s | tierlab wall s | Spin ms | tierlab us/state | Spin us/state | per-state ratio | Spin states, gate | states ratio, gate | Spin us/state, gate | per-state ratio, gate | violations |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
