@@ -19,15 +19,9 @@
 # Results go to $OUT: log.txt (everything), reports.tgz, and summary.md, the short table
 # it prints last (scripts/gpu/summary.mjs). The exit status is 0 only if every step passed.
 set -uo pipefail
-c=.carry/gpu
-out=${OUT:-/tmp/tierlab-gpu-out}
-work=/tmp/tl
-mkdir -p "$out" "$work/reports"
-log="$out/log.txt"
-: > "$log"
+. "$(dirname "$0")/unpack.sh"
 steps="$work/steps.txt"
 : > "$steps"
-say() { printf '%s\n' "$*" | tee -a "$log"; }
 # run NAME CMD...: logs the command and its output (also to $work/NAME.out), records the
 # step's exit status for the summary
 run() {
@@ -40,14 +34,6 @@ run() {
   return "$rc"
 }
 
-node=$(command -v node || true)
-if [ -f "$c/node.xz" ]; then
-  xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
-fi
-for z in "$c"/*.mjs.xz; do xz -dc "$z" > "${z%.xz}"; done
-export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
-lib=$c/lib
-status=0
 gpu=0
 if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then gpu=1; fi
 

@@ -16,25 +16,11 @@
 # Everything goes to $OUT/log.txt; the exit status is 0 only if every step passed.
 #   bash scripts/gpu/remote_fill.sh
 set -uo pipefail
-c=.carry/gpu
-out=${OUT:-/tmp/tierlab-gpu-out}
-work=/tmp/tl
-mkdir -p "$out" "$work/reports"
-log="$out/log.txt"
-: > "$log"
-node=$(command -v node || true)
-if [ -f "$c/node.xz" ]; then
-  xz -dc "$c/node.xz" > "$work/node" && chmod +x "$work/node" && node=$work/node
-fi
-for z in "$c"/*.mjs.xz ${BEFORE:+"$BEFORE"/*.mjs.xz}; do [ -f "${z%.xz}" ] || xz -dc "$z" > "${z%.xz}"; done
+. "$(dirname "$0")/unpack.sh"
 # BEFORE's bundle loads koffi as this one does, from a node_modules beside it
 [ -n "${BEFORE:-}" ] && [ ! -e "$BEFORE/node_modules" ] && ln -s "$PWD/$c/node_modules" "$BEFORE/node_modules"
-export LD_LIBRARY_PATH="$PWD/$c/vk:${LD_LIBRARY_PATH:-}"
 [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-lib=$c/lib
-status=0
-say() { printf '%s\n' "$*" | tee -a "$log"; }
 step() {
   say "\$ $*"
   "$@" 2>&1 | tee -a "$log"
