@@ -134,12 +134,11 @@ const MAX_WARM_UP_SEARCHES = 8;
 
 /**
  * Searches e2-l2-r2 until its CPU per state settles (two searches in a row within 10 %), at
- * most 8 searches. Why: Spin's figure is pan's
- * search, compiled before it runs; tierlab's first searches run code the JIT has not
- * optimized yet while its compiler threads count in the process's CPU time (measured: 585
- * us CPU a state in the first e2-l2-r2 search of a process, 250-270 us from the fourth, CPU
- * 1.9 x wall at first). The first search also compiles the thread code
- * (state/compile_threads.ts).
+ * most 8 searches. Why: Spin's figure is pan's search, compiled before it runs; tierlab's
+ * first searches run code the JIT has not optimized yet while its compiler threads count
+ * in the process's CPU time (measured: 585-916 us CPU a state in the first e2-l2-r2 search
+ * of a process, 157-270 us from the third, CPU 1.9 x wall at first). The first search also
+ * compiles the thread code (state/compile_threads.ts).
  */
 export function warmUpSearch(limitSeconds: number): SearchWarmUp {
   const usPerState: number[] = [];
