@@ -7,7 +7,9 @@
 #   2. the C upload bench, CUDA staged with tensors of 0.84 and 1.97 MiB, Vulkan staged;
 #   3. `bench --only upload`: CUDA with GIB (default 8) and 1 GiB of 0.84 MiB tensors,
 #      Vulkan staged with 1 GiB, and the CPU backend with tiny tensors (the tier's own
-#      microseconds per expert on this host's CPU, no bus behind them).
+#      microseconds per expert on this host's CPU, no bus behind them). The warm fills are
+#      the median of three: one fill alone moved by up to 26 points between runs of one
+#      build on the H200 (RUNS.md, "the landed runtime on the H200").
 # BEFORE=DIR: a directory with another commit's bench.mjs (and, optionally, those of its
 # libraries that differ, in lib/): every bench of step 3 runs again with it, right after
 # this commit's, and the C benches with its libraries, for an A/B in the same call.
@@ -64,8 +66,8 @@ ab() {
 }
 # the size and the checks first: a call that runs out of time loses the rows
 # after them
-ab "cuda-${GIB:-8}gib" cuda "${GIB:-8}" 2048 768 1
-ab vulkan-staged vulkan 1 2048 768 1 TIERLAB_VK_UPLOAD=staged
+ab "cuda-${GIB:-8}gib" cuda "${GIB:-8}" 2048 768 3
+ab vulkan-staged vulkan 1 2048 768 3 TIERLAB_VK_UPLOAD=staged
 
 if [ "${ORACLE:-0}" = 1 ]; then
   step "$lib/cuda_selftest" 1
