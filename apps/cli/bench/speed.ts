@@ -18,6 +18,7 @@
 import { runScenario } from '../../../model/run.js';
 import { RandomStrategy } from '../../../model/rt/strategy.js';
 import type { Scenario } from '../../../model/scenario/scenario.js';
+import { SETTLED_CPU_PER_WALL, SETTLED_WITHIN, WINDOW_SECONDS } from './speed_report.js';
 
 export interface SpeedSample {
   readonly stepsPerSecond: number;
@@ -89,12 +90,6 @@ export interface WarmUp {
   readonly seconds: number;
   readonly settled: boolean;
 }
-
-/** A warm-up window, and how close two windows' rates must be to call the rate settled. */
-const WINDOW_SECONDS = 0.25;
-const SETTLED_WITHIN = 0.05;
-/** CPU seconds a wall second at most, once the compiler threads are done */
-const SETTLED_CPU_PER_WALL = 1.15;
 
 /**
  * Runs windows of seeded runs until two in a row agree on steps per CPU second within 5 %

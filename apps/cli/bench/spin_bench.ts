@@ -24,6 +24,7 @@
 import { dporSearch } from '../../../model/explore/dpor/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
 import { smallWarmstart } from '../../../properties/committed_scenarios.js';
+import { MAX_WARM_UP_SEARCHES } from './spin_report.js';
 import { runSpin, spinTools, type SpinResult } from './spin_run.js';
 
 export interface SpinConfig {
@@ -130,7 +131,6 @@ export interface SearchWarmUp {
 
 /** Two searches in a row within this of each other. */
 const SETTLED_WITHIN = 0.1;
-const MAX_WARM_UP_SEARCHES = 8;
 
 /**
  * Searches e2-l2-r2 until its CPU per state settles (two searches in a row within 10 %), at

@@ -56,11 +56,14 @@ function targets(x: SpinSection): string[] {
   return out;
 }
 
+/** The most searches tierlab's warm-up runs before the rows (spin_bench.ts, warmUpSearch) */
+export const MAX_WARM_UP_SEARCHES = 8;
+
 /** What the rows' CPU leaves out, as Spin's leaves out compiling pan (spin_bench.ts, warmUpSearch). */
 function warmUpText(w: SpinSection['warmUp']): string {
   if (w === undefined) return '';
   const us = w.usPerState.map((x) => x.toFixed(0)).join(', ');
-  return ` Before the rows, tierlab's search ran e2-l2-r2 ${w.searches} times until its CPU a state settled (${w.settled ? 'it did' : 'it did not, within 8 searches'}: ${us} us), so that a row's CPU is the search's and not the JIT's, as Spin's leaves out compiling pan.`;
+  return ` Before the rows, tierlab's search ran e2-l2-r2 ${w.searches} times until its CPU a state settled (${w.settled ? 'it did' : `it did not, within ${MAX_WARM_UP_SEARCHES} searches`}: ${us} us), so that a row's CPU is the search's and not the JIT's, as Spin's leaves out compiling pan.`;
 }
 
 export function renderSpin(x: SpinSection): string[] {

@@ -188,10 +188,13 @@ class RealRun implements RunView {
   /**
    * Executes an op: its result, or a promise of it where the op must wait (a lock, a cv
    * wait, a native call). Not an async function: an op that answers at once makes no
-   * promise of its own, and the caller's await of its value still lets the event loop's
-   * other tasks in as before (one turn either way: not awaiting such a value saved a
-   * sixth of a checked fill on the CPU backend, and cost a Vulkan staged fill on an H200
-   * two thirds of its speed with every checker on).
+   * promise of its own. The caller still awaits its value: one turn of the microtask
+   * queue an op, in which the other threads' ready continuations go first (the event
+   * loop's tasks, the native completions, get theirs every FAIR_OPS ops or when a thread
+   * waits). Not awaiting such a value saved a sixth of a checked fill on the CPU backend;
+   * on an H200 its Vulkan staged fill with every checker gave 27 % of pinned where the
+   * awaiting runtime gave 87 %, one fill each (one fill moves by up to 26 points between
+   * runs of one build, scripts/gpu/RUNS.md), so the turn stays.
    */
   private exec(th: RealThread, op: Op): unknown {
     switch (op.k) {
