@@ -18,7 +18,7 @@
 import { runScenario } from '../../../model/run.js';
 import { RandomStrategy } from '../../../model/rt/strategy.js';
 import type { Scenario } from '../../../model/scenario/scenario.js';
-import { SETTLED_CPU_PER_WALL, SETTLED_WITHIN, WINDOW_SECONDS } from './speed_report.js';
+import { SETTLED_CPU_PER_WALL, SETTLED_WITHIN, WINDOW_SECONDS } from './warm_up.js';
 
 export interface SpeedSample {
   readonly stepsPerSecond: number;

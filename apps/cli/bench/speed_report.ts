@@ -9,6 +9,7 @@
  */
 import type { Flatness } from './flatness.js';
 import type { Speed } from './speed.js';
+import { SETTLED_CPU_PER_WALL, SETTLED_WITHIN, WINDOW_SECONDS } from './warm_up.js';
 
 export interface ScalingRow {
   readonly dimension: string;
@@ -46,13 +47,6 @@ export function speedTargets(s: SpeedReport): string[] {
     `- every checker together at most ${t.checkerCost} x the unchecked step (per CPU second, off / on): ${cost.toFixed(2)} x: ${mark(cost <= t.checkerCost)}`,
   ];
 }
-
-/** The speed warm-up's window, how close two windows' rates must be to call the rate
- *  settled, and the CPU seconds a wall second at most once the compiler threads are done
- *  (speed.ts, warmUp; here so that the report says what the bench did without loading it) */
-export const WINDOW_SECONDS = 0.25;
-export const SETTLED_WITHIN = 0.05;
-export const SETTLED_CPU_PER_WALL = 1.15;
 
 /** How long each measurement warmed the JIT up, and whether its rate had settled (speed.ts). */
 export function warmUpLine(xs: readonly Speed[]): string {

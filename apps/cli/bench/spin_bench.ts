@@ -24,7 +24,7 @@
 import { dporSearch } from '../../../model/explore/dpor/search.js';
 import { scenarioSubject } from '../../../model/explore/subject.js';
 import { smallWarmstart } from '../../../properties/committed_scenarios.js';
-import { MAX_WARM_UP_SEARCHES } from './spin_report.js';
+import { MAX_WARM_UP_SEARCHES, SEARCH_SETTLED_WITHIN } from './warm_up.js';
 import { runSpin, spinTools, type SpinResult } from './spin_run.js';
 
 export interface SpinConfig {
@@ -129,9 +129,6 @@ export interface SearchWarmUp {
   readonly usPerState: readonly number[];
 }
 
-/** Two searches in a row within this of each other. */
-const SETTLED_WITHIN = 0.1;
-
 /**
  * Searches e2-l2-r2 until its CPU per state settles (two searches in a row within 10 %), at
  * most 8 searches. Why: Spin's figure is pan's search, compiled before it runs; tierlab's
@@ -148,7 +145,7 @@ export function warmUpSearch(limitSeconds: number): SearchWarmUp {
     const us = (1e6 * t.cpuSeconds) / Math.max(1, t.states);
     usPerState.push(us);
     // the collector's threads stay in the CPU time (a search's garbage is its own cost)
-    const settled = Math.abs(us - last) <= SETTLED_WITHIN * last;
+    const settled = Math.abs(us - last) <= SEARCH_SETTLED_WITHIN * last;
     if (settled) return { searches: i, settled, usPerState };
     last = us;
   }

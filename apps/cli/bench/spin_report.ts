@@ -6,6 +6,7 @@
  * growth exponents, and each target of the issue beside what was measured, against both.
  */
 import type { SpinRow, SpinSection } from './spin_bench.js';
+import { MAX_WARM_UP_SEARCHES } from './warm_up.js';
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 const ratio = (x: number | null): string => (x === null ? '-' : `${x.toFixed(2)} x`);
@@ -55,9 +56,6 @@ function targets(x: SpinSection): string[] {
     );
   return out;
 }
-
-/** The most searches tierlab's warm-up runs before the rows (spin_bench.ts, warmUpSearch) */
-export const MAX_WARM_UP_SEARCHES = 8;
 
 /** What the rows' CPU leaves out, as Spin's leaves out compiling pan (spin_bench.ts, warmUpSearch). */
 function warmUpText(w: SpinSection['warmUp']): string {
