@@ -114,8 +114,7 @@ class Guard implements ProxyHandler<object> {
     }
     // a plain store, not Reflect.set (a generic call of the runtime, about 100 ns a write);
     // a frozen target throws here as a set trap answering false would in the tier's strict code
-    (t as Record<PropertyKey, unknown>)[key] =
-      value !== null && typeof value === 'object' ? this.reads.unwrap(value) : value;
+    (t as Record<PropertyKey, unknown>)[key] = this.reads.unwrap(value);
     if (this.reads.slotWatch !== null && typeof key === 'string') this.reads.wroteSlotField(t, key);
     return true;
   }

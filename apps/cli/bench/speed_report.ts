@@ -48,11 +48,21 @@ export function speedTargets(s: SpeedReport): string[] {
   ];
 }
 
+/** What a speed measurement ran, in the table's words (the HTML report's too). */
+function checksName(x: Speed): string {
+  return x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off';
+}
+
+/** The section's measurements in the table's order: all on, all but the refinement (where measured), off. */
+function measurements(s: SpeedReport): Speed[] {
+  return [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off];
+}
+
 /** How long each measurement warmed the JIT up, and whether its rate had settled (speed.ts). */
-export function warmUpLine(xs: readonly Speed[]): string {
-  const parts = xs.map((x) => {
+export function warmUpLine(s: SpeedReport): string {
+  const parts = measurements(s).map((x) => {
     const w = x.warmUp;
-    const name = x.checks === true ? 'every checker' : x.checks === 'no-refinement' ? 'no refinement' : 'none';
+    const name = checksName(x);
     if (w === undefined) return `${name} not recorded`;
     return `${name} ${w.seconds.toFixed(1)} s${w.settled ? '' : ' (not settled)'}`;
   });
@@ -101,13 +111,12 @@ export function renderSpeed(
       '| checkers | steps/s | steps per CPU second | schedules/s | steps per schedule | samples (steps/s) |',
       '|---|---|---|---|---|---|',
     );
-    for (const x of [s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) {
-      const name = x.checks === true ? 'all on' : x.checks === 'no-refinement' ? 'all but the refinement' : 'off';
+    for (const x of measurements(s)) {
       md.push(
-        `| ${name} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
+        `| ${checksName(x)} | ${int(x.stepsPerSecond)} | ${int(x.stepsPerCpuSecond)} | ${int(x.schedulesPerSecond)} | ${x.stepsPerSchedule.toFixed(0)} | ${x.samples.map((y) => int(y.stepsPerSecond)).join(', ')} |`,
       );
     }
-    md.push('', warmUpLine([s.on, ...(s.noRefinement !== undefined ? [s.noRefinement] : []), s.off]) + '.');
+    md.push('', `${warmUpLine(s)}.`);
     md.push(
       '',
       `The checkers cost ${((s.checkerCost - 1) * 100).toFixed(0)} % (steps/s off / on = ${s.checkerCost.toFixed(2)}).`,
